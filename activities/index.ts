@@ -1,0 +1,148 @@
+/**
+ * Activities: thin adapters over src/a2a and src/acceptance, built with their dependencies injected.
+ * Remote terminal states are returned as data; only infrastructure faults are thrown.
+ */
+import { activityInfo, cancellationSignal, heartbeat, sleep } from '@temporalio/activity';
+import type { Logger } from 'pino';
+import { AgentClient, type SendTurn } from '../src/a2a/agent-client';
+import { chooseInterface, fetchCard, type FetchedCard } from '../src/a2a/card';
+import { failure } from '../src/a2a/errors';
+import type { PolicyRegistry, Candidate, Decision } from '../src/acceptance/policies';
+import { snapshotOf } from '../src/a2a/snapshot';
+import type { BatonConfig } from '../src/config/schema';
+import type { Part } from '../src/shared/a2a-types';
+import type { ResolvedAgent, RemoteSnapshot } from '../src/shared/delegation-types';
+import { FailureType } from '../src/shared/failure-types';
+import { isSettled } from '../src/shared/remote-state';
+
+export interface ActivityDeps {
+  config: Pick<BatonConfig, 'agents'>;
+  policies: PolicyRegistry;
+  logger: Logger;
+  /** Used for every call to an agent. Default: global fetch. */
+  fetchImpl?: typeof fetch;
+  /**
+   * First and largest pause between two GetTask polls, in ms. The pause grows by half each poll.
+   * Defaults 250 and 5000: quick for agents that finish fast, gentle on slow ones.
+   */
+  poll?: { initialMs: number; maxMs: number };
+  /** How long a fetched card is reused before it is fetched again. Default 5 minutes. */
+  cardTtlMs?: number;
+}
+
+export type SendOutcome =
+  | { kind: 'task'; snapshot: RemoteSnapshot; sentAt: string }
+  | { kind: 'message'; reply: { messageId: string; parts: Part[]; contextId?: string }; sentAt: string };
+
+export function createActivities(deps: ActivityDeps) {
+  const fetchImpl = deps.fetchImpl ?? fetch;
+  const cardTtlMs = deps.cardTtlMs ?? 5 * 60_000;
+  const poll = deps.poll ?? { initialMs: 250, maxMs: 5_000 };
+  const cards = new Map<string, { fetched: FetchedCard; at: number }>();
+  const clients = new Map<string, AgentClient>();
+
+  function entryOf(agent: string) {
+    const entry = deps.config.agents[agent];
+    if (!entry) {
+      const known = Object.keys(deps.config.agents);
+      throw failure(FailureType.CONFIG_INVALID, `unknown agent "${agent}"; known agents: ${known.length ? known.join(', ') : '(none configured)'}`);
+    }
+    return entry;
+  }
+
+  async function cardOf(agent: string, fresh = false): Promise<FetchedCard> {
+    const cached = cards.get(agent);
+    if (!fresh && cached && Date.now() - cached.at < cardTtlMs) return cached.fetched;
+    const fetched = await fetchCard(agent, entryOf(agent), fetchImpl);
+    cards.set(agent, { fetched, at: Date.now() });
+    return fetched;
+  }
+
+  /** The client for the interface recorded at resolve time, on the very card that was recorded. */
+  async function clientFor(resolved: ResolvedAgent): Promise<AgentClient> {
+    const key = `${resolved.name}|${resolved.cardSha256}|${resolved.interface.url}`;
+    const existing = clients.get(key);
+    if (existing) return existing;
+    let fetched = await cardOf(resolved.name);
+    if (fetched.sha256 !== resolved.cardSha256) fetched = await cardOf(resolved.name, true);
+    if (fetched.sha256 !== resolved.cardSha256) {
+      throw failure(FailureType.TRUST_REFUSED, `agent ${resolved.name}: card changed since this delegation resolved it (sha256 ${resolved.cardSha256.slice(0, 12)}… → ${fetched.sha256.slice(0, 12)}…)`);
+    }
+    const client = await AgentClient.create(resolved.name, fetched.card, resolved.interface, fetchImpl);
+    clients.set(key, client);
+    return client;
+  }
+
+  return {
+    async resolveAgent(input: { delegationId: string; agent: string }): Promise<ResolvedAgent> {
+      const entry = entryOf(input.agent);
+      const fetched = await cardOf(input.agent, true);
+      const iface = chooseInterface(input.agent, fetched, entry.binding);
+      deps.logger.info({ delegationId: input.delegationId, agent: input.agent, cardSha256: fetched.sha256, interface: iface }, 'agent resolved');
+      return {
+        name: input.agent,
+        cardUrl: fetched.url,
+        cardSha256: fetched.sha256,
+        cardName: fetched.card.name,
+        interface: iface,
+        defaultPolicy: entry.acceptance,
+        capabilities: { streaming: fetched.card.capabilities?.streaming === true, pushNotifications: fetched.card.capabilities?.pushNotifications === true },
+      };
+    },
+
+    async sendTurn(input: { delegationId: string; agent: ResolvedAgent; turn: SendTurn }): Promise<SendOutcome> {
+      const log = deps.logger.child({ delegationId: input.delegationId, agent: input.agent.name, messageId: input.turn.messageId });
+      const client = await clientFor(input.agent);
+      const sentAt = new Date().toISOString();
+      const result = await client.send(input.turn, cancellationSignal());
+      if (result.kind === 'message') {
+        log.info({ replyMessageId: result.message.messageId }, 'agent replied with a direct Message');
+        return {
+          kind: 'message',
+          sentAt,
+          reply: { messageId: result.message.messageId, parts: result.message.parts, ...(result.message.contextId ? { contextId: result.message.contextId } : {}) },
+        };
+      }
+      const snapshot = snapshotOf(result.task);
+      log.info({ remoteTaskId: snapshot.taskId, contextId: snapshot.contextId, state: snapshot.state }, 'remote task created');
+      return { kind: 'task', snapshot, sentAt };
+    },
+
+    /**
+     * Polls GetTask with growing pauses until the task settles (terminal or interrupted), heartbeating
+     * each round so a dead worker is noticed and a cancel gets through. Polls add nothing to history.
+     */
+    async awaitRemoteTask(input: { delegationId: string; agent: ResolvedAgent; taskId: string }): Promise<RemoteSnapshot> {
+      const log = deps.logger.child({ delegationId: input.delegationId, agent: input.agent.name, remoteTaskId: input.taskId });
+      const client = await clientFor(input.agent);
+      let pause = poll.initialMs;
+      let lastState = (activityInfo().heartbeatDetails as { state?: string } | undefined)?.state;
+      for (;;) {
+        const task = await client.getTask(input.taskId, cancellationSignal());
+        if (task.id !== input.taskId) {
+          throw failure(FailureType.INVALID_AGENT_RESPONSE, `agent ${input.agent.name}: GetTask ${input.taskId} answered with task ${task.id}`);
+        }
+        if (task.status.state !== lastState) {
+          log.info({ state: task.status.state }, 'remote state');
+          lastState = task.status.state;
+        }
+        heartbeat({ state: task.status.state });
+        if (isSettled(task.status.state)) return snapshotOf(task);
+        await sleep(pause);
+        pause = Math.min(Math.round(pause * 1.5), poll.maxMs);
+      }
+    },
+
+    async evaluateAcceptance(input: { delegationId: string; policy: string; candidate: Candidate }): Promise<Decision> {
+      const policy = deps.policies.get(input.policy);
+      if (!policy) {
+        throw failure(FailureType.CONFIG_INVALID, `unknown acceptance policy "${input.policy}"; known: ${deps.policies.names().join(', ')}`);
+      }
+      const decision = await policy(input.candidate);
+      deps.logger.info({ delegationId: input.delegationId, policy: input.policy, accepted: decision.accepted, reasons: decision.reasons }, 'acceptance decided');
+      return decision;
+    },
+  };
+}
+
+export type BatonActivities = ReturnType<typeof createActivities>;

@@ -1,0 +1,53 @@
+// Lint: typed rules for the whole project, and the sandbox rule for workflows/.
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['lib/**', 'node_modules/**', '.baton/**', 'examples/**'] },
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      // A forgotten await on an activity or a client call is a real bug.
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // workflows/ runs in Temporal's deterministic sandbox: values come only from the workflow SDK,
+    // @temporalio/common, zod, sibling workflow files and src/shared. Type-only imports are free.
+    files: ['workflows/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!@temporalio/workflow$|@temporalio/common$|zod$|\\./|\\.\\./src/shared/).*',
+              allowTypeImports: true,
+              message: 'workflows/ may import values only from src/shared, sibling workflow files, @temporalio/workflow, @temporalio/common and zod.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // src/shared/ is imported by workflows: pure code only, no Node modules.
+    files: ['src/shared/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!@temporalio/common$|zod$|\\./).*',
+              allowTypeImports: true,
+              message: 'src/shared/ is workflow-safe: import values only from sibling shared files, @temporalio/common and zod.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+);

@@ -1,0 +1,57 @@
+/**
+ * The boundary: SDK objects become wire JSON, wire JSON is validated into plain shared types.
+ * Anything that does not validate is an `InvalidAgentResponse`, never a success.
+ */
+import { Message as SdkMessage, Task as SdkTask, type SendMessageResult as SdkSendResult } from '@a2a-js/sdk';
+import type { z } from 'zod';
+import { MessageSchema, TaskSchema, type Message, type Part, type Task } from '../shared/a2a-types';
+import { FailureType } from '../shared/failure-types';
+import { failure } from './errors';
+
+function describe(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+    .join('; ');
+}
+
+function parse<T>(schema: z.ZodType<T>, json: unknown, what: string): T {
+  const result = schema.safeParse(json);
+  if (!result.success) throw failure(FailureType.INVALID_AGENT_RESPONSE, `invalid ${what} from agent: ${describe(result.error)}`);
+  return result.data;
+}
+
+export function taskFromSdk(task: SdkTask): Task {
+  return parse(TaskSchema, SdkTask.toJSON(task), 'Task');
+}
+
+export function messageFromSdk(message: SdkMessage): Message {
+  return parse(MessageSchema, SdkMessage.toJSON(message), 'Message');
+}
+
+export type SendResult = { kind: 'task'; task: Task } | { kind: 'message'; message: Message };
+
+/** `sendMessage` gives back an unwrapped Message or Task; tell them apart and validate. */
+export function sendResultFromSdk(result: SdkSendResult): SendResult {
+  if (result && typeof result === 'object' && 'status' in result) return { kind: 'task', task: taskFromSdk(result) };
+  if (result && typeof result === 'object' && 'messageId' in result) return { kind: 'message', message: messageFromSdk(result) };
+  throw failure(FailureType.INVALID_AGENT_RESPONSE, 'agent answered SendMessage with neither a Task nor a Message');
+}
+
+/** Builds the SDK message for one of our turns from plain parts. */
+export function userMessageToSdk(input: {
+  messageId: string;
+  parts: Part[];
+  contextId?: string;
+  taskId?: string;
+  referenceTaskIds?: string[];
+}): SdkMessage {
+  return SdkMessage.fromJSON({
+    messageId: input.messageId,
+    role: 'ROLE_USER',
+    parts: input.parts,
+    contextId: input.contextId ?? '',
+    taskId: input.taskId ?? '',
+    referenceTaskIds: input.referenceTaskIds ?? [],
+  });
+}

@@ -1,0 +1,55 @@
+/**
+ * `baton delegate`: start a delegation; with `--wait`, wait for its outcome and print the record.
+ */
+import { readFileSync } from 'node:fs';
+import type { Part } from '../../shared/a2a-types';
+import { connectClient } from '../context';
+import { exitCodeOf, formatRecord, printJson } from '../output';
+import { UsageError } from '../usage-error';
+
+export interface DelegateOptions {
+  agent: string;
+  text?: string;
+  dataFile?: string;
+  policy?: string;
+  id?: string;
+  wait?: boolean;
+  json?: boolean;
+  config?: string;
+}
+
+function partsOf(opts: DelegateOptions): Part[] {
+  const parts: Part[] = [];
+  if (opts.text) parts.push({ text: opts.text, mediaType: 'text/plain' });
+  if (opts.dataFile) {
+    let data: unknown;
+    try {
+      data = JSON.parse(readFileSync(opts.dataFile, 'utf8'));
+    } catch (err) {
+      throw new UsageError(`--data-file ${opts.dataFile}: ${(err as Error).message}`);
+    }
+    parts.push({ data, mediaType: 'application/json' });
+  }
+  if (!parts.length) throw new UsageError('give the work to delegate with --text and/or --data-file');
+  return parts;
+}
+
+export async function delegateCommand(opts: DelegateOptions): Promise<number> {
+  const parts = partsOf(opts);
+  const { baton, close } = await connectClient(opts.config);
+  try {
+    const id = await baton.start({ agent: opts.agent, parts, policy: opts.policy, id: opts.id });
+    if (!opts.wait) {
+      if (opts.json) printJson({ id });
+      else process.stdout.write(`started ${id}\nfollow it with: npx baton show ${id}\n`);
+      return 0;
+    }
+    if (!opts.json) process.stderr.write(`started ${id}; waiting for the outcome…\n`);
+    const record = await baton.result(id);
+    if (opts.json) printJson(record);
+    else process.stdout.write(`${formatRecord(record)}\n`);
+    return exitCodeOf(record);
+  } finally {
+    await close();
+  }
+}

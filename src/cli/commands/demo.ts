@@ -1,0 +1,35 @@
+/**
+ * `baton demo`: the whole path once. Starts a private stack (Temporal, the supplier-qa agent, a
+ * worker), delegates one inspection check, prints the outcome, stops everything and exits.
+ */
+import { Connection } from '@temporalio/client';
+import { BatonClient } from '../../client/baton-client';
+import { loadConfig } from '../../config/load';
+import { supplierQa } from '../../demo/supplier-qa';
+import { createLogger } from '../../runtime/logger';
+import { startStack } from '../../runtime/stack';
+import { exitCodeOf, formatRecord, printJson } from '../output';
+
+export const DEMO_REQUEST = 'Please verify inspection report inspection-92 against purchase order A1042.';
+
+export async function demoCommand(opts: { json?: boolean; config?: string }): Promise<number> {
+  const logger = createLogger({ app: 'baton-demo' });
+  const { config } = loadConfig(opts.config);
+  const stack = await startStack({ config, logger, server: { uiPort: false }, agents: [supplierQa()] });
+  try {
+    const connection = await Connection.connect({ address: stack.server.address });
+    try {
+      const baton = new BatonClient(connection, { namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue, caller: config.caller });
+      const id = await baton.start({ agent: 'supplier-qa', parts: [{ text: DEMO_REQUEST, mediaType: 'text/plain' }] });
+      logger.info({ delegationId: id }, 'delegation started');
+      const record = await baton.result(id);
+      if (opts.json) printJson(record);
+      else process.stdout.write(`\n${formatRecord(record)}\n\n`);
+      return exitCodeOf(record);
+    } finally {
+      await connection.close();
+    }
+  } finally {
+    await stack.stop();
+  }
+}

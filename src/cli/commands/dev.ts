@@ -1,0 +1,56 @@
+/**
+ * `baton dev`: the embedded stack that stays up until Ctrl-C or SIGTERM. The dev server keeps its
+ * SQLite file under `.baton/dev/`, so a restart still shows earlier workflows.
+ */
+import { join } from 'node:path';
+import { loadConfig } from '../../config/load';
+import { supplierQa } from '../../demo/supplier-qa';
+import { createLogger } from '../../runtime/logger';
+import { projectRoot } from '../../runtime/project-root';
+import { startStack } from '../../runtime/stack';
+import { describeSource } from '../../runtime/temporal-server';
+
+export interface DevOptions {
+  config?: string;
+  port: number;
+  uiPort: number;
+  agentsPort: number;
+  /** SQLite file of the dev server. Default `.baton/dev/temporal.sqlite`. */
+  db?: string;
+}
+
+export async function devCommand(opts: DevOptions): Promise<number> {
+  const logger = createLogger({ app: 'baton-dev' });
+  const { config, path } = loadConfig(opts.config);
+  const dbFile = opts.db ?? join(projectRoot(), '.baton', 'dev', 'temporal.sqlite');
+  const stack = await startStack({ config, logger, server: { port: opts.port, uiPort: opts.uiPort, dbFile }, agents: [supplierQa()], agentsPort: opts.agentsPort });
+
+  let signalled = false;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (signalled) return;
+    signalled = true;
+    process.stderr.write(`\n${signal}: stopping worker, agents and Temporal…\n`);
+    void stack.stop();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  const lines = [
+    'Baton dev stack is up.',
+    `  Temporal     ${stack.server.address}  (${describeSource(stack.server.source)})`,
+    ...(stack.server.uiUrl ? [`  Web UI       ${stack.server.uiUrl}`] : []),
+    `  Database     ${stack.server.source.kind === 'address' ? '(existing server)' : dbFile}`,
+    `  Task queue   ${config.temporal.taskQueue}`,
+    `  Config       ${path ?? '(built-in defaults)'}`,
+    ...stack.agents.map((a) => `  Agent        ${a.name.padEnd(12)} ${a.url}`),
+    '',
+    'Try:  npx baton delegate --agent supplier-qa --text "Verify inspection-92 against order A1042" --wait',
+    'Stop: Ctrl-C',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+  // The worker's run() ends when the Runtime's own signal handling or stop() shuts it down.
+  await stack.running.catch((err: unknown) => logger.error({ err }, 'worker stopped with an error'));
+  await stack.stop();
+  process.stderr.write('stopped.\n');
+  return 0;
+}

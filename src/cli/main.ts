@@ -1,0 +1,83 @@
+#!/usr/bin/env node
+/**
+ * The `baton` command.
+ */
+import { Command, InvalidArgumentError } from 'commander';
+import { DelegationNotFoundError, InvalidRequestError } from '../client/baton-client';
+import { ConfigError } from '../config/load';
+import { TemporalUnavailableError } from '../runtime/temporal-server';
+import { delegateCommand } from './commands/delegate';
+import { demoCommand } from './commands/demo';
+import { devCommand } from './commands/dev';
+import { showCommand } from './commands/show';
+import { workerCommand } from './commands/worker';
+import { UsageError } from './usage-error';
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new InvalidArgumentError('a port number from 1 to 65535');
+  return n;
+}
+
+function run(action: () => Promise<number>): Promise<void> {
+  return action().then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      const expected = err instanceof UsageError || err instanceof ConfigError || err instanceof InvalidRequestError || err instanceof DelegationNotFoundError || err instanceof TemporalUnavailableError;
+      process.stderr.write(`baton: ${expected ? (err as Error).message : ((err as Error)?.stack ?? String(err))}\n`);
+      process.exitCode = err instanceof UsageError || err instanceof InvalidRequestError ? 2 : 1;
+    },
+  );
+}
+
+const program = new Command('baton')
+  .description('Durable delegation to remote A2A agents, on Temporal.')
+  .option('-c, --config <file>', 'config file (default: $BATON_CONFIG or ./baton.config.yaml)')
+  .showHelpAfterError();
+
+const globals = (): { config?: string } => program.opts<{ config?: string }>();
+
+program
+  .command('demo')
+  .description('run one delegation end to end on a private stack, print its outcome, and exit')
+  .option('--json', 'print the delegation record as JSON')
+  .action((o: { json?: boolean }) => run(() => demoCommand({ ...o, ...globals() })));
+
+program
+  .command('dev')
+  .description('run Temporal (persisted), a worker and the demo agents until Ctrl-C')
+  .option('--port <port>', 'Temporal front-end port', port, 7233)
+  .option('--ui-port <port>', 'Temporal Web UI port', port, 8233)
+  .option('--agents-port <port>', 'first port for the demo agents', port, 41241)
+  .option('--db <file>', 'SQLite file of the dev server (default .baton/dev/temporal.sqlite)')
+  .action((o: { port: number; uiPort: number; agentsPort: number; db?: string }) => run(() => devCommand({ ...o, ...globals() })));
+
+program
+  .command('worker')
+  .description('run a worker against an existing Temporal server')
+  .action(() => run(() => workerCommand(globals())));
+
+program
+  .command('delegate')
+  .description('hand work to an agent')
+  .requiredOption('--agent <name>', 'agent name from the registry')
+  .option('--text <text>', 'the request as text')
+  .option('--data-file <file>', 'a JSON file sent as a data part')
+  .option('--policy <name>', "acceptance policy (default: the agent's)")
+  .option('--id <id>', 'delegation id (default: dlg-<uuid>)')
+  .option('--wait', 'wait for the outcome and print the record')
+  .option('--json', 'print JSON')
+  .action((o: { agent: string; text?: string; dataFile?: string; policy?: string; id?: string; wait?: boolean; json?: boolean }) =>
+    run(() => delegateCommand({ ...o, ...globals() })),
+  );
+
+program
+  .command('show')
+  .description("print a delegation's record")
+  .argument('<id>', 'delegation id')
+  .option('--json', 'print JSON')
+  .action((id: string, o: { json?: boolean }) => run(() => showCommand(id, { ...o, ...globals() })));
+
+void program.parseAsync(process.argv);

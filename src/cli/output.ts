@@ -1,0 +1,31 @@
+/**
+ * How the CLI prints: `--json` gives machine-readable JSON on stdout; otherwise short lines for people.
+ * Agent-provided text is printed as data, quoted, never interpreted.
+ */
+import type { DelegationRecord } from '../shared/delegation-types';
+
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Exit codes: 0 accepted (or still running), 3 settled with another outcome. Errors use 1, usage 2. */
+export function exitCodeOf(record: DelegationRecord): number {
+  if (!record.outcome) return 0;
+  return record.outcome.kind === 'ACCEPTED' ? 0 : 3;
+}
+
+export function formatRecord(r: DelegationRecord): string {
+  const lines = [
+    `delegation  ${r.id}`,
+    `agent       ${r.agent.name}${r.agent.interface ? ` (${r.agent.interface.binding} ${r.agent.interface.protocolVersion} at ${r.agent.interface.url})` : ''}`,
+    `status      ${r.status}`,
+  ];
+  if (r.outcome) lines.push(`outcome     ${r.outcome.kind}`, ...r.outcome.reasons.map((reason) => `            - ${JSON.stringify(reason)}`));
+  if (r.remote.taskId) lines.push(`remote      task ${r.remote.taskId}, context ${r.remote.contextId ?? '?'}, ${r.remote.state ?? '?'}`);
+  for (const change of r.remote.history) lines.push(`            ${change.observedAt}  ${change.state}`);
+  if (r.reply) lines.push(`reply       message ${r.reply.messageId} (${r.reply.parts.length} part(s))`);
+  for (const a of r.artifacts) {
+    lines.push(`artifact    ${a.name ?? '(unnamed)'} ${a.artifactId} ${a.mediaType ?? ''} ${a.size} B sha256:${a.sha256.slice(0, 16)}…`);
+  }
+  return lines.join('\n');
+}

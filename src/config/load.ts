@@ -1,0 +1,72 @@
+/**
+ * Finds, reads and validates the config file. Every error names the file, the field and the fix.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import type { z } from 'zod';
+import { ConfigSchema, type BatonConfig } from './schema';
+
+export class ConfigError extends Error {
+  constructor(
+    message: string,
+    readonly problems: string[] = [],
+  ) {
+    super(problems.length ? `${message}\n${problems.map((p) => `  - ${p}`).join('\n')}` : message);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface LoadedConfig {
+  config: BatonConfig;
+  /** The file it came from; undefined when built-in defaults were used. */
+  path?: string;
+}
+
+/** Formats zod issues as `field.path: problem`. */
+export function describeIssues(error: z.ZodError): string[] {
+  return error.issues.map((issue) => {
+    const field = issue.path.length ? issue.path.join('.') : '(top level)';
+    return `${field}: ${issue.message}`;
+  });
+}
+
+export function parseConfig(raw: unknown, source = 'config'): BatonConfig {
+  const result = ConfigSchema.safeParse(raw ?? {});
+  if (!result.success) throw new ConfigError(`${source} is not valid:`, describeIssues(result.error));
+  return applyEnv(result.data);
+}
+
+/** `TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE`, `BATON_TENANT` and `BATON_USER` override the file. */
+function applyEnv(config: BatonConfig): BatonConfig {
+  const env = process.env;
+  return {
+    ...config,
+    temporal: {
+      ...config.temporal,
+      address: env.TEMPORAL_ADDRESS || config.temporal.address,
+      namespace: env.TEMPORAL_NAMESPACE || config.temporal.namespace,
+    },
+    caller: { tenant: env.BATON_TENANT || config.caller.tenant, user: env.BATON_USER || config.caller.user },
+  };
+}
+
+/**
+ * Loads `explicitPath`, else `$BATON_CONFIG`, else `./baton.config.yaml`; with none of them present,
+ * the built-in defaults (no agents).
+ */
+export function loadConfig(explicitPath?: string): LoadedConfig {
+  const chosen = explicitPath ?? process.env.BATON_CONFIG;
+  const path = chosen ? resolve(chosen) : resolve('baton.config.yaml');
+  if (!existsSync(path)) {
+    if (chosen) throw new ConfigError(`config file ${path} does not exist (set by ${explicitPath ? '--config' : 'BATON_CONFIG'})`);
+    return { config: parseConfig({}, 'built-in defaults') };
+  }
+  let raw: unknown;
+  try {
+    raw = parseYaml(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new ConfigError(`${path} is not valid YAML: ${(err as Error).message}`);
+  }
+  return { config: parseConfig(raw, path), path };
+}

@@ -1,0 +1,71 @@
+/**
+ * Serves a demo agent over HTTP on loopback with the official SDK: the card at
+ * `/.well-known/agent-card.json`, JSON-RPC at `/a2a/jsonrpc` and HTTP+JSON at `/a2a/rest`, both 1.0.
+ */
+import type { Server } from 'node:http';
+import express from 'express';
+import { AGENT_CARD_PATH, AgentCard } from '@a2a-js/sdk';
+import { DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor } from '@a2a-js/sdk/server';
+import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+
+export interface DemoAgentDefinition {
+  /** Registry name, e.g. `supplier-qa`. */
+  name: string;
+  description: string;
+  skills: { id: string; name: string; description: string; tags: string[]; examples?: string[] }[];
+  executor: AgentExecutor;
+  streaming?: boolean;
+}
+
+export interface RunningAgent {
+  name: string;
+  /** Base URL; the registry may name this or the card URL. */
+  url: string;
+  cardUrl: string;
+  close(): Promise<void>;
+}
+
+export function demoCard(def: DemoAgentDefinition, baseUrl: string): AgentCard {
+  return AgentCard.fromJSON({
+    name: def.name,
+    description: def.description,
+    version: '0.1.0',
+    provider: { organization: 'Baton demo', url: baseUrl },
+    supportedInterfaces: [
+      { url: `${baseUrl}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url: `${baseUrl}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+    ],
+    capabilities: { streaming: def.streaming ?? false, pushNotifications: false },
+    defaultInputModes: ['text/plain', 'application/json'],
+    defaultOutputModes: ['application/json', 'text/plain'],
+    skills: def.skills,
+  });
+}
+
+export async function startAgentServer(def: DemoAgentDefinition, opts: { host?: string; port?: number } = {}): Promise<RunningAgent> {
+  const host = opts.host ?? '127.0.0.1';
+  const app = express();
+  // 👉 The SDK's handlers would otherwise parse bodies with express's 100 kB default.
+  app.use(express.json({ limit: '10mb', type: ['application/json', 'application/a2a+json'] }));
+  const server: Server = await new Promise((resolveListen, reject) => {
+    const s = app.listen(opts.port ?? 0, host, () => resolveListen(s));
+    s.once('error', reject);
+  });
+  const { port } = server.address() as { port: number };
+  // The card names its own URLs, so the handlers are mounted once the port is known.
+  const baseUrl = `http://${host}:${port}`;
+  const requestHandler = new DefaultRequestHandler(demoCard(def, baseUrl), new InMemoryTaskStore(), def.executor);
+  app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler }));
+  app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+  app.use('/a2a/rest', restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+  return {
+    name: def.name,
+    url: baseUrl,
+    cardUrl: `${baseUrl}/${AGENT_CARD_PATH}`,
+    close: () =>
+      new Promise<void>((resolveClose) => {
+        server.closeAllConnections();
+        server.close(() => resolveClose());
+      }),
+  };
+}

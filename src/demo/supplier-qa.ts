@@ -1,0 +1,105 @@
+/**
+ * Demo agent `supplier-qa`: a shop asks its supplier to verify an inspection report against an
+ * order. The agent creates a task, works for a moment, and completes with a JSON verdict artifact.
+ */
+import { randomUUID } from 'node:crypto';
+import { Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent, Message } from '@a2a-js/sdk';
+import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import type { DemoAgentDefinition } from './agent-server';
+
+export interface SupplierQaOptions {
+  /** How long the simulated inspection takes, in ms. Default 300. */
+  workMs?: number;
+}
+
+/** Reads the order and report references from the request's text or data parts. */
+export function requestedReferences(message: Message): { order?: string; report?: string } {
+  const json = Message.toJSON(message) as { parts?: { text?: string; data?: unknown }[] };
+  let order: string | undefined;
+  let report: string | undefined;
+  for (const part of json.parts ?? []) {
+    if (part.data && typeof part.data === 'object') {
+      const d = part.data as Record<string, unknown>;
+      if (typeof d.order === 'string') order ??= d.order;
+      if (typeof d.report === 'string') report ??= d.report;
+    }
+    if (typeof part.text === 'string') {
+      order ??= /\b[A-Z]\d{4}\b/.exec(part.text)?.[0];
+      report ??= /\binspection-\d+\b/.exec(part.text)?.[0];
+    }
+  }
+  return { order, report };
+}
+
+const now = (): string => new Date().toISOString();
+
+function status(taskId: string, contextId: string, state: string, text?: string) {
+  return AgentEvent.statusUpdate(
+    TaskStatusUpdateEvent.fromJSON({
+      taskId,
+      contextId,
+      status: {
+        state,
+        timestamp: now(),
+        ...(text ? { message: { messageId: randomUUID(), role: 'ROLE_AGENT', taskId, contextId, parts: [{ text, mediaType: 'text/plain' }] } } : {}),
+      },
+    }),
+  );
+}
+
+class SupplierQaExecutor implements AgentExecutor {
+  constructor(private readonly workMs: number) {}
+
+  async execute(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
+    const { taskId, contextId } = ctx;
+    bus.publish(
+      AgentEvent.task(
+        ctx.task ??
+          Task.fromJSON({ id: taskId, contextId, status: { state: 'TASK_STATE_SUBMITTED', timestamp: now() }, history: [Message.toJSON(ctx.userMessage)] }),
+      ),
+    );
+    bus.publish(status(taskId, contextId, 'TASK_STATE_WORKING', 'Inspecting the report'));
+    const { order, report } = requestedReferences(ctx.userMessage);
+    if (!order || !report) {
+      bus.publish(status(taskId, contextId, 'TASK_STATE_REJECTED', 'Name an order (like A1042) and an inspection report (like inspection-92).'));
+      bus.finished();
+      return;
+    }
+    await new Promise((r) => setTimeout(r, this.workMs));
+    const verdict = { order, report, verdict: 'pass', checks: [{ name: 'dimensions', result: 'pass' }, { name: 'surface finish', result: 'pass' }] };
+    bus.publish(
+      AgentEvent.artifactUpdate(
+        TaskArtifactUpdateEvent.fromJSON({
+          taskId,
+          contextId,
+          lastChunk: true,
+          artifact: { artifactId: `${taskId}-verdict`, name: 'verdict', parts: [{ data: verdict, mediaType: 'application/json' }] },
+        }),
+      ),
+    );
+    bus.publish(status(taskId, contextId, 'TASK_STATE_COMPLETED', `Report ${report} matches order ${order}.`));
+    bus.finished();
+  }
+
+  async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
+    bus.publish(status(taskId, '', 'TASK_STATE_CANCELED'));
+    bus.finished();
+  }
+}
+
+export function supplierQa(opts: SupplierQaOptions = {}): DemoAgentDefinition {
+  return {
+    name: 'supplier-qa',
+    description: 'Verifies inspection reports against purchase orders and answers with a JSON verdict.',
+    skills: [
+      {
+        id: 'verify-inspection',
+        name: 'Verify inspection report',
+        description: 'Checks an inspection report against an order and returns a verdict artifact.',
+        tags: ['quality', 'supplier'],
+        examples: ['Verify inspection report inspection-92 against order A1042'],
+      },
+    ],
+    executor: new SupplierQaExecutor(opts.workMs ?? 300),
+  };
+}

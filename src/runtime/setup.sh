@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Idempotent set-up behind `npm run demo` and `npm test`: dependencies (only when the lock file
+# changed), the TypeScript build, the workflow bundle, and a Temporal CLI where none is found.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: npm ci" >&2
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+npx tsc -p .
+node lib/src/runtime/bundle-workflows.js
+node lib/src/runtime/install-temporal-cli.js

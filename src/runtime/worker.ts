@@ -1,0 +1,47 @@
+/**
+ * Builds a Baton worker: the workflow bundle, the activities with their dependencies, one task queue.
+ */
+import { existsSync } from 'node:fs';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import type { Logger } from 'pino';
+import { createActivities, type ActivityDeps } from '../../activities';
+import { PolicyRegistry } from '../acceptance/policies';
+import type { BatonConfig } from '../config/schema';
+import { workflowBundlePath, workflowsPath } from './bundle-workflows';
+
+export interface BatonWorkerOptions {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  config: Pick<BatonConfig, 'agents'>;
+  logger: Logger;
+  /** Extra acceptance policies beside the built-in ones. */
+  policies?: PolicyRegistry;
+  /**
+   * Prebuilt workflow code. Default: `lib/workflow-bundle.js` when setup built it, else the
+   * workflows are bundled at start (a few seconds).
+   */
+  workflowBundle?: { code: string } | { codePath: string };
+  /** Passed to the activities (tests shorten the poll interval). */
+  activityOverrides?: Partial<Pick<ActivityDeps, 'poll' | 'fetchImpl' | 'cardTtlMs'>>;
+  /** Extra worker options (slots, shutdown grace). */
+  workerOptions?: Partial<Pick<WorkerOptions, 'maxConcurrentActivityTaskExecutions' | 'maxConcurrentWorkflowTaskExecutions' | 'shutdownGraceTime'>>;
+}
+
+export async function createBatonWorker(opts: BatonWorkerOptions): Promise<Worker> {
+  const bundled = opts.workflowBundle ?? (existsSync(workflowBundlePath()) ? { codePath: workflowBundlePath() } : undefined);
+  return Worker.create({
+    connection: opts.connection,
+    namespace: opts.namespace,
+    taskQueue: opts.taskQueue,
+    ...(bundled ? { workflowBundle: bundled } : { workflowsPath: workflowsPath() }),
+    activities: createActivities({
+      config: opts.config,
+      policies: opts.policies ?? new PolicyRegistry(),
+      logger: opts.logger.child({ component: 'activities' }),
+      ...opts.activityOverrides,
+    }),
+    shutdownGraceTime: '5s',
+    ...opts.workerOptions,
+  });
+}

@@ -1,0 +1,127 @@
+/**
+ * The public contract of a delegation: its input, its local status, its outcome and the record that
+ * `baton show --json` prints. Workflow-safe: plain JSON only.
+ */
+import { z } from 'zod';
+import { PartSchema, type Part, type TaskState } from './a2a-types';
+
+/** Local status while a delegation runs (DESIGN.md §2). */
+export const DELEGATION_STATUSES = [
+  'STARTING',
+  'REMOTE_ACTIVE',
+  'WAITING_INPUT',
+  'WAITING_AUTH',
+  'WAITING_REVIEW',
+  'CANCELLING',
+  'SETTLED',
+] as const;
+export type DelegationStatus = (typeof DELEGATION_STATUSES)[number];
+
+/** Local terminal result; never inferred from a remote state alone (DESIGN.md §2). */
+export const OUTCOMES = ['ACCEPTED', 'REJECTED', 'REMOTE_FAILED', 'REMOTE_REJECTED', 'CANCELED', 'TIMED_OUT', 'ERROR'] as const;
+export const OutcomeKindSchema = z.enum(OUTCOMES);
+export type OutcomeKind = z.infer<typeof OutcomeKindSchema>;
+
+export interface Outcome {
+  kind: OutcomeKind;
+  /** Why: acceptance reasons, the agent's own status text (kept verbatim), or a typed error. */
+  reasons: string[];
+}
+
+/** Limits on identifiers a caller may choose; they end up in workflow ids and search attributes. */
+const identifier = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:@/-]*$/, 'use letters, digits and . _ : @ / - (starting with a letter or digit)');
+
+export const DelegationInputSchema = z.object({
+  /** Agent name in the registry (config). */
+  agent: identifier,
+  /** The first turn's parts. */
+  parts: z.array(PartSchema).min(1).max(64),
+  /** Tenant and owner: who may see and steer this delegation. */
+  tenant: identifier,
+  owner: identifier,
+  /** Named acceptance policy; the agent's configured policy when unset. */
+  policy: identifier.optional(),
+  /** Continue an existing remote conversation (a contextId the agent gave us). */
+  contextId: z.string().min(1).max(256).optional(),
+  /** Remote tasks this work refers to. */
+  referenceTaskIds: z.array(z.string().min(1).max(256)).max(32).optional(),
+});
+export type DelegationInput = z.infer<typeof DelegationInputSchema>;
+
+/** The interface chosen from the agent's card; every later call uses exactly this one. */
+export interface ChosenInterface {
+  url: string;
+  binding: 'JSONRPC' | 'HTTP+JSON';
+  protocolVersion: string;
+  tenant: string;
+}
+
+/** What the resolve step records for audit: card digest, chosen interface, capabilities. */
+export interface ResolvedAgent {
+  name: string;
+  cardUrl: string;
+  cardSha256: string;
+  cardName: string;
+  interface: ChosenInterface;
+  capabilities: { streaming: boolean; pushNotifications: boolean };
+  /** The acceptance policy configured for this agent, used when the delegation names none. */
+  defaultPolicy: string;
+}
+
+/** An artifact as the delegation keeps it: digest and size always, the value inline only when small. */
+export interface ArtifactRecord {
+  artifactId: string;
+  name?: string;
+  mediaType?: string;
+  /** Bytes of the artifact's canonical JSON parts. */
+  size: number;
+  sha256: string;
+  /** The parts, present when `size` is within the inline cap. */
+  parts?: Part[];
+}
+
+/** One observation of the remote task, taken by an activity (which owns the clock). */
+export interface RemoteSnapshot {
+  taskId: string;
+  contextId: string;
+  state: TaskState;
+  /** Text of the agent's status message, kept verbatim (untrusted data). */
+  statusText?: string;
+  /** When the agent says the state was reached. */
+  remoteTimestamp?: string;
+  /** When we observed it. */
+  observedAt: string;
+  artifacts: ArtifactRecord[];
+}
+
+export interface StateChange {
+  state: TaskState;
+  remoteTimestamp?: string;
+  observedAt: string;
+}
+
+export interface Turn {
+  messageId: string;
+  sentAt: string;
+}
+
+export interface DelegationRecord {
+  id: string;
+  tenant: string;
+  owner: string;
+  agent: { name: string; cardSha256?: string; interface?: ChosenInterface };
+  status: DelegationStatus;
+  outcome?: Outcome;
+  remote: { taskId?: string; contextId?: string; state?: TaskState; history: StateChange[] };
+  /** A direct Message reply, when the agent answered without a task. */
+  reply?: { messageId: string; parts: Part[] };
+  pending: null;
+  turns: Turn[];
+  artifacts: ArtifactRecord[];
+  /** The acceptance policy in force; known once the agent is resolved. */
+  policy?: string;
+}

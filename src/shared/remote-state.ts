@@ -1,0 +1,46 @@
+/**
+ * Pure decisions about remote task states: which ones end observation, and what a remote terminal
+ * state means locally. COMPLETED is only a candidate: acceptance decides (see acceptance step).
+ */
+import type { TaskState } from './a2a-types';
+import type { Outcome } from './delegation-types';
+
+export type StateClass = 'active' | 'interrupted' | 'terminal';
+
+const CLASS: Record<TaskState, StateClass> = {
+  TASK_STATE_SUBMITTED: 'active',
+  TASK_STATE_WORKING: 'active',
+  TASK_STATE_INPUT_REQUIRED: 'interrupted',
+  TASK_STATE_AUTH_REQUIRED: 'interrupted',
+  TASK_STATE_COMPLETED: 'terminal',
+  TASK_STATE_FAILED: 'terminal',
+  TASK_STATE_CANCELED: 'terminal',
+  TASK_STATE_REJECTED: 'terminal',
+};
+
+export function classifyState(state: TaskState): StateClass {
+  return CLASS[state];
+}
+
+/** Observation stops at a terminal or interrupted state: both need a local decision. */
+export function isSettled(state: TaskState): boolean {
+  return CLASS[state] !== 'active';
+}
+
+/**
+ * The outcome of a remote terminal state other than COMPLETED, with the agent's text kept verbatim.
+ * Returns undefined for COMPLETED (acceptance decides) and for non-terminal states.
+ */
+export function outcomeOfRemoteEnd(state: TaskState, statusText?: string): Outcome | undefined {
+  const said = statusText ? [`agent said: ${statusText}`] : [];
+  switch (state) {
+    case 'TASK_STATE_FAILED':
+      return { kind: 'REMOTE_FAILED', reasons: ['remote task FAILED', ...said] };
+    case 'TASK_STATE_REJECTED':
+      return { kind: 'REMOTE_REJECTED', reasons: ['agent refused the work (REJECTED)', ...said] };
+    case 'TASK_STATE_CANCELED':
+      return { kind: 'CANCELED', reasons: ['remote task CANCELED by the agent', ...said] };
+    default:
+      return undefined;
+  }
+}

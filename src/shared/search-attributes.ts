@@ -1,0 +1,14 @@
+/**
+ * Typed search attributes, one source for worker, workflows and clients. Registered on the server
+ * at start (dev server flags, or the operator API for an existing server).
+ */
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+export const SA_STATUS = defineSearchAttributeKey('BatonStatus', SearchAttributeType.KEYWORD);
+export const SA_OUTCOME = defineSearchAttributeKey('BatonOutcome', SearchAttributeType.KEYWORD);
+export const SA_AGENT = defineSearchAttributeKey('BatonAgent', SearchAttributeType.KEYWORD);
+export const SA_TENANT = defineSearchAttributeKey('BatonTenant', SearchAttributeType.KEYWORD);
+export const SA_REMOTE_TASK_ID = defineSearchAttributeKey('BatonRemoteTaskId', SearchAttributeType.KEYWORD);
+export const SA_REMOTE_STATE = defineSearchAttributeKey('BatonRemoteState', SearchAttributeType.KEYWORD);
+
+export const ALL_SEARCH_ATTRIBUTES = [SA_STATUS, SA_OUTCOME, SA_AGENT, SA_TENANT, SA_REMOTE_TASK_ID, SA_REMOTE_STATE];

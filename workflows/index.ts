@@ -1,0 +1,1 @@
+export { delegationWorkflow } from './delegation';
