@@ -2,7 +2,7 @@
  * The typed client for applications: start a delegation, wait for it, read its record.
  */
 import { randomUUID } from 'node:crypto';
-import { Client, WorkflowNotFoundError, type Connection } from '@temporalio/client';
+import { Client, WorkflowNotFoundError, type ConnectionLike } from '@temporalio/client';
 import type { Part } from '../shared/a2a-types';
 import { DelegationInputSchema, type DelegationRecord } from '../shared/delegation-types';
 import { DELEGATION_ID_PREFIX } from '../shared/ids';
@@ -44,7 +44,7 @@ export class BatonClient {
   readonly client: Client;
 
   constructor(
-    connection: Connection,
+    connection: ConnectionLike,
     private readonly opts: { namespace: string; taskQueue: string; caller: Caller },
   ) {
     this.client = new Client({ connection, namespace: opts.namespace });

@@ -170,7 +170,8 @@ function startCli(path: string, opts: Required<Pick<DevServerOptions, 'namespace
     args.push('--db-filename', opts.dbFile);
   }
   for (const key of ALL_SEARCH_ATTRIBUTES) args.push('--search-attribute', `${key.name}=Keyword`);
-  const child = spawn(path, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  // 👉 Its own process group: a Ctrl-C in the terminal reaches only us, and we stop the server after the worker.
+  const child = spawn(path, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   let tail = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     tail = (tail + chunk.toString('utf8')).slice(-4000);
@@ -215,6 +216,7 @@ export async function startTemporal(opts: DevServerOptions & { configAddress?: s
       await stopChild(child);
       throw err;
     }
+    opts.logger?.info({ pid: child.pid, address, uiUrl }, 'Temporal dev server ready');
     return { address, namespace, uiUrl, source, pid: child.pid, stop: () => stopChild(child) };
   }
   opts.logger?.warn('no Temporal CLI found; trying the SDK download (needs internet)');

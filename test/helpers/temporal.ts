@@ -1,0 +1,88 @@
+/**
+ * One Temporal server and one workflow bundle per test process. `test/run.ts` starts the server once
+ * for the whole run and passes TEMPORAL_ADDRESS; a test file run alone starts its own. Where no
+ * server can be had, tests fail with the resolver's how-to message: they never skip.
+ */
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, NativeConnection, type Worker } from '@temporalio/worker';
+import pino, { type Logger } from 'pino';
+import { PolicyRegistry } from '../../src/acceptance/policies';
+import type { AgentEntry } from '../../src/config/schema';
+import { workflowsPath } from '../../src/runtime/bundle-workflows';
+import { installTemporalRuntime } from '../../src/runtime/logger';
+import { startTemporal, type RunningServer } from '../../src/runtime/temporal-server';
+import { createBatonWorker } from '../../src/runtime/worker';
+
+let server: Promise<RunningServer> | undefined;
+let bundle: Promise<{ code: string }> | undefined;
+
+export function testServer(): Promise<RunningServer> {
+  server ??= startTemporal({ uiPort: false });
+  return server;
+}
+
+export function testBundle(): Promise<{ code: string }> {
+  bundle ??= bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: silentTemporalLogger });
+  return bundle;
+}
+
+const noop = (): void => {};
+const silentTemporalLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };
+
+export async function stopTestServer(): Promise<void> {
+  if (server) await (await server).stop();
+}
+
+/** An agent entry for a loopback demo agent. */
+export function loopbackAgent(url: string, extra: Partial<AgentEntry> = {}): AgentEntry {
+  return { card: url, allowHttp: true, allowPrivateNetwork: true, observe: 'auto', acceptance: 'completed-with-artifact', ...extra };
+}
+
+export interface TestWorkerContext {
+  client: Client;
+  taskQueue: string;
+  worker: Worker;
+  logger: Logger;
+}
+
+/**
+ * Runs `fn` with a worker on a task queue of its own, so test files can share one server safely.
+ * `logLines` collects the activities' pino lines for assertions.
+ */
+export async function withWorker<T>(
+  agents: Record<string, AgentEntry>,
+  fn: (ctx: TestWorkerContext) => Promise<T>,
+  opts: { policies?: PolicyRegistry; logLines?: Record<string, unknown>[] } = {},
+): Promise<T> {
+  installTemporalRuntime(pino({ level: 'warn' }, pino.destination(2)));
+  const { address, namespace } = await testServer();
+  const logger = pino(
+    { level: 'info' },
+    {
+      write(line: string) {
+        opts.logLines?.push(JSON.parse(line) as Record<string, unknown>);
+      },
+    },
+  );
+  const taskQueue = `test-${randomUUID()}`;
+  const nativeConnection = await NativeConnection.connect({ address });
+  const connection = await Connection.connect({ address });
+  try {
+    const worker = await createBatonWorker({
+      connection: nativeConnection,
+      namespace,
+      taskQueue,
+      config: { agents },
+      logger,
+      policies: opts.policies,
+      workflowBundle: await testBundle(),
+      activityOverrides: { poll: { initialMs: 50, maxMs: 500 } },
+    });
+    const client = new Client({ connection, namespace });
+    return await worker.runUntil(fn({ client, taskQueue, worker, logger }));
+  } finally {
+    await connection.close();
+    await nativeConnection.close();
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * delegationWorkflow end to end: a real Temporal server, a real worker, the real supplier-qa agent
+ * over HTTP on loopback.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { BatonClient } from '../../src/client/baton-client';
+import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
+import { supplierQa } from '../../src/demo/supplier-qa';
+import { statusQuery } from '../../workflows/messages';
+import { loopbackAgent, withWorker, type TestWorkerContext } from '../helpers/temporal';
+
+const caller = { tenant: 'acme', user: 'ops-1' };
+const REQUEST = [{ text: 'Verify inspection report inspection-92 against order A1042', mediaType: 'text/plain' }];
+
+function batonOf(ctx: TestWorkerContext): BatonClient {
+  return new BatonClient(ctx.client.connection, { namespace: ctx.client.options.namespace, taskQueue: ctx.taskQueue, caller });
+}
+
+describe('delegation to supplier-qa', () => {
+  let agent: RunningAgent;
+  before(async () => {
+    agent = await startAgentServer(supplierQa({ workMs: 100 }));
+  });
+  after(async () => {
+    await agent.close();
+  });
+
+  it('is ACCEPTED with the remote ids, state history, artifact digest, and logs that carry both ids', async () => {
+    const logLines: Record<string, unknown>[] = [];
+    await withWorker(
+      { 'supplier-qa': loopbackAgent(agent.url) },
+      async (ctx) => {
+        const baton = batonOf(ctx);
+        const id = await baton.start({ agent: 'supplier-qa', parts: REQUEST });
+        const record = await baton.result(id);
+
+        assert.equal(record.outcome?.kind, 'ACCEPTED');
+        assert.equal(record.status, 'SETTLED');
+        assert.equal(record.tenant, 'acme');
+        assert.equal(record.owner, 'ops-1');
+        assert.equal(record.policy, 'completed-with-artifact');
+        assert.match(record.agent.cardSha256 ?? '', /^[0-9a-f]{64}$/);
+        assert.equal(record.agent.interface?.binding, 'JSONRPC');
+        assert.equal(record.agent.interface?.url, `${agent.url}/a2a/jsonrpc`);
+        assert.ok(record.remote.taskId && record.remote.contextId);
+        assert.equal(record.remote.state, 'TASK_STATE_COMPLETED');
+        assert.equal(record.remote.history.at(-1)?.state, 'TASK_STATE_COMPLETED');
+        assert.deepEqual(record.turns.map((t) => t.messageId), [`${id}/turn-1`]);
+
+        assert.equal(record.artifacts.length, 1);
+        const [artifact] = record.artifacts;
+        assert.equal(artifact?.name, 'verdict');
+        assert.equal(artifact?.mediaType, 'application/json');
+        const bytes = Buffer.from(JSON.stringify(artifact?.parts));
+        assert.equal(artifact?.sha256, createHash('sha256').update(bytes).digest('hex'));
+        assert.equal(artifact?.size, bytes.length);
+        assert.deepEqual((artifact?.parts?.[0]?.data as { order: string }).order, 'A1042');
+
+        // The Query gives the same record after the workflow closed.
+        assert.deepEqual(await ctx.client.workflow.getHandle(id).query(statusQuery), record);
+
+        const created = logLines.find((l) => l.msg === 'remote task created');
+        assert.equal(created?.delegationId, id);
+        assert.equal(created?.remoteTaskId, record.remote.taskId);
+        assert.ok(logLines.some((l) => l.msg === 'remote state' && l.delegationId === id && l.remoteTaskId === record.remote.taskId));
+      },
+      { logLines },
+    );
+  });
+
+  it('talks HTTP+JSON when the registry prefers it', async () => {
+    await withWorker({ 'supplier-qa': loopbackAgent(agent.url, { binding: 'HTTP+JSON' }) }, async (ctx) => {
+      const baton = batonOf(ctx);
+      const record = await baton.result(await baton.start({ agent: 'supplier-qa', parts: REQUEST }));
+      assert.equal(record.agent.interface?.binding, 'HTTP+JSON');
+      assert.equal(record.outcome?.kind, 'ACCEPTED');
+    });
+  });
+
+  it('keeps the agent refusal as REMOTE_REJECTED with its words', async () => {
+    await withWorker({ 'supplier-qa': loopbackAgent(agent.url) }, async (ctx) => {
+      const baton = batonOf(ctx);
+      const record = await baton.result(await baton.start({ agent: 'supplier-qa', parts: [{ text: 'Check something, please.' }] }));
+      assert.equal(record.outcome?.kind, 'REMOTE_REJECTED');
+      assert.ok(record.outcome?.reasons.includes('agent said: Name an order (like A1042) and an inspection report (like inspection-92).'));
+      assert.equal(record.remote.state, 'TASK_STATE_REJECTED');
+    });
+  });
+
+  it('ends in ERROR with a typed reason for an unknown policy, an unknown agent, and a refused card', async () => {
+    await withWorker(
+      { 'supplier-qa': loopbackAgent(agent.url), 'plain-http': loopbackAgent(agent.url, { allowHttp: false }) },
+      async (ctx) => {
+        const baton = batonOf(ctx);
+        const unknownPolicy = await baton.result(await baton.start({ agent: 'supplier-qa', parts: REQUEST, policy: 'no-such-policy' }));
+        assert.equal(unknownPolicy.outcome?.kind, 'ERROR');
+        assert.match(unknownPolicy.outcome?.reasons[0] ?? '', /^ConfigInvalid: unknown acceptance policy "no-such-policy"/);
+        assert.equal(unknownPolicy.remote.state, 'TASK_STATE_COMPLETED', 'the remote state is kept even when acceptance cannot run');
+
+        const unknownAgent = await baton.result(await baton.start({ agent: 'nobody', parts: REQUEST }));
+        assert.match(unknownAgent.outcome?.reasons[0] ?? '', /^ConfigInvalid: unknown agent "nobody"; known agents: supplier-qa, plain-http/);
+
+        const refused = await baton.result(await baton.start({ agent: 'plain-http', parts: REQUEST }));
+        assert.equal(refused.outcome?.kind, 'ERROR');
+        assert.match(refused.outcome?.reasons[0] ?? '', /^TrustRefused: .*is not https/);
+        assert.equal(refused.remote.taskId, undefined, 'nothing was sent to a refused agent');
+      },
+    );
+  });
+
+  it('refuses invalid input before starting anything', async () => {
+    await withWorker({}, async (ctx) => {
+      await assert.rejects(batonOf(ctx).start({ agent: 'supplier-qa', parts: [] }), /invalid delegation: parts/);
+      await assert.rejects(batonOf(ctx).start({ agent: 'bad agent name!', parts: REQUEST }), /invalid delegation: agent/);
+    });
+  });
+});

@@ -1,0 +1,36 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { AgentCard } from '@a2a-js/sdk';
+import { cardUrlOf, chooseInterface } from '../../src/a2a/card';
+
+function fetched(interfaces: { url: string; protocolBinding: string; protocolVersion: string }[]) {
+  const card = AgentCard.fromJSON({ name: 'x', description: 'x', version: '1', supportedInterfaces: interfaces, capabilities: {}, skills: [] });
+  return { url: 'https://agent.example/.well-known/agent-card.json', card, sha256: 'x' };
+}
+
+describe('card and interface choice', () => {
+  it('appends the well-known path to a base URL', () => {
+    assert.equal(cardUrlOf({ card: 'https://agent.example' }), 'https://agent.example/.well-known/agent-card.json');
+    assert.equal(cardUrlOf({ card: 'https://agent.example/custom/card.json' }), 'https://agent.example/custom/card.json');
+  });
+
+  it('takes the first 1.0 interface, or the preferred binding', () => {
+    const f = fetched([
+      { url: 'https://agent.example/v03', protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+      { url: 'https://agent.example/rpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url: 'https://agent.example/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+    ]);
+    assert.equal(chooseInterface('a', f).url, 'https://agent.example/rpc');
+    assert.equal(chooseInterface('a', f, 'HTTP+JSON').url, 'https://agent.example/rest');
+  });
+
+  it("refuses interfaces off the card's origin", () => {
+    const f = fetched([{ url: 'https://evil.example/rpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
+    assert.throws(() => chooseInterface('a', f), (err: Error & { type?: string }) => err.type === 'TrustRefused' && /evil\.example/.test(err.message));
+  });
+
+  it('says so when no supported interface exists', () => {
+    const f = fetched([{ url: 'agent.example:443', protocolBinding: 'GRPC', protocolVersion: '1.0' }]);
+    assert.throws(() => chooseInterface('a', f), (err: Error & { type?: string }) => err.type === 'AgentRefused');
+  });
+});

@@ -1,0 +1,39 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfig, parseConfig } from '../../src/config/load';
+
+describe('config', () => {
+  it('fills defaults', () => {
+    const c = parseConfig({ agents: { 'supplier-qa': { card: 'https://qa.example/' } } });
+    assert.equal(c.temporal.taskQueue, 'baton');
+    assert.equal(c.agents['supplier-qa']?.allowHttp, false);
+    assert.equal(c.agents['supplier-qa']?.observe, 'auto');
+  });
+
+  it('names the field and the problem', () => {
+    assert.throws(
+      () => parseConfig({ agents: { 'supplier-qa': { card: 'not a url', observe: 'sometimes' } } }),
+      (err: unknown) => {
+        assert.ok(err instanceof ConfigError);
+        assert.match(err.message, /agents\.supplier-qa\.card: must be an absolute http\(s\) URL/);
+        assert.match(err.message, /agents\.supplier-qa\.observe/);
+        return true;
+      },
+    );
+  });
+
+  it('refuses unknown fields', () => {
+    assert.throws(() => parseConfig({ agents: { a: { card: 'https://a.example', alowHttp: true } } }), /alowHttp/);
+  });
+
+  it('says which file is missing or broken', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'baton-config-'));
+    assert.throws(() => loadConfig(join(dir, 'nope.yaml')), /does not exist \(set by --config\)/);
+    const bad = join(dir, 'bad.yaml');
+    writeFileSync(bad, 'agents: [unclosed');
+    assert.throws(() => loadConfig(bad), /bad\.yaml is not valid YAML/);
+  });
+});
