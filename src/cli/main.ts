@@ -9,6 +9,7 @@ import { TemporalUnavailableError } from '../runtime/temporal-server';
 import { delegateCommand } from './commands/delegate';
 import { demoCommand } from './commands/demo';
 import { devCommand } from './commands/dev';
+import { serveAgentsCommand } from './commands/serve-agents';
 import { showCommand } from './commands/show';
 import { workerCommand } from './commands/worker';
 import { UsageError } from './usage-error';
@@ -58,6 +59,14 @@ program
   .command('worker')
   .description('run a worker against an existing Temporal server')
   .action(() => run(() => workerCommand(globals())));
+
+program
+  .command('serve-agents')
+  .description('serve only the demo agents (supplier-qa), for a worker elsewhere')
+  .option('--host <host>', 'interface to listen on', '127.0.0.1')
+  .option('--port <port>', 'port', port, 41241)
+  .option('--public-url <url>', 'URL written into the card (default http://host:port)')
+  .action((o: { host: string; port: number; publicUrl?: string }) => run(() => serveAgentsCommand(o)));
 
 program
   .command('delegate')

@@ -42,7 +42,16 @@ export function demoCard(def: DemoAgentDefinition, baseUrl: string): AgentCard {
   });
 }
 
-export async function startAgentServer(def: DemoAgentDefinition, opts: { host?: string; port?: number } = {}): Promise<RunningAgent> {
+export interface AgentServerOptions {
+  /** Interface to listen on. Default 127.0.0.1. */
+  host?: string;
+  /** Port; 0 for a free one. Default 0. */
+  port?: number;
+  /** The URL others reach this agent at, written into its card. Default http://host:port. */
+  publicUrl?: string;
+}
+
+export async function startAgentServer(def: DemoAgentDefinition, opts: AgentServerOptions = {}): Promise<RunningAgent> {
   const host = opts.host ?? '127.0.0.1';
   const app = express();
   // 👉 The SDK's handlers would otherwise parse bodies with express's 100 kB default.
@@ -53,7 +62,7 @@ export async function startAgentServer(def: DemoAgentDefinition, opts: { host?: 
   });
   const { port } = server.address() as { port: number };
   // The card names its own URLs, so the handlers are mounted once the port is known.
-  const baseUrl = `http://${host}:${port}`;
+  const baseUrl = (opts.publicUrl ?? `http://${host}:${port}`).replace(/\/$/, '');
   const requestHandler = new DefaultRequestHandler(demoCard(def, baseUrl), new InMemoryTaskStore(), def.executor);
   app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler }));
   app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
