@@ -67,10 +67,7 @@ export class CliProcess {
 
   /** pino lines from stderr. */
   logs(): Record<string, unknown>[] {
-    return this.stderr
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    return logsOf(this.stderr);
   }
 }
 
