@@ -5,7 +5,9 @@
 import { activityInfo, cancellationSignal, heartbeat, sleep } from '@temporalio/activity';
 import type { Logger } from 'pino';
 import { AgentClient, type SendTurn } from '../src/a2a/agent-client';
-import { chooseInterface, fetchCard, type FetchedCard } from '../src/a2a/card';
+import { createAgentFetch } from '../src/a2a/agent-fetch';
+import { chooseInterface, fetchCard, type CardSnapshot, type FetchedCard } from '../src/a2a/card';
+import type { Lookup } from '../src/a2a/guarded-fetch';
 import { failure } from '../src/a2a/errors';
 import type { PolicyRegistry, Candidate, Decision } from '../src/acceptance/policies';
 import { snapshotOf } from '../src/a2a/snapshot';
@@ -19,8 +21,8 @@ export interface ActivityDeps {
   config: Pick<BatonConfig, 'agents'>;
   policies: PolicyRegistry;
   logger: Logger;
-  /** Used for every call to an agent. Default: global fetch. */
-  fetchImpl?: typeof fetch;
+  /** DNS lookup for the guarded fetch. Default: the system resolver (tests point names at chosen addresses). */
+  lookup?: Lookup;
   /**
    * First and largest pause between two GetTask polls, in ms. The pause grows by half each poll.
    * Defaults 250 and 5000: quick for agents that finish fast, gentle on slow ones.
@@ -35,7 +37,6 @@ export type SendOutcome =
   | { kind: 'message'; reply: { messageId: string; parts: Part[]; contextId?: string }; sentAt: string };
 
 export function createActivities(deps: ActivityDeps) {
-  const fetchImpl = deps.fetchImpl ?? fetch;
   const cardTtlMs = deps.cardTtlMs ?? 5 * 60_000;
   const poll = deps.poll ?? { initialMs: 250, maxMs: 5_000 };
   const cards = new Map<string, { fetched: FetchedCard; at: number }>();
@@ -53,7 +54,7 @@ export function createActivities(deps: ActivityDeps) {
   async function cardOf(agent: string, fresh = false): Promise<FetchedCard> {
     const cached = cards.get(agent);
     if (!fresh && cached && Date.now() - cached.at < cardTtlMs) return cached.fetched;
-    const fetched = await fetchCard(agent, entryOf(agent), fetchImpl);
+    const fetched = await fetchCard(agent, entryOf(agent), { lookup: deps.lookup });
     cards.set(agent, { fetched, at: Date.now() });
     return fetched;
   }
@@ -68,18 +69,19 @@ export function createActivities(deps: ActivityDeps) {
     if (fetched.sha256 !== resolved.cardSha256) {
       throw failure(FailureType.TRUST_REFUSED, `agent ${resolved.name}: card changed since this delegation resolved it (sha256 ${resolved.cardSha256.slice(0, 12)}… → ${fetched.sha256.slice(0, 12)}…)`);
     }
-    const client = await AgentClient.create(resolved.name, fetched.card, resolved.interface, fetchImpl);
+    const client = await AgentClient.create(resolved.name, fetched.card, resolved.interface, createAgentFetch(resolved.name, entryOf(resolved.name), { lookup: deps.lookup }));
     clients.set(key, client);
     return client;
   }
 
   return {
-    async resolveAgent(input: { delegationId: string; agent: string }): Promise<ResolvedAgent> {
+    /** Fetches and checks the card; the snapshot goes into history (this result) for audit. */
+    async resolveAgent(input: { delegationId: string; agent: string }): Promise<{ agent: ResolvedAgent; card: CardSnapshot }> {
       const entry = entryOf(input.agent);
       const fetched = await cardOf(input.agent, true);
-      const iface = chooseInterface(input.agent, fetched, entry.binding);
+      const iface = chooseInterface(input.agent, fetched, entry);
       deps.logger.info({ delegationId: input.delegationId, agent: input.agent, cardSha256: fetched.sha256, interface: iface }, 'agent resolved');
-      return {
+      const agent: ResolvedAgent = {
         name: input.agent,
         cardUrl: fetched.url,
         cardSha256: fetched.sha256,
@@ -88,6 +90,7 @@ export function createActivities(deps: ActivityDeps) {
         defaultPolicy: entry.acceptance,
         capabilities: { streaming: fetched.card.capabilities?.streaming === true, pushNotifications: fetched.card.capabilities?.pushNotifications === true },
       };
+      return { agent, card: fetched.snapshot };
     },
 
     async sendTurn(input: { delegationId: string; agent: ResolvedAgent; turn: SendTurn }): Promise<SendOutcome> {

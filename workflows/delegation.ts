@@ -68,7 +68,8 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
   publish();
 
   try {
-    const agent = await quick.resolveAgent({ delegationId: id, agent: input.agent });
+    // The card snapshot stays in this activity's result in history (audit); only the small part travels on.
+    const { agent } = await quick.resolveAgent({ delegationId: id, agent: input.agent });
     const policy = state.resolved(agent);
 
     const messageId = turnMessageId(id, 1);

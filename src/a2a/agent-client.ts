@@ -23,8 +23,10 @@ export class AgentClient {
     private readonly client: Client,
   ) {}
 
-  static async create(agentName: string, card: AgentCard, iface: ChosenInterface, fetchImpl: typeof fetch = fetch): Promise<AgentClient> {
-    const factory = iface.binding === 'JSONRPC' ? new JsonRpcTransportFactory({ fetchImpl }) : new RestTransportFactory({ fetchImpl });
+  static async create(agentName: string, card: AgentCard, iface: ChosenInterface, fetchImpl: typeof fetch): Promise<AgentClient> {
+    // 👉 With legacyCompat the factories give a 0.3 transport for an interface marked 0.3, a 1.0 one otherwise.
+    const legacyCompat = { enabled: true };
+    const factory = iface.binding === 'JSONRPC' ? new JsonRpcTransportFactory({ fetchImpl, legacyCompat }) : new RestTransportFactory({ fetchImpl, legacyCompat });
     let transport = await factory.create(iface.url, card);
     if (iface.tenant) transport = new TenantTransportDecorator(transport, iface.tenant);
     return new AgentClient(agentName, new Client(transport, card, { polling: true }));

@@ -1,25 +1,61 @@
 /**
- * Agent card resolution under a baseline trust policy: http only when allowed, a size cap, interface
- * URLs on the card's own origin, and a sha256 of the exact bytes for audit.
+ * Agent card resolution under the trust policy of the agent's registry entry: the guarded fetch
+ * (https unless allowed, no private addresses unless allowed, redirects re-checked), a size cap on the
+ * card and caps on its text fields, an optional JWS signature against pinned keys, and a sha256 of the
+ * exact bytes with a snapshot for audit. 0.3 cards are read through the SDK's compatibility layer.
  */
 import { createHash } from 'node:crypto';
-import { AGENT_CARD_PATH, type AgentCard } from '@a2a-js/sdk';
+import { AGENT_CARD_PATH, type AgentCard, verifyAgentCardSignature } from '@a2a-js/sdk';
 import { DefaultAgentCardResolver } from '@a2a-js/sdk/client';
+import { z } from 'zod';
 import type { AgentEntry } from '../config/schema';
 import type { ChosenInterface } from '../shared/delegation-types';
 import { FailureType } from '../shared/failure-types';
+import { createAgentFetch } from './agent-fetch';
 import { failure, toFailure } from './errors';
+import type { Lookup } from './guarded-fetch';
 
-/** Cards larger than this are refused. */
-export const MAX_CARD_BYTES = 256 * 1024;
-const CARD_TIMEOUT_MS = 10_000;
 const SUPPORTED_BINDINGS = ['JSONRPC', 'HTTP+JSON'] as const;
+/** Protocol versions Baton speaks, best first. */
+export const SUPPORTED_VERSIONS = ['1.0', '0.3'] as const;
+
+/** What history keeps of a card: where it came from, its digest, and the card itself. */
+export interface CardSnapshot {
+  url: string;
+  sha256: string;
+  fetchedAt: string;
+  /** The card JSON as served (at most `limits.maxCardBytes`). */
+  json: unknown;
+}
 
 export interface FetchedCard {
   url: string;
+  /** The card in the SDK's 1.0 shape (0.3 cards are translated, their interfaces marked 0.3). */
   card: AgentCard;
   sha256: string;
+  snapshot: CardSnapshot;
 }
+
+const text = (max: number) => z.string().max(max, `longer than ${max} characters`);
+/** Caps on the card's free text: a card is data from a stranger, and ends up in logs and UIs. */
+const CardCapsSchema = z.looseObject({
+  name: text(200),
+  description: text(4_000).optional(),
+  version: text(100).optional(),
+  supportedInterfaces: z.array(z.unknown()).max(32).optional(),
+  skills: z
+    .array(
+      z.looseObject({
+        id: text(200).optional(),
+        name: text(200).optional(),
+        description: text(4_000).optional(),
+        tags: z.array(text(100)).max(50).optional(),
+        examples: z.array(text(1_000)).max(20).optional(),
+      }),
+    )
+    .max(100)
+    .optional(),
+});
 
 /** The registry entry's `card` is either the card's URL or the agent's base URL. */
 export function cardUrlOf(entry: Pick<AgentEntry, 'card'>): string {
@@ -29,64 +65,102 @@ export function cardUrlOf(entry: Pick<AgentEntry, 'card'>): string {
   return url.toString();
 }
 
-export async function fetchCard(agentName: string, entry: AgentEntry, fetchImpl: typeof fetch = fetch): Promise<FetchedCard> {
-  const url = cardUrlOf(entry);
-  const protocol = new URL(url).protocol;
-  if (protocol !== 'https:' && !(protocol === 'http:' && entry.allowHttp)) {
-    throw failure(FailureType.TRUST_REFUSED, `agent ${agentName}: card URL ${url} is not https (set allowHttp: true only for loopback or dev agents)`);
+const resolver = new DefaultAgentCardResolver({ legacyCompat: { enabled: true } });
+
+async function verifySignature(agentName: string, entry: AgentEntry, card: AgentCard): Promise<void> {
+  const policy = entry.signature;
+  if (!policy) return;
+  if (!card.signatures?.length) {
+    if (policy.required) throw failure(FailureType.TRUST_REFUSED, `agent ${agentName}: card is unsigned, and the agent entry requires a signature`, { refusal: 'unsigned-card' });
+    return;
   }
+  const keys = new Map(policy.keys.map((k) => [k.kid, k.jwk]));
+  const verify = verifyAgentCardSignature(async (kid) => {
+    const jwk = keys.get(kid);
+    if (!jwk) throw new Error(`no pinned key with kid "${kid}"`);
+    return jwk as never;
+  });
+  try {
+    await verify(card);
+  } catch (err) {
+    throw failure(FailureType.TRUST_REFUSED, `agent ${agentName}: card signature does not verify against the pinned keys (${(err as Error).message})`, { refusal: 'bad-signature' });
+  }
+}
+
+export async function fetchCard(agentName: string, entry: AgentEntry, opts: { lookup?: Lookup } = {}): Promise<FetchedCard> {
+  const url = cardUrlOf(entry);
+  const fetchImpl = createAgentFetch(agentName, entry, { lookup: opts.lookup, maxResponseBytes: entry.limits.maxCardBytes });
   let body: Buffer;
   try {
-    const res = await fetchImpl(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(CARD_TIMEOUT_MS), redirect: 'error' });
-    if (!res.ok) throw new Error(`HTTP ${res.status} fetching card ${url}`);
-    const declared = Number(res.headers.get('content-length') ?? '0');
-    if (declared > MAX_CARD_BYTES) throw failure(FailureType.TRUST_REFUSED, `agent ${agentName}: card is ${declared} bytes, over the ${MAX_CARD_BYTES}-byte cap`);
+    // 👉 A2A-Version 1.0: an agent that also speaks 0.3 serves its 1.0 card only when asked.
+    const res = await fetchImpl(url, { headers: { accept: 'application/json', 'A2A-Version': '1.0' } });
+    if (!res.ok) throw new Error(`HTTP error for card! Status: ${res.status} fetching ${url}`);
     body = Buffer.from(await res.arrayBuffer());
   } catch (err) {
-    throw toFailure(err, `agent ${agentName}: fetching card`);
+    throw toFailure(err, `agent ${agentName}: fetching card ${url}`);
   }
-  if (body.length > MAX_CARD_BYTES) throw failure(FailureType.TRUST_REFUSED, `agent ${agentName}: card is ${body.length} bytes, over the ${MAX_CARD_BYTES}-byte cap`);
   let json: unknown;
   try {
     json = JSON.parse(body.toString('utf8'));
   } catch {
     throw failure(FailureType.INVALID_AGENT_RESPONSE, `agent ${agentName}: card at ${url} is not JSON`);
   }
+  const caps = CardCapsSchema.safeParse(json);
+  if (!caps.success) {
+    const issue = caps.error.issues[0];
+    throw failure(FailureType.TRUST_REFUSED, `agent ${agentName}: card at ${url} refused: ${issue?.path.join('.') || '(card)'} ${issue?.message ?? 'is malformed'}`, { refusal: 'card-caps' });
+  }
   let card: AgentCard;
   try {
-    card = new DefaultAgentCardResolver().normalizeAgentCard(json);
+    card = resolver.normalizeAgentCard(json);
   } catch (err) {
     throw failure(FailureType.INVALID_AGENT_RESPONSE, `agent ${agentName}: card at ${url} is not a valid A2A card: ${(err as Error).message}`);
   }
-  return { url, card, sha256: createHash('sha256').update(body).digest('hex') };
+  await verifySignature(agentName, entry, card);
+  const sha256 = createHash('sha256').update(body).digest('hex');
+  return { url, card, sha256, snapshot: { url, sha256, fetchedAt: new Date().toISOString(), json } };
+}
+
+/** '0.3.0' and '0.3' are both 0.3: 0.3 cards carried a patch number, 1.0 ones do not. */
+export function majorMinor(version: string): string {
+  return version.split('.').slice(0, 2).join('.');
+}
+
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
- * Walks the card's interfaces in order (the preferred binding first, when configured) and takes the
- * first 1.0 JSON-RPC or HTTP+JSON one whose URL is on the card's own origin.
+ * Walks the card's interfaces (1.0 before 0.3; the preferred binding first within a version) and takes
+ * the first JSON-RPC or HTTP+JSON one whose URL is on the card's origin or an allowed origin.
  */
-export function chooseInterface(agentName: string, fetched: FetchedCard, preferred?: AgentEntry['binding']): ChosenInterface {
-  const origin = new URL(fetched.url).origin;
-  const candidates = (fetched.card.supportedInterfaces ?? []).filter(
-    (i) => (SUPPORTED_BINDINGS as readonly string[]).includes(i.protocolBinding) && i.protocolVersion === '1.0',
-  );
-  const ordered = preferred ? [...candidates.filter((i) => i.protocolBinding === preferred), ...candidates.filter((i) => i.protocolBinding !== preferred)] : candidates;
+export function chooseInterface(agentName: string, fetched: Pick<FetchedCard, 'url' | 'card'>, entry: { binding?: AgentEntry['binding']; allowedOrigins?: string[] }): ChosenInterface {
+  const allowed = new Set([new URL(fetched.url).origin, ...(entry.allowedOrigins ?? []).map((o) => new URL(o).origin)]);
+  const interfaces = fetched.card.supportedInterfaces ?? [];
   const offOrigin: string[] = [];
-  for (const i of ordered) {
-    let ifaceOrigin: string;
-    try {
-      ifaceOrigin = new URL(i.url).origin;
-    } catch {
-      continue;
+  for (const version of SUPPORTED_VERSIONS) {
+    const candidates = interfaces.filter((i) => (SUPPORTED_BINDINGS as readonly string[]).includes(i.protocolBinding) && majorMinor(i.protocolVersion) === version);
+    const ordered = entry.binding ? [...candidates.filter((i) => i.protocolBinding === entry.binding), ...candidates.filter((i) => i.protocolBinding !== entry.binding)] : candidates;
+    for (const i of ordered) {
+      const origin = originOf(i.url);
+      if (!origin || !allowed.has(origin)) {
+        offOrigin.push(i.url);
+        continue;
+      }
+      return { url: i.url, binding: i.protocolBinding as ChosenInterface['binding'], protocolVersion: i.protocolVersion, tenant: i.tenant ?? '' };
     }
-    if (ifaceOrigin !== origin) {
-      offOrigin.push(i.url);
-      continue;
-    }
-    return { url: i.url, binding: i.protocolBinding as ChosenInterface['binding'], protocolVersion: i.protocolVersion, tenant: i.tenant ?? '' };
   }
   if (offOrigin.length) {
-    throw failure(FailureType.TRUST_REFUSED, `agent ${agentName}: card interfaces point off the card's origin ${origin}: ${offOrigin.join(', ')}`);
+    throw failure(
+      FailureType.TRUST_REFUSED,
+      `agent ${agentName}: card interfaces point off the card's origin (${[...allowed].join(', ')}): ${offOrigin.join(', ')}; add the origin to allowedOrigins if it is trusted`,
+      { refusal: 'off-origin-interface' },
+    );
   }
-  throw failure(FailureType.AGENT_REFUSED, `agent ${agentName}: card offers no A2A 1.0 JSON-RPC or HTTP+JSON interface`);
+  const offered = interfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion}`).join(', ') || 'none';
+  throw failure(FailureType.AGENT_REFUSED, `agent ${agentName}: card offers no JSON-RPC or HTTP+JSON interface at 1.0 or 0.3 (offered: ${offered})`, { reason: 'NO_SUPPORTED_INTERFACE' });
 }

@@ -1,10 +1,14 @@
 /**
  * Maps everything that can go wrong talking to an agent onto the failure taxonomy of
- * `src/shared/failure-types.ts`, as Temporal `ApplicationFailure`s that steer retries.
+ * `src/shared/failure-types.ts`, as Temporal `ApplicationFailure`s that steer retries:
+ * A2A errors by their `reason` (not the HTTP status, whose mapping changed between spec versions),
+ * HTTP statuses our fetch classifies, policy refusals, and network faults.
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { A2AError } from '@a2a-js/sdk/errors';
 import { FailureType, type FailureTypeName } from '../shared/failure-types';
+import { AgentHttpError, MalformedAnswerError, MissingCredentialError } from './agent-fetch';
+import { FetchRefusedError } from './guarded-fetch';
 
 /** A2A error reasons that no retry can fix. */
 const REFUSED_REASONS = new Set([
@@ -17,33 +21,65 @@ const REFUSED_REASONS = new Set([
   'EXTENSION_SUPPORT_REQUIRED',
   'EXTENDED_AGENT_CARD_NOT_CONFIGURED',
   'INVALID_PARAMS',
+  'INVALID_REQUEST',
+  'METHOD_NOT_FOUND',
 ]);
 
-export function failure(type: FailureTypeName, message: string, details?: Record<string, unknown>): ApplicationFailure {
+export function failure(type: FailureTypeName, message: string, details?: Record<string, unknown>, nextRetryDelayMs?: number): ApplicationFailure {
   return ApplicationFailure.create({
     type,
     message,
     nonRetryable: type !== FailureType.RETRY_LATER,
     details: details ? [details] : undefined,
+    ...(nextRetryDelayMs !== undefined ? { nextRetryDelay: nextRetryDelayMs } : {}),
   });
 }
 
-function a2aErrorOf(err: unknown): A2AError | undefined {
-  if (err instanceof A2AError) return err;
-  const cause = (err as { cause?: unknown } | undefined)?.cause;
-  return cause instanceof A2AError ? cause : undefined;
+/** Walks the `cause` chain (the SDK and undici both wrap) for the first error of a kind. */
+function findCause<T>(err: unknown, match: (e: unknown) => e is T): T | undefined {
+  for (let e = err, depth = 0; e && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
+    if (match(e)) return e;
+  }
+  return undefined;
 }
+
+const isA = <T>(cls: abstract new (...args: never[]) => T) => (e: unknown): e is T => e instanceof cls;
 
 /** Turn any error from a call to an agent into an `ApplicationFailure` of the taxonomy. */
 export function toFailure(err: unknown, what: string): ApplicationFailure {
   if (err instanceof ApplicationFailure) return err;
-  const a2a = a2aErrorOf(err);
+
+  const refused = findCause(err, isA(FetchRefusedError));
+  if (refused) {
+    const type = refused.refusal === 'size' ? FailureType.INVALID_AGENT_RESPONSE : FailureType.TRUST_REFUSED;
+    return failure(type, `${what}: ${refused.message}`, { refusal: refused.refusal });
+  }
+  const malformed = findCause(err, isA(MalformedAnswerError));
+  if (malformed) return failure(FailureType.INVALID_AGENT_RESPONSE, `${what}: ${malformed.message}`);
+  const missing = findCause(err, isA(MissingCredentialError));
+  if (missing) return failure(FailureType.CONFIG_INVALID, `${what}: ${missing.message}`);
+
+  const http = findCause(err, isA(AgentHttpError));
+  if (http?.kind === 'auth') return failure(FailureType.AGENT_REFUSED, `${what}: ${http.message}`, { reason: 'AUTH_REFUSED', status: http.status });
+  if (http) return failure(FailureType.RETRY_LATER, `${what}: ${http.message}`, { status: http.status }, http.retryAfterMs);
+
+  const a2a = findCause(err, isA(A2AError));
   if (a2a) {
     const reason = a2a.reason ?? 'UNKNOWN';
     if (reason === 'INVALID_AGENT_RESPONSE') return failure(FailureType.INVALID_AGENT_RESPONSE, `${what}: ${a2a.message}`, { reason });
     if (REFUSED_REASONS.has(reason)) return failure(FailureType.AGENT_REFUSED, `${what}: agent refused (${reason}): ${a2a.message}`, { reason });
     return failure(FailureType.RETRY_LATER, `${what}: agent error (${reason}): ${a2a.message}`, { reason });
   }
+
+  // The SDK reports HTTP errors without an A2A body, and what it could not read, as plain Errors.
   const message = err instanceof Error ? err.message : String(err);
-  return failure(FailureType.RETRY_LATER, `${what}: ${message}`);
+  const status = /^HTTP error for \S+! Status: (\d{3})/.exec(message)?.[1];
+  if (status?.startsWith('4')) return failure(FailureType.AGENT_REFUSED, `${what}: ${message.slice(0, 500)}`, { status: Number(status) });
+  if (status) return failure(FailureType.RETRY_LATER, `${what}: ${message.slice(0, 500)}`, { status: Number(status) });
+  if (findCause(err, isA(SyntaxError)) || /ID mismatch|missing 'result'|SSE event|missing payload/i.test(message)) {
+    return failure(FailureType.INVALID_AGENT_RESPONSE, `${what}: ${message.slice(0, 500)}`);
+  }
+  const cause = (err as { cause?: { message?: string; code?: string } } | undefined)?.cause;
+  const detail = cause?.message && cause.message !== message ? `${message} (${cause.code ?? cause.message})` : message;
+  return failure(FailureType.RETRY_LATER, `${what}: ${detail}`);
 }

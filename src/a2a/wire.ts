@@ -2,9 +2,9 @@
  * The boundary: SDK objects become wire JSON, wire JSON is validated into plain shared types.
  * Anything that does not validate is an `InvalidAgentResponse`, never a success.
  */
-import { Message as SdkMessage, Task as SdkTask, type SendMessageResult as SdkSendResult } from '@a2a-js/sdk';
+import { Message as SdkMessage, StreamResponse as SdkStreamResponse, Task as SdkTask, type SendMessageResult as SdkSendResult } from '@a2a-js/sdk';
 import type { z } from 'zod';
-import { MessageSchema, TaskSchema, type Message, type Part, type Task } from '../shared/a2a-types';
+import { MessageSchema, StreamEventSchema, TaskSchema, type Message, type Part, type StreamEvent, type Task } from '../shared/a2a-types';
 import { FailureType } from '../shared/failure-types';
 import { failure } from './errors';
 
@@ -27,6 +27,11 @@ export function taskFromSdk(task: SdkTask): Task {
 
 export function messageFromSdk(message: SdkMessage): Message {
   return parse(MessageSchema, SdkMessage.toJSON(message), 'Message');
+}
+
+/** One stream event (or push body): exactly one member, each validated. */
+export function streamEventFromSdk(event: SdkStreamResponse): StreamEvent {
+  return parse(StreamEventSchema, SdkStreamResponse.toJSON(event), 'stream event');
 }
 
 export type SendResult = { kind: 'task'; task: Task } | { kind: 'message'; message: Message };

@@ -7,7 +7,7 @@ import { DelegationNotFoundError, InvalidRequestError } from '../client/baton-cl
 import { ConfigError } from '../config/load';
 import { TemporalUnavailableError } from '../runtime/temporal-server';
 import { delegateCommand } from './commands/delegate';
-import { demoCommand } from './commands/demo';
+import { demoCommand, InterruptedError } from './commands/demo';
 import { devCommand } from './commands/dev';
 import { serveAgentsCommand } from './commands/serve-agents';
 import { showCommand } from './commands/show';
@@ -26,9 +26,9 @@ function run(action: () => Promise<number>): Promise<void> {
       process.exitCode = code;
     },
     (err: unknown) => {
-      const expected = err instanceof UsageError || err instanceof ConfigError || err instanceof InvalidRequestError || err instanceof DelegationNotFoundError || err instanceof TemporalUnavailableError;
+      const expected = err instanceof UsageError || err instanceof ConfigError || err instanceof InvalidRequestError || err instanceof DelegationNotFoundError || err instanceof TemporalUnavailableError || err instanceof InterruptedError;
       process.stderr.write(`baton: ${expected ? (err as Error).message : ((err as Error)?.stack ?? String(err))}\n`);
-      process.exitCode = err instanceof UsageError || err instanceof InvalidRequestError ? 2 : 1;
+      process.exitCode = err instanceof UsageError || err instanceof InvalidRequestError ? 2 : err instanceof InterruptedError ? 130 : 1;
     },
   );
 }

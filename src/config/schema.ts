@@ -6,6 +6,52 @@ import { z } from 'zod';
 
 const name = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'use lower-case letters, digits and -');
 
+const origin = z.url().refine((u) => new URL(u).origin === u.replace(/\/$/, ''), { message: 'must be an origin like https://host[:port], with no path' });
+
+/** How Baton authenticates to the agent. The value comes from the environment or a file, never from config or the card. */
+export const AgentAuthSchema = z
+  .object({
+    /** Header to send. Default Authorization. */
+    header: z.string().regex(/^[A-Za-z0-9-]+$/, 'must be an HTTP header name').default('Authorization'),
+    /** Prefix such as Bearer; omitted for API-key headers. */
+    scheme: z.string().regex(/^[A-Za-z0-9._-]+$/).optional(),
+    /** Environment variable that holds the credential. */
+    fromEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name').optional(),
+    /** File that holds the credential (trailing newline ignored). */
+    fromFile: z.string().min(1).optional(),
+  })
+  .strict()
+  .refine((a) => (a.fromEnv ? 1 : 0) + (a.fromFile ? 1 : 0) === 1, { message: 'set exactly one of fromEnv or fromFile' });
+export type AgentAuth = z.infer<typeof AgentAuthSchema>;
+
+/** Keys pinned for card signatures (JWS). */
+export const CardSignatureSchema = z
+  .object({
+    /** Refuse a card that carries no signature verifying against these keys. Default true. */
+    required: z.boolean().default(true),
+    keys: z
+      .array(z.object({ kid: z.string().min(1), jwk: z.record(z.string(), z.unknown()) }).strict())
+      .min(1, 'pin at least one public key (kid and jwk)'),
+  })
+  .strict();
+
+export const AgentLimitsSchema = z
+  .object({
+    /** Largest card accepted, in bytes. Default 64 KiB. */
+    maxCardBytes: z.number().int().positive().max(1024 * 1024).default(64 * 1024),
+    /** Largest response body, in bytes. Default 8 MiB. */
+    maxResponseBytes: z.number().int().positive().default(8 * 1024 * 1024),
+    /** Time to open a connection. Default 5000 ms. */
+    connectTimeoutMs: z.number().int().positive().default(5_000),
+    /** Longest silence while reading a response. Default 120000 ms. */
+    readTimeoutMs: z.number().int().positive().default(120_000),
+    /** Redirects followed, each re-checked; 0 refuses them. Default 3. */
+    maxRedirects: z.number().int().min(0).max(10).default(3),
+  })
+  .strict();
+export type AgentLimits = z.infer<typeof AgentLimitsSchema>;
+export const DEFAULT_LIMITS: AgentLimits = AgentLimitsSchema.parse({});
+
 export const AgentEntrySchema = z
   .object({
     /** Card URL, or the agent's base URL (then `/.well-known/agent-card.json` is appended). */
@@ -14,6 +60,11 @@ export const AgentEntrySchema = z
     allowHttp: z.boolean().default(false),
     /** Allow private, loopback and link-local addresses. Default false. */
     allowPrivateNetwork: z.boolean().default(false),
+    /** Origins besides the card's own that its interface URLs may point at. Default none. */
+    allowedOrigins: z.array(origin).default([]),
+    auth: AgentAuthSchema.optional(),
+    signature: CardSignatureSchema.optional(),
+    limits: AgentLimitsSchema.default(DEFAULT_LIMITS),
     /** Preferred binding when the card offers several. Default: the card's own order. */
     binding: z.enum(['JSONRPC', 'HTTP+JSON']).optional(),
     /** How to follow the remote task. Default auto (stream when the card supports it, else poll). */
@@ -43,3 +94,8 @@ export const ConfigSchema = z
   })
   .strict();
 export type BatonConfig = z.infer<typeof ConfigSchema>;
+
+/** An entry for an agent on this machine (demo and test agents): http and loopback allowed. */
+export function loopbackAgentEntry(url: string, extra: Partial<z.input<typeof AgentEntrySchema>> = {}): AgentEntry {
+  return AgentEntrySchema.parse({ card: url, allowHttp: true, allowPrivateNetwork: true, ...extra });
+}

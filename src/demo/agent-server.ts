@@ -4,7 +4,7 @@
  */
 import type { Server } from 'node:http';
 import express from 'express';
-import { AGENT_CARD_PATH, AgentCard } from '@a2a-js/sdk';
+import { AGENT_CARD_PATH, AgentCard, type AgentCardSignatureGenerator } from '@a2a-js/sdk';
 import { DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 
@@ -25,15 +25,15 @@ export interface RunningAgent {
   close(): Promise<void>;
 }
 
-export function demoCard(def: DemoAgentDefinition, baseUrl: string): AgentCard {
+export function demoCard(def: DemoAgentDefinition, baseUrl: string, protocol: '1.0' | '0.3' = '1.0'): AgentCard {
   return AgentCard.fromJSON({
     name: def.name,
     description: def.description,
     version: '0.1.0',
     provider: { organization: 'Baton demo', url: baseUrl },
     supportedInterfaces: [
-      { url: `${baseUrl}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
-      { url: `${baseUrl}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+      { url: `${baseUrl}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: protocol },
+      { url: `${baseUrl}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: protocol },
     ],
     capabilities: { streaming: def.streaming ?? false, pushNotifications: false },
     defaultInputModes: ['text/plain', 'application/json'],
@@ -49,6 +49,12 @@ export interface AgentServerOptions {
   port?: number;
   /** The URL others reach this agent at, written into its card. Default http://host:port. */
   publicUrl?: string;
+  /** Signs the served card (JWS), for agents whose registry entry pins a key. */
+  signer?: AgentCardSignatureGenerator;
+  /** A credential every A2A call must carry in `Authorization`; the card stays public. */
+  requireAuthorization?: string;
+  /** Serve the card's interfaces as A2A 0.3 only (JSON-RPC and HTTP+JSON through the SDK's compat layer). */
+  protocol?: '1.0' | '0.3';
 }
 
 export async function startAgentServer(def: DemoAgentDefinition, opts: AgentServerOptions = {}): Promise<RunningAgent> {
@@ -63,10 +69,17 @@ export async function startAgentServer(def: DemoAgentDefinition, opts: AgentServ
   const { port } = server.address() as { port: number };
   // The card names its own URLs, so the handlers are mounted once the port is known.
   const baseUrl = (opts.publicUrl ?? `http://${host}:${port}`).replace(/\/$/, '');
-  const requestHandler = new DefaultRequestHandler(demoCard(def, baseUrl), new InMemoryTaskStore(), def.executor);
-  app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler }));
-  app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
-  app.use('/a2a/rest', restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+  const protocol = opts.protocol ?? '1.0';
+  const card = demoCard(def, baseUrl, protocol);
+  const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), def.executor, undefined, undefined, undefined, undefined, opts.signer);
+  const legacyCompat = protocol === '0.3' ? { enabled: true } : undefined;
+  if (opts.requireAuthorization) {
+    const expected = opts.requireAuthorization;
+    app.use('/a2a', (req, res, next) => (req.headers.authorization === expected ? next() : res.status(401).json({ error: 'unauthorized' })));
+  }
+  app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler, legacyCompat }));
+  app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
+  app.use('/a2a/rest', restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
   return {
     name: def.name,
     url: baseUrl,

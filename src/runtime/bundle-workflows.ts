@@ -1,7 +1,7 @@
 /**
  * Builds the workflow bundle once (setup), so workers start without running webpack.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { projectRoot } from './project-root';
@@ -14,6 +14,30 @@ export function workflowBundlePath(): string {
 /** The workflows entry point, compiled or source, next to this file's own tree. */
 export function workflowsPath(): string {
   return require.resolve('../../workflows');
+}
+
+/** Newest modification time of the compiled files a bundle is made from. */
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestSource(path));
+    else if (entry.name.endsWith('.js')) newest = Math.max(newest, statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * The prebuilt bundle when it is at least as new as the compiled workflows and shared code; undefined
+ * when it is missing or stale (after a `tsc` without `npm run build`), so the worker bundles afresh.
+ */
+export function freshWorkflowBundlePath(): string | undefined {
+  const bundle = workflowBundlePath();
+  if (!existsSync(bundle)) return undefined;
+  const lib = dirname(bundle);
+  const sources = [join(lib, 'workflows'), join(lib, 'src', 'shared')].filter((d) => existsSync(d));
+  const newest = Math.max(0, ...sources.map(newestSource));
+  return statSync(bundle).mtimeMs >= newest ? bundle : undefined;
 }
 
 export async function buildWorkflowBundle(): Promise<string> {

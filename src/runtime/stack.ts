@@ -4,7 +4,7 @@
  */
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { Logger } from 'pino';
-import type { BatonConfig } from '../config/schema';
+import { loopbackAgentEntry, type BatonConfig } from '../config/schema';
 import { startAgentServer, type DemoAgentDefinition, type RunningAgent } from '../demo/agent-server';
 import { installTemporalRuntime } from './logger';
 import { startTemporal, type DevServerOptions, type RunningServer } from './temporal-server';
@@ -55,7 +55,7 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
       agents: {
         ...opts.config.agents,
         ...Object.fromEntries(
-          agents.map((a) => [a.name, { card: a.url, allowHttp: true, allowPrivateNetwork: true, observe: 'auto' as const, acceptance: opts.config.agents[a.name]?.acceptance ?? 'completed-with-artifact' }]),
+          agents.map((a) => [a.name, loopbackAgentEntry(a.url, { acceptance: opts.config.agents[a.name]?.acceptance })]),
         ),
       },
     };

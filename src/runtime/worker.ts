@@ -1,13 +1,12 @@
 /**
  * Builds a Baton worker: the workflow bundle, the activities with their dependencies, one task queue.
  */
-import { existsSync } from 'node:fs';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { createActivities, type ActivityDeps } from '../../activities';
 import { PolicyRegistry } from '../acceptance/policies';
 import type { BatonConfig } from '../config/schema';
-import { workflowBundlePath, workflowsPath } from './bundle-workflows';
+import { freshWorkflowBundlePath, workflowsPath } from './bundle-workflows';
 
 export interface BatonWorkerOptions {
   connection: NativeConnection;
@@ -18,18 +17,20 @@ export interface BatonWorkerOptions {
   /** Extra acceptance policies beside the built-in ones. */
   policies?: PolicyRegistry;
   /**
-   * Prebuilt workflow code. Default: `lib/workflow-bundle.js` when setup built it, else the
-   * workflows are bundled at start (a few seconds).
+   * Prebuilt workflow code. Default: `lib/workflow-bundle.js` when setup built it and it is not older
+   * than the compiled workflows, else the workflows are bundled at start (a few seconds).
    */
   workflowBundle?: { code: string } | { codePath: string };
   /** Passed to the activities (tests shorten the poll interval). */
-  activityOverrides?: Partial<Pick<ActivityDeps, 'poll' | 'fetchImpl' | 'cardTtlMs'>>;
+  activityOverrides?: Partial<Pick<ActivityDeps, 'poll' | 'lookup' | 'cardTtlMs'>>;
   /** Extra worker options (slots, shutdown grace). */
   workerOptions?: Partial<Pick<WorkerOptions, 'maxConcurrentActivityTaskExecutions' | 'maxConcurrentWorkflowTaskExecutions' | 'shutdownGraceTime'>>;
 }
 
 export async function createBatonWorker(opts: BatonWorkerOptions): Promise<Worker> {
-  const bundled = opts.workflowBundle ?? (existsSync(workflowBundlePath()) ? { codePath: workflowBundlePath() } : undefined);
+  const prebuilt = freshWorkflowBundlePath();
+  const bundled = opts.workflowBundle ?? (prebuilt ? { codePath: prebuilt } : undefined);
+  if (!bundled) opts.logger.info('no fresh prebuilt workflow bundle (npm run build makes one); bundling the workflows now');
   return Worker.create({
     connection: opts.connection,
     namespace: opts.namespace,

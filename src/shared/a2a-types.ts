@@ -96,3 +96,32 @@ export const SendMessageResultSchema = z.union([
   z.object({ message: MessageSchema }).strict(),
 ]);
 export type SendMessageResult = z.infer<typeof SendMessageResultSchema>;
+
+/** `TaskStatusUpdateEvent`: a state change of a task we follow. */
+export const StatusUpdateSchema = z.object({
+  taskId: z.string().min(1),
+  contextId: z.string().min(1),
+  status: TaskStatusSchema,
+  metadata,
+});
+export type StatusUpdate = z.infer<typeof StatusUpdateSchema>;
+
+/** `TaskArtifactUpdateEvent`: a whole artifact, or a chunk of one when `append` is true. */
+export const ArtifactUpdateSchema = z.object({
+  taskId: z.string().min(1),
+  contextId: z.string().min(1),
+  artifact: ArtifactSchema,
+  append: z.boolean().optional(),
+  lastChunk: z.boolean().optional(),
+  metadata,
+});
+export type ArtifactUpdate = z.infer<typeof ArtifactUpdateSchema>;
+
+/** `StreamResponse`: exactly one of task, message, statusUpdate, artifactUpdate (also a push body). */
+export const StreamEventSchema = z.union([
+  z.object({ task: TaskSchema }).strict(),
+  z.object({ message: MessageSchema }).strict(),
+  z.object({ statusUpdate: StatusUpdateSchema }).strict(),
+  z.object({ artifactUpdate: ArtifactUpdateSchema }).strict(),
+]);
+export type StreamEvent = z.infer<typeof StreamEventSchema>;

@@ -8,7 +8,7 @@ import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, type Worker } from '@temporalio/worker';
 import pino, { type Logger } from 'pino';
 import { PolicyRegistry } from '../../src/acceptance/policies';
-import type { AgentEntry } from '../../src/config/schema';
+import { loopbackAgentEntry, type AgentEntry } from '../../src/config/schema';
 import { workflowsPath } from '../../src/runtime/bundle-workflows';
 import { installTemporalRuntime } from '../../src/runtime/logger';
 import { startTemporal, type RunningServer } from '../../src/runtime/temporal-server';
@@ -35,9 +35,7 @@ export async function stopTestServer(): Promise<void> {
 }
 
 /** An agent entry for a loopback demo agent. */
-export function loopbackAgent(url: string, extra: Partial<AgentEntry> = {}): AgentEntry {
-  return { card: url, allowHttp: true, allowPrivateNetwork: true, observe: 'auto', acceptance: 'completed-with-artifact', ...extra };
-}
+export const loopbackAgent = loopbackAgentEntry;
 
 export interface TestWorkerContext {
   client: Client;

@@ -104,7 +104,7 @@ describe('delegation to supplier-qa', () => {
 
         const refused = await baton.result(await baton.start({ agent: 'plain-http', parts: REQUEST }));
         assert.equal(refused.outcome?.kind, 'ERROR');
-        assert.match(refused.outcome?.reasons[0] ?? '', /^TrustRefused: .*is not https/);
+        assert.match(refused.outcome?.reasons[0] ?? '', /^TrustRefused: .*only https is allowed/);
         assert.equal(refused.remote.taskId, undefined, 'nothing was sent to a refused agent');
       },
     );

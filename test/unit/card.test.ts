@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AgentCard } from '@a2a-js/sdk';
+import { DefaultAgentCardResolver } from '@a2a-js/sdk/client';
 import { cardUrlOf, chooseInterface } from '../../src/a2a/card';
 
 function fetched(interfaces: { url: string; protocolBinding: string; protocolVersion: string }[]) {
@@ -20,17 +21,37 @@ describe('card and interface choice', () => {
       { url: 'https://agent.example/rpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
       { url: 'https://agent.example/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
     ]);
-    assert.equal(chooseInterface('a', f).url, 'https://agent.example/rpc');
-    assert.equal(chooseInterface('a', f, 'HTTP+JSON').url, 'https://agent.example/rest');
+    assert.equal(chooseInterface('a', f, {}).url, 'https://agent.example/rpc');
+    assert.equal(chooseInterface('a', f, { binding: 'HTTP+JSON' }).url, 'https://agent.example/rest');
+  });
+
+  it('falls back to a 0.3 interface when no 1.0 one is offered', () => {
+    const f = fetched([{ url: 'https://agent.example/v03', protocolBinding: 'JSONRPC', protocolVersion: '0.3' }]);
+    assert.deepEqual(chooseInterface('a', f, {}), { url: 'https://agent.example/v03', binding: 'JSONRPC', protocolVersion: '0.3', tenant: '' });
+  });
+
+  it('reads a 0.3-shaped card through the compatibility layer', () => {
+    const card = new DefaultAgentCardResolver({ legacyCompat: { enabled: true } }).normalizeAgentCard({
+      name: 'old', description: 'old agent', url: 'https://agent.example/rpc', preferredTransport: 'JSONRPC', protocolVersion: '0.3.0', version: '1',
+      capabilities: {}, defaultInputModes: ['text/plain'], defaultOutputModes: ['text/plain'], skills: [],
+    });
+    const chosen = chooseInterface('a', { url: 'https://agent.example/.well-known/agent-card.json', card }, {});
+    assert.match(chosen.protocolVersion, /^0\.3(\.0)?$/);
+    assert.equal(chosen.url, 'https://agent.example/rpc');
+  });
+
+  it('accepts an interface on an allowlisted origin', () => {
+    const f = fetched([{ url: 'https://api.agent.example/rpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
+    assert.equal(chooseInterface('a', f, { allowedOrigins: ['https://api.agent.example'] }).url, 'https://api.agent.example/rpc');
   });
 
   it("refuses interfaces off the card's origin", () => {
     const f = fetched([{ url: 'https://evil.example/rpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
-    assert.throws(() => chooseInterface('a', f), (err: Error & { type?: string }) => err.type === 'TrustRefused' && /evil\.example/.test(err.message));
+    assert.throws(() => chooseInterface('a', f, {}), (err: Error & { type?: string }) => err.type === 'TrustRefused' && /evil\.example/.test(err.message));
   });
 
   it('says so when no supported interface exists', () => {
     const f = fetched([{ url: 'agent.example:443', protocolBinding: 'GRPC', protocolVersion: '1.0' }]);
-    assert.throws(() => chooseInterface('a', f), (err: Error & { type?: string }) => err.type === 'AgentRefused');
+    assert.throws(() => chooseInterface('a', f, {}), (err: Error & { type?: string }) => err.type === 'AgentRefused');
   });
 });

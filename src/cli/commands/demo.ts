@@ -12,9 +12,27 @@ import { exitCodeOf, formatRecord, printJson } from '../output';
 
 export const DEMO_REQUEST = 'Please verify inspection report inspection-92 against purchase order A1042.';
 
+function interrupted(): Promise<never> {
+  return new Promise((_resolve, reject) => {
+    const stop = (signal: NodeJS.Signals): void => reject(new InterruptedError(signal));
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
+
+export class InterruptedError extends Error {
+  constructor(signal: NodeJS.Signals) {
+    super(`interrupted by ${signal}; everything the demo started has been stopped`);
+    this.name = 'InterruptedError';
+  }
+}
+
 export async function demoCommand(opts: { json?: boolean; config?: string }): Promise<number> {
   const logger = createLogger({ app: 'baton-demo' });
   const { config } = loadConfig(opts.config);
+  // Listen from the start: a signal during start-up must still end the wait below.
+  const interruption = interrupted();
+  interruption.catch(() => {});
   const stack = await startStack({ config, logger, server: { uiPort: false }, agents: [supplierQa()] });
   try {
     const connection = await Connection.connect({ address: stack.server.address });
@@ -22,7 +40,9 @@ export async function demoCommand(opts: { json?: boolean; config?: string }): Pr
       const baton = new BatonClient(connection, { namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue, caller: config.caller });
       const id = await baton.start({ agent: 'supplier-qa', parts: [{ text: DEMO_REQUEST, mediaType: 'text/plain' }] });
       logger.info({ delegationId: id }, 'delegation started');
-      const record = await baton.result(id);
+      // A Ctrl-C (or CI's SIGTERM) also reaches the worker through Temporal's Runtime, so waiting on
+      // would never end: stop waiting, and let the finally blocks take the stack down.
+      const record = await Promise.race([baton.result(id), interruption]);
       if (opts.json) printJson(record);
       else process.stdout.write(`\n${formatRecord(record)}\n\n`);
       return exitCodeOf(record);

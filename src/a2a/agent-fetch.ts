@@ -1,0 +1,116 @@
+/**
+ * The fetch used for one agent: the guarded fetch under the agent entry's policy, plus the agent's
+ * credential (read at call time from the environment or a file, so it never enters history), plus
+ * HTTP statuses that say "authentication refused" or "try later" turned into typed errors.
+ */
+import { readFileSync } from 'node:fs';
+import type { AgentAuth, AgentEntry } from '../config/schema';
+import { findOneofViolation } from '../shared/wire-checks';
+import { createGuardedFetch, type FetchPolicy, type Lookup } from './guarded-fetch';
+
+/** An HTTP answer that decides the outcome by its status alone. */
+export class AgentHttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly kind: 'auth' | 'retry',
+    message: string,
+    /** From `Retry-After`, when the agent sent one. */
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+    this.name = 'AgentHttpError';
+  }
+}
+
+/** A credential that cannot be read: a configuration problem, not the agent's. */
+export class MissingCredentialError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'MissingCredentialError';
+  }
+}
+
+const RETRY_STATUSES = new Set([408, 429, 502, 503, 504]);
+
+/** Parses `Retry-After` (seconds or an HTTP date) into ms; undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const at = Date.parse(trimmed);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+export function policyOf(entry: AgentEntry, maxResponseBytes = entry.limits.maxResponseBytes): FetchPolicy {
+  return {
+    allowHttp: entry.allowHttp,
+    allowPrivateNetwork: entry.allowPrivateNetwork,
+    maxResponseBytes,
+    connectTimeoutMs: entry.limits.connectTimeoutMs,
+    readTimeoutMs: entry.limits.readTimeoutMs,
+    maxRedirects: entry.limits.maxRedirects,
+  };
+}
+
+/** Reads the credential now. Throws MissingCredentialError naming the variable or file. */
+export function credentialOf(agentName: string, auth: AgentAuth): string {
+  let value: string | undefined;
+  if (auth.fromEnv) {
+    value = process.env[auth.fromEnv];
+    if (!value) throw new MissingCredentialError(`agent ${agentName}: auth.fromEnv names ${auth.fromEnv}, which is not set`);
+  } else if (auth.fromFile) {
+    try {
+      value = readFileSync(auth.fromFile, 'utf8').replace(/\r?\n$/, '');
+    } catch (err) {
+      throw new MissingCredentialError(`agent ${agentName}: auth.fromFile ${auth.fromFile} cannot be read (${(err as Error).message})`);
+    }
+    if (!value) throw new MissingCredentialError(`agent ${agentName}: auth.fromFile ${auth.fromFile} is empty`);
+  }
+  return auth.scheme ? `${auth.scheme} ${value}` : (value as string);
+}
+
+/** An answer whose JSON breaks the protocol's shape before any reader sees it. */
+export class MalformedAnswerError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'MalformedAnswerError';
+  }
+}
+
+/**
+ * Reads a JSON (non-stream) body, refuses it when an object carries several oneof members, and hands
+ * on the same bytes. Streams pass through: their events are validated one by one after the SDK.
+ */
+async function checkedJson(agentName: string, res: Response): Promise<Response> {
+  const type = res.headers.get('content-type') ?? '';
+  if (!/json/i.test(type) || !res.body) return res;
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return new Response(text, { status: res.status, statusText: res.statusText, headers: res.headers });
+  }
+  const violation = findOneofViolation(json);
+  if (violation) throw new MalformedAnswerError(`agent ${agentName}: malformed answer: ${violation}`);
+  return new Response(text, { status: res.status, statusText: res.statusText, headers: res.headers });
+}
+
+export function createAgentFetch(agentName: string, entry: AgentEntry, opts: { lookup?: Lookup; maxResponseBytes?: number } = {}): typeof fetch {
+  const guarded = createGuardedFetch(policyOf(entry, opts.maxResponseBytes), { lookup: opts.lookup });
+  return (async (input: string | URL | Request, init: RequestInit = {}) => {
+    const headers = new Headers(init.headers);
+    if (entry.auth) headers.set(entry.auth.header, credentialOf(agentName, entry.auth));
+    const res = await guarded(input, { ...init, headers });
+    if (res.status === 401 || res.status === 403) {
+      void res.body?.cancel();
+      throw new AgentHttpError(res.status, 'auth', `agent ${agentName}: authentication refused (HTTP ${res.status})`);
+    }
+    if (RETRY_STATUSES.has(res.status)) {
+      void res.body?.cancel();
+      const retryAfterMs = parseRetryAfter(res.headers.get('retry-after'));
+      throw new AgentHttpError(res.status, 'retry', `agent ${agentName}: HTTP ${res.status}${retryAfterMs !== undefined ? `, retry after ${retryAfterMs} ms` : ''}`, retryAfterMs);
+    }
+    return checkedJson(agentName, res);
+  }) as typeof fetch;
+}
