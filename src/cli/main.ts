@@ -6,6 +6,8 @@ import { Command, InvalidArgumentError } from 'commander';
 import { DelegationNotFoundError, InvalidRequestError } from '../client/baton-client';
 import { ConfigError } from '../config/load';
 import { TemporalUnavailableError } from '../runtime/temporal-server';
+import { agentsCommand } from './commands/agents';
+import { configCheckCommand } from './commands/config-check';
 import { delegateCommand } from './commands/delegate';
 import { demoCommand, InterruptedError } from './commands/demo';
 import { devCommand } from './commands/dev';
@@ -88,5 +90,19 @@ program
   .argument('<id>', 'delegation id')
   .option('--json', 'print JSON')
   .action((id: string, o: { json?: boolean }) => run(() => showCommand(id, { ...o, ...globals() })));
+
+program
+  .command('agents')
+  .description('list the agent registry with the state of each card (fetched under its trust policy)')
+  .option('--json', 'print JSON')
+  .action((o: { json?: boolean }) => run(() => agentsCommand({ ...o, ...globals() })));
+
+program
+  .command('config')
+  .description('work with the config file')
+  .command('check')
+  .description('validate the config file; every problem names the field and the fix')
+  .option('--json', 'print JSON')
+  .action((o: { json?: boolean }) => run(() => configCheckCommand({ ...o, ...globals() })));
 
 void program.parseAsync(process.argv);

@@ -23,17 +23,29 @@ export interface LoadedConfig {
   path?: string;
 }
 
-/** Formats zod issues as `field.path: problem`. */
-export function describeIssues(error: z.ZodError): string[] {
+/** Formats zod issues as `field.path: problem and fix`. */
+export function describeIssues(error: z.ZodError, input?: unknown): string[] {
+  const valueAt = (path: PropertyKey[]): unknown =>
+    path.reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined), input);
   return error.issues.map((issue) => {
     const field = issue.path.length ? issue.path.join('.') : '(top level)';
+    if (issue.code === 'unrecognized_keys') {
+      return `${field}: unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}: remove it or fix its spelling (fields are listed in docs/configuration.md)`;
+    }
+    if (issue.code === 'invalid_value' && 'values' in issue) {
+      return `${field}: must be one of ${(issue.values as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    }
+    if (issue.code === 'invalid_type') {
+      const value = valueAt(issue.path);
+      return `${field}: ${value === undefined ? 'is required' : `must be a ${issue.expected} (got ${Array.isArray(value) ? 'a list' : `a ${typeof value}`})`}`;
+    }
     return `${field}: ${issue.message}`;
   });
 }
 
 export function parseConfig(raw: unknown, source = 'config'): BatonConfig {
   const result = ConfigSchema.safeParse(raw ?? {});
-  if (!result.success) throw new ConfigError(`${source} is not valid:`, describeIssues(result.error));
+  if (!result.success) throw new ConfigError(`${source} is not valid:`, describeIssues(result.error, raw));
   return applyEnv(result.data);
 }
 

@@ -79,6 +79,20 @@ describe('delegation to supplier-qa', () => {
     });
   });
 
+  it('delegates to a 0.3 agent through the compatibility layer and records the interface', async () => {
+    const old = await startAgentServer(supplierQa({ workMs: 50 }), { protocol: '0.3' });
+    try {
+      await withWorker({ 'old-qa': loopbackAgent(old.url) }, async (ctx) => {
+        const baton = batonOf(ctx);
+        const record = await baton.result(await baton.start({ agent: 'old-qa', parts: REQUEST }));
+        assert.equal(record.outcome?.kind, 'ACCEPTED');
+        assert.match(record.agent.interface?.protocolVersion ?? '', /^0\.3/);
+      });
+    } finally {
+      await old.close();
+    }
+  });
+
   it('keeps the agent refusal as REMOTE_REJECTED with its words', async () => {
     await withWorker({ 'supplier-qa': loopbackAgent(agent.url) }, async (ctx) => {
       const baton = batonOf(ctx);

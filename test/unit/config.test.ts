@@ -19,14 +19,16 @@ describe('config', () => {
       (err: unknown) => {
         assert.ok(err instanceof ConfigError);
         assert.match(err.message, /agents\.supplier-qa\.card: must be an absolute http\(s\) URL/);
-        assert.match(err.message, /agents\.supplier-qa\.observe/);
+        assert.match(err.message, /agents\.supplier-qa\.observe: must be one of "auto", "stream", "poll", "push"/);
         return true;
       },
     );
   });
 
   it('refuses unknown fields', () => {
-    assert.throws(() => parseConfig({ agents: { a: { card: 'https://a.example', alowHttp: true } } }), /alowHttp/);
+    assert.throws(() => parseConfig({ agents: { a: { card: 'https://a.example', alowHttp: true } } }), /agents\.a: unknown field "alowHttp": remove it or fix its spelling/);
+    assert.throws(() => parseConfig({ agents: { a: { card: 'https://a.example', allowHttp: 'yes' } } }), /agents\.a\.allowHttp: must be a boolean \(got a string\)/);
+    assert.throws(() => parseConfig({ agents: { a: {} } }), /agents\.a\.card: is required/);
   });
 
   it('says which file is missing or broken', () => {

@@ -1,0 +1,50 @@
+/**
+ * `baton config check`: validates the config file and what it points at on this machine (credential
+ * variables and files, pinned keys), without calling any agent.
+ */
+import { ConfigError, loadConfig } from '../../config/load';
+import { credentialOf } from '../../a2a/agent-fetch';
+import { printJson } from '../output';
+
+export interface ConfigReport {
+  file?: string;
+  ok: boolean;
+  agents: string[];
+  problems: string[];
+}
+
+export function checkConfig(configPath?: string): ConfigReport {
+  let loaded;
+  try {
+    loaded = loadConfig(configPath);
+  } catch (err) {
+    if (err instanceof ConfigError) return { ok: false, agents: [], problems: err.problems.length ? err.problems : [err.message] };
+    throw err;
+  }
+  const problems: string[] = [];
+  for (const [name, entry] of Object.entries(loaded.config.agents)) {
+    if (entry.auth) {
+      try {
+        credentialOf(name, entry.auth);
+      } catch (err) {
+        problems.push(`agents.${name}.auth: ${(err as Error).message.replace(`agent ${name}: `, '')}; set it before starting a worker`);
+      }
+    }
+    for (const [i, key] of (entry.signature?.keys ?? []).entries()) {
+      if (typeof key.jwk.kty !== 'string') problems.push(`agents.${name}.signature.keys.${i}.jwk: not a JWK (no "kty"); paste the agent's public key as JSON`);
+      if ('d' in key.jwk) problems.push(`agents.${name}.signature.keys.${i}.jwk: this is a private key ("d" is present); pin the public key only`);
+    }
+    if (entry.allowHttp && !/^http:\/\/(127\.|localhost|\[::1\])/.test(entry.card)) {
+      problems.push(`agents.${name}.allowHttp: true for a non-loopback card URL; use https, or keep allowHttp for local agents only`);
+    }
+  }
+  return { file: loaded.path, ok: problems.length === 0, agents: Object.keys(loaded.config.agents), problems };
+}
+
+export function configCheckCommand(opts: { json?: boolean; config?: string }): Promise<number> {
+  const report = checkConfig(opts.config);
+  if (opts.json) printJson(report);
+  else if (report.ok) process.stdout.write(`${report.file ?? 'built-in defaults'}: ok (${report.agents.length} agent(s): ${report.agents.join(', ') || 'none'})\n`);
+  else process.stdout.write(`${report.file ?? 'config'}: ${report.problems.length} problem(s)\n${report.problems.map((p) => `  - ${p}`).join('\n')}\n`);
+  return Promise.resolve(report.ok ? 0 : 1);
+}

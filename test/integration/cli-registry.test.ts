@@ -1,0 +1,78 @@
+/**
+ * `baton agents` and `baton config check`, run as a user runs them, against real agents on loopback.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { AgentStatus } from '../../src/cli/commands/agents';
+import type { ConfigReport } from '../../src/cli/commands/config-check';
+import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
+import { supplierQa } from '../../src/demo/supplier-qa';
+import { runCli, userEnv } from '../helpers/cli';
+import { RawAgent } from '../helpers/raw-agent';
+
+describe('baton agents and baton config check', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'baton-registry-'));
+  const raw = new RawAgent();
+  let qa: RunningAgent;
+  before(async () => {
+    qa = await startAgentServer(supplierQa());
+    await raw.start();
+    raw.card = () => ({ body: JSON.stringify(raw.validCard({ supportedInterfaces: [{ url: 'https://elsewhere.example/rpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] })) });
+  });
+  after(async () => {
+    await qa.close();
+    await raw.close();
+  });
+
+  it('lists each agent with the state of its card', async () => {
+    const config = join(dir, 'agents.yaml');
+    writeFileSync(
+      config,
+      [
+        'agents:',
+        `  supplier-qa: { card: "${qa.url}", allowHttp: true, allowPrivateNetwork: true }`,
+        `  wanderer: { card: "${raw.url}", allowHttp: true, allowPrivateNetwork: true }`,
+        `  no-allowance: { card: "${qa.url}", allowHttp: true }`,
+        '  gone: { card: "http://127.0.0.1:9/", allowHttp: true, allowPrivateNetwork: true, limits: { connectTimeoutMs: 500 } }',
+      ].join('\n'),
+    );
+    const run = await runCli(['--config', config, 'agents', '--json'], userEnv());
+    assert.equal(run.code, 0, run.stderr);
+    const byName = Object.fromEntries((JSON.parse(run.stdout) as AgentStatus[]).map((s) => [s.name, s]));
+    assert.equal(byName['supplier-qa']?.state, 'ok');
+    assert.equal(byName['supplier-qa']?.interface?.url, `${qa.url}/a2a/jsonrpc`);
+    assert.match(byName['supplier-qa']?.cardSha256 ?? '', /^[0-9a-f]{64}$/);
+    assert.equal(byName.wanderer?.state, 'refused');
+    assert.match(byName.wanderer?.reason ?? '', /off the card's origin/);
+    assert.equal(byName['no-allowance']?.state, 'refused');
+    assert.match(byName['no-allowance']?.reason ?? '', /loopback address and the agent entry does not set allowPrivateNetwork/);
+    assert.equal(byName.gone?.state, 'unreachable');
+
+    const text = await runCli(['--config', config, 'agents'], userEnv());
+    assert.match(text.stdout, /^supplier-qa +ok +http/m);
+  });
+
+  it('names the field and the fix for every problem', async () => {
+    const config = join(dir, 'broken.yaml');
+    writeFileSync(config, ['agents:', '  qa:', '    card: qa.example', '    observe: sometimes', '    alowHttp: true', '    auth: { scheme: Bearer, fromEnv: BATON_TEST_UNSET_TOKEN }'].join('\n'));
+    const run = await runCli(['--config', config, 'config', 'check', '--json'], userEnv({ BATON_TEST_UNSET_TOKEN: undefined }));
+    assert.equal(run.code, 1);
+    const report = JSON.parse(run.stdout) as ConfigReport;
+    assert.equal(report.ok, false);
+    assert.ok(report.problems.some((p) => p.startsWith('agents.qa.card: must be an absolute http(s) URL')));
+    assert.ok(report.problems.some((p) => p === 'agents.qa.observe: must be one of "auto", "stream", "poll", "push"'));
+    assert.ok(report.problems.some((p) => p.startsWith('agents.qa: unknown field "alowHttp": remove it or fix its spelling')));
+
+    const good = join(dir, 'good.yaml');
+    writeFileSync(good, ['agents:', '  qa:', '    card: https://qa.example', '    auth: { scheme: Bearer, fromEnv: BATON_TEST_UNSET_TOKEN }'].join('\n'));
+    const missing = await runCli(['--config', good, 'config', 'check'], userEnv({ BATON_TEST_UNSET_TOKEN: undefined }));
+    assert.equal(missing.code, 1);
+    assert.match(missing.stdout, /agents\.qa\.auth: auth\.fromEnv names BATON_TEST_UNSET_TOKEN, which is not set/);
+    const present = await runCli(['--config', good, 'config', 'check'], userEnv({ BATON_TEST_UNSET_TOKEN: 'x' }));
+    assert.equal(present.code, 0, present.stdout);
+    assert.match(present.stdout, /ok \(1 agent\(s\): qa\)/);
+  });
+});
