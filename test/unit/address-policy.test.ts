@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { classifyAddress, refusalFor } from '../../src/a2a/address-policy';
+
+describe('address policy', () => {
+  const cases: [string, ReturnType<typeof classifyAddress>][] = [
+    ['8.8.8.8', 'public'],
+    ['2001:4860:4860::8888', 'public'],
+    ['10.1.2.3', 'private'],
+    ['172.16.0.1', 'private'],
+    ['192.168.1.1', 'private'],
+    ['100.64.0.1', 'private'],
+    ['fd12:3456::1', 'private'],
+    ['127.0.0.1', 'loopback'],
+    ['::1', 'loopback'],
+    ['::ffff:127.0.0.1', 'loopback'],
+    ['::ffff:10.0.0.1', 'private'],
+    ['169.254.1.1', 'link-local'],
+    ['fe80::1', 'link-local'],
+    ['169.254.169.254', 'metadata'],
+    ['::ffff:169.254.169.254', 'metadata'],
+    ['fd00:ec2::254', 'metadata'],
+    ['100.100.100.200', 'metadata'],
+    ['0.0.0.0', 'reserved'],
+    ['::', 'reserved'],
+    ['224.0.0.1', 'reserved'],
+    ['64:ff9b::a00:1', 'reserved'],
+    ['not-an-ip', 'reserved'],
+  ];
+  for (const [address, expected] of cases) {
+    it(`${address} is ${expected}`, () => assert.equal(classifyAddress(address), expected));
+  }
+
+  it('opens only private and loopback ranges with allowPrivateNetwork', () => {
+    assert.equal(refusalFor('8.8.8.8', false), undefined);
+    assert.match(refusalFor('10.0.0.1', false) ?? '', /private address and the agent entry does not set allowPrivateNetwork/);
+    assert.equal(refusalFor('10.0.0.1', true), undefined);
+    assert.equal(refusalFor('127.0.0.1', true), undefined);
+    assert.match(refusalFor('169.254.169.254', true) ?? '', /metadata address, never allowed/);
+    assert.match(refusalFor('fe80::1', true) ?? '', /link-local address, never allowed/);
+  });
+});
