@@ -15,7 +15,7 @@ import type { BatonConfig } from '../src/config/schema';
 import type { Part } from '../src/shared/a2a-types';
 import type { ResolvedAgent, RemoteSnapshot } from '../src/shared/delegation-types';
 import { FailureType } from '../src/shared/failure-types';
-import { isSettled } from '../src/shared/remote-state';
+import { isSettled, statusKey } from '../src/shared/remote-state';
 
 export interface ActivityDeps {
   config: Pick<BatonConfig, 'agents'>;
@@ -74,6 +74,24 @@ export function createActivities(deps: ActivityDeps) {
     return client;
   }
 
+  async function sendTurn(input: { delegationId: string; agent: ResolvedAgent; turn: SendTurn }): Promise<SendOutcome> {
+    const log = deps.logger.child({ delegationId: input.delegationId, agent: input.agent.name, messageId: input.turn.messageId });
+    const client = await clientFor(input.agent);
+    const sentAt = new Date().toISOString();
+    const result = await client.send(input.turn, cancellationSignal());
+    if (result.kind === 'message') {
+      log.info({ replyMessageId: result.message.messageId }, 'agent replied with a direct Message');
+      return {
+        kind: 'message',
+        sentAt,
+        reply: { messageId: result.message.messageId, parts: result.message.parts, ...(result.message.contextId ? { contextId: result.message.contextId } : {}) },
+      };
+    }
+    const snapshot = snapshotOf(result.task);
+    log.info({ remoteTaskId: snapshot.taskId, contextId: snapshot.contextId, state: snapshot.state }, input.turn.taskId ? 'turn sent' : 'remote task created');
+    return { kind: 'task', snapshot, sentAt };
+  }
+
   return {
     /** Fetches and checks the card; the snapshot goes into history (this result) for audit. */
     async resolveAgent(input: { delegationId: string; agent: string }): Promise<{ agent: ResolvedAgent; card: CardSnapshot }> {
@@ -93,29 +111,43 @@ export function createActivities(deps: ActivityDeps) {
       return { agent, card: fetched.snapshot };
     },
 
-    async sendTurn(input: { delegationId: string; agent: ResolvedAgent; turn: SendTurn }): Promise<SendOutcome> {
-      const log = deps.logger.child({ delegationId: input.delegationId, agent: input.agent.name, messageId: input.turn.messageId });
+    sendTurn,
+
+    /**
+     * Sends the turn that answers AUTH_REQUIRED: the credential is read here, from the worker's
+     * environment, so only its name is in history.
+     */
+    async sendAuthTurn(input: { delegationId: string; agent: ResolvedAgent; turn: Omit<SendTurn, 'parts'>; secretEnv: string }): Promise<SendOutcome> {
+      const value = process.env[input.secretEnv];
+      if (!value) throw failure(FailureType.CONFIG_INVALID, `authorize names ${input.secretEnv}, which is not set on the worker`);
+      return sendTurn({ delegationId: input.delegationId, agent: input.agent, turn: { ...input.turn, parts: [{ data: { credential: value }, mediaType: 'application/json' }] } });
+    },
+
+    /**
+     * Requests CancelTask. When the agent says the task cannot be cancelled (it settled first), reads
+     * the task: the caller records what really happened.
+     */
+    async cancelRemoteTask(input: { delegationId: string; agent: ResolvedAgent; taskId: string }): Promise<RemoteSnapshot> {
+      const log = deps.logger.child({ delegationId: input.delegationId, agent: input.agent.name, remoteTaskId: input.taskId });
       const client = await clientFor(input.agent);
-      const sentAt = new Date().toISOString();
-      const result = await client.send(input.turn, cancellationSignal());
-      if (result.kind === 'message') {
-        log.info({ replyMessageId: result.message.messageId }, 'agent replied with a direct Message');
-        return {
-          kind: 'message',
-          sentAt,
-          reply: { messageId: result.message.messageId, parts: result.message.parts, ...(result.message.contextId ? { contextId: result.message.contextId } : {}) },
-        };
+      try {
+        const task = await client.cancel(input.taskId, cancellationSignal());
+        log.info({ state: task.status.state }, 'remote cancel requested');
+        return snapshotOf(task);
+      } catch (err) {
+        const reason = ((err as { details?: unknown[] }).details?.[0] as { reason?: string } | undefined)?.reason;
+        if (reason !== 'TASK_NOT_CANCELABLE') throw err;
+        const task = await client.getTask(input.taskId, cancellationSignal());
+        log.info({ state: task.status.state }, 'remote task could not be cancelled; recorded its real state');
+        return snapshotOf(task);
       }
-      const snapshot = snapshotOf(result.task);
-      log.info({ remoteTaskId: snapshot.taskId, contextId: snapshot.contextId, state: snapshot.state }, 'remote task created');
-      return { kind: 'task', snapshot, sentAt };
     },
 
     /**
      * Polls GetTask with growing pauses until the task settles (terminal or interrupted), heartbeating
      * each round so a dead worker is noticed and a cancel gets through. Polls add nothing to history.
      */
-    async awaitRemoteTask(input: { delegationId: string; agent: ResolvedAgent; taskId: string }): Promise<RemoteSnapshot> {
+    async awaitRemoteTask(input: { delegationId: string; agent: ResolvedAgent; taskId: string; staleStatusKey?: string }): Promise<RemoteSnapshot> {
       const log = deps.logger.child({ delegationId: input.delegationId, agent: input.agent.name, remoteTaskId: input.taskId });
       const client = await clientFor(input.agent);
       let pause = poll.initialMs;
@@ -130,7 +162,11 @@ export function createActivities(deps: ActivityDeps) {
           lastState = task.status.state;
         }
         heartbeat({ state: task.status.state });
-        if (isSettled(task.status.state)) return snapshotOf(task);
+        if (isSettled(task.status.state)) {
+          const snapshot = snapshotOf(task);
+          // The question we already answered is not news: keep waiting for the agent's next status.
+          if (statusKey(snapshot) !== input.staleStatusKey) return snapshot;
+        }
         await sleep(pause);
         pause = Math.min(Math.round(pause * 1.5), poll.maxMs);
       }

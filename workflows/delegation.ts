@@ -1,24 +1,27 @@
 /**
  * delegationWorkflow: one local parent task that owns one remote A2A task (or one direct reply).
- * Thin: it wires activities to `DelegationState`, where the decisions live.
+ * Thin: it wires activities, Updates and cancellation to `DelegationState`, where the decisions live.
  */
 import {
   ActivityFailure,
   ApplicationFailure,
+  CancellationScope,
+  condition,
   isCancellation,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
+  allHandlersFinished,
 } from '@temporalio/workflow';
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
-import type { BatonActivities } from '../activities';
-import { DelegationState } from '../src/shared/delegation-state';
-import type { DelegationInput, DelegationRecord, Outcome } from '../src/shared/delegation-types';
+import type { BatonActivities, SendOutcome } from '../activities';
+import { DelegationState, type NextStep } from '../src/shared/delegation-state';
+import { AnswerSchema, AuthorizeSchema, CancelSchema, type DelegationInput, type DelegationRecord, type Outcome, type ResolvedAgent } from '../src/shared/delegation-types';
 import { isPermanentFailure, NON_RETRYABLE_FAILURES } from '../src/shared/failure-types';
 import { turnMessageId } from '../src/shared/ids';
 import { SA_AGENT, SA_OUTCOME, SA_REMOTE_STATE, SA_REMOTE_TASK_ID, SA_STATUS, SA_TENANT } from '../src/shared/search-attributes';
-import { statusQuery } from './messages';
+import { answerUpdate, authorizeUpdate, cancelUpdate, statusQuery } from './messages';
 
 const retry = {
   initialInterval: '1s',
@@ -31,7 +34,7 @@ const retry = {
 const quick = proxyActivities<BatonActivities>({ startToCloseTimeout: '30s', retry });
 
 // 👉 The wait on the remote task is one long activity: polls and heartbeats add nothing to history,
-// and the heartbeat timeout is how a dead worker is noticed.
+// and the heartbeat timeout is how a dead worker is noticed (and how a cancel reaches it).
 const observe = proxyActivities<BatonActivities>({ startToCloseTimeout: '24h', heartbeatTimeout: '30s', retry });
 
 /** Turns an activity failure into an ERROR outcome; anything else (cancellation, bugs) is rethrown. */
@@ -39,7 +42,7 @@ function errorOutcome(err: unknown): Outcome {
   if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) {
     const cause = err.cause;
     const permanent = cause.nonRetryable || isPermanentFailure(cause.type);
-    const prefix = permanent ? cause.type ?? 'Error' : `${cause.type ?? 'Error'} (gave up after ${retry.maximumAttempts} attempts)`;
+    const prefix = permanent ? (cause.type ?? 'Error') : `${cause.type ?? 'Error'} (gave up after ${retry.maximumAttempts} attempts)`;
     return { kind: 'ERROR', reasons: [`${prefix}: ${cause.message}`] };
   }
   if (err instanceof ActivityFailure) {
@@ -48,10 +51,18 @@ function errorOutcome(err: unknown): Outcome {
   throw err;
 }
 
+/** Validators run synchronously before an Update is accepted; a throw refuses it without history. */
+function refuse(reason: string | undefined): void {
+  if (reason) throw ApplicationFailure.nonRetryable(reason, 'Refused');
+}
+
 export async function delegationWorkflow(input: DelegationInput): Promise<DelegationRecord> {
   const id = workflowInfo().workflowId;
   const state = new DelegationState(id, input);
-  setHandler(statusQuery, () => state.record);
+  let agent: ResolvedAgent | undefined;
+  let turns = 0;
+  // Everything that talks to the agent runs in this scope, so a cancel can stop it mid-call.
+  const work = new CancellationScope();
 
   const publish = (): void => {
     const r = state.record;
@@ -65,48 +76,137 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
     if (r.outcome) pairs.push({ key: SA_OUTCOME, value: r.outcome.kind });
     upsertSearchAttributes(pairs);
   };
+
+  setHandler(statusQuery, () => state.record);
+
+  setHandler(
+    answerUpdate,
+    async (answer) => {
+      state.queue({ requestId: answer.requestId, kind: 'input', parts: answer.parts });
+      await condition(() => state.sentAs(answer.requestId) !== undefined || state.status === 'SETTLED');
+      return { messageId: state.sentAs(answer.requestId) ?? '' };
+    },
+    {
+      validator: (answer) => {
+        const parsed = AnswerSchema.safeParse(answer);
+        refuse(parsed.success ? state.refuseAnswer('input', answer.requestId, answer.caller) : `invalid answer: ${parsed.error.issues[0]?.message}`);
+      },
+    },
+  );
+
+  setHandler(
+    authorizeUpdate,
+    async (auth) => {
+      state.queue({ requestId: auth.requestId, kind: 'auth', secretEnv: auth.secretRef.fromEnv });
+      await condition(() => state.sentAs(auth.requestId) !== undefined || state.status === 'SETTLED');
+      return { messageId: state.sentAs(auth.requestId) ?? '' };
+    },
+    {
+      validator: (auth) => {
+        const parsed = AuthorizeSchema.safeParse(auth);
+        refuse(parsed.success ? state.refuseAnswer('auth', auth.requestId, auth.caller) : `invalid authorize: ${parsed.error.issues[0]?.message}`);
+      },
+    },
+  );
+
+  setHandler(
+    cancelUpdate,
+    async (req) => {
+      if (state.requestCancel(`${req.caller.tenant}/${req.caller.user}`, req.reason ?? `cancelled by ${req.caller.user}`)) work.cancel();
+      await condition(() => state.status === 'SETTLED');
+      return state.record;
+    },
+    {
+      validator: (req) => {
+        const parsed = CancelSchema.safeParse(req);
+        refuse(parsed.success ? (state.refuseCaller(req.caller) ?? (state.status === 'SETTLED' ? 'the delegation has already settled' : undefined)) : `invalid cancel: ${parsed.error.issues[0]?.message}`);
+      },
+    },
+  );
+
   publish();
 
-  try {
-    // The card snapshot stays in this activity's result in history (audit); only the small part travels on.
-    const { agent } = await quick.resolveAgent({ delegationId: id, agent: input.agent });
+  /** Sends one turn and records it; the first creates the remote task. */
+  const send = async (resolved: ResolvedAgent, queued?: ReturnType<DelegationState['takeQueued']>): Promise<SendOutcome> => {
+    turns += 1;
+    const messageId = turnMessageId(id, turns);
+    const remote = state.record.remote;
+    const onTask = remote.taskId && remote.contextId ? { taskId: remote.taskId, contextId: remote.contextId } : {};
+    const sent =
+      queued?.kind === 'auth'
+        ? await quick.sendAuthTurn({ delegationId: id, agent: resolved, turn: { messageId, ...onTask }, secretEnv: queued.secretEnv })
+        : await quick.sendTurn({
+            delegationId: id,
+            agent: resolved,
+            turn: queued ? { messageId, parts: queued.parts, ...onTask } : { messageId, parts: input.parts, contextId: input.contextId, referenceTaskIds: input.referenceTaskIds },
+          });
+    if (queued) state.answered(queued.requestId, messageId, sent.sentAt);
+    else state.turnSent(messageId, sent.sentAt);
+    return sent;
+  };
+
+  /** Resolve, send, observe, route answers, accept. Returns once the delegation has an outcome. */
+  const run = async (): Promise<void> => {
+    agent = (await quick.resolveAgent({ delegationId: id, agent: input.agent })).agent;
     const policy = state.resolved(agent);
-
-    const messageId = turnMessageId(id, 1);
-    const sent = await quick.sendTurn({
-      delegationId: id,
-      agent,
-      turn: { messageId, parts: input.parts, contextId: input.contextId, referenceTaskIds: input.referenceTaskIds },
-    });
-    state.turnSent(messageId, sent.sentAt);
-
+    let sent = await send(agent);
     if (sent.kind === 'message') {
       state.replied(sent.reply);
       const decision = await quick.evaluateAcceptance({ delegationId: id, policy, candidate: { artifacts: [], reply: { parts: sent.reply.parts } } });
       state.decided(decision.accepted, decision.reasons);
-    } else {
-      let next = state.observed(sent.snapshot);
-      publish();
+      return;
+    }
+    const taskId = sent.snapshot.taskId;
+    let next: NextStep = state.observed(sent.snapshot);
+    publish();
+    for (;;) {
       while (next.kind === 'observe') {
-        next = state.observed(await observe.awaitRemoteTask({ delegationId: id, agent, taskId: sent.snapshot.taskId }));
+        next = state.observed(await observe.awaitRemoteTask({ delegationId: id, agent, taskId, staleStatusKey: state.staleStatusKey }));
         publish();
       }
-      if (next.kind === 'accept') {
-        const decision = await quick.evaluateAcceptance({ delegationId: id, policy, candidate: { artifacts: state.record.artifacts } });
-        state.decided(decision.accepted, decision.reasons);
-      } else if (next.kind === 'end') {
-        state.settle(next.outcome);
-      } else {
-        state.settle({
-          kind: 'ERROR',
-          reasons: [`the agent asked for ${state.record.remote.state === 'TASK_STATE_AUTH_REQUIRED' ? 'authentication' : 'input'}; answering interrupted tasks is not supported yet`],
-        });
-      }
+      if (next.kind !== 'interrupted') break;
+      // 👉 Waiting for a person holds no activity slot: only this condition, until an Update queues an answer.
+      await condition(() => state.hasQueued);
+      sent = await send(agent, state.takeQueued());
+      if (sent.kind === 'message') throw ApplicationFailure.nonRetryable('agent answered a turn on a task with a direct Message', 'InvalidAgentResponse');
+      next = state.observed(sent.snapshot);
+      publish();
     }
+    if (next.kind === 'accept') {
+      const decision = await quick.evaluateAcceptance({ delegationId: id, policy, candidate: { artifacts: state.record.artifacts } });
+      state.decided(decision.accepted, decision.reasons);
+    } else if (next.kind === 'end') {
+      state.settle(next.outcome);
+    }
+  };
+
+  try {
+    await work.run(run);
   } catch (err) {
-    if (isCancellation(err)) throw err;
-    state.settle(errorOutcome(err));
+    if (!isCancellation(err)) {
+      state.settle(errorOutcome(err));
+    } else {
+      // Cancelled by a caller (Update) or by cancelling the workflow itself (e.g. a parent's cancel).
+      state.requestCancel('temporal', 'the workflow was cancelled');
+      publish();
+      await CancellationScope.nonCancellable(async () => {
+        const taskId = state.record.remote.taskId;
+        const settled = state.record.remote.state && ['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED'].includes(state.record.remote.state);
+        if (!agent || !taskId || settled) {
+          state.cancelled('CANCELED');
+          return;
+        }
+        try {
+          state.cancelled('CANCELED', await quick.cancelRemoteTask({ delegationId: id, agent, taskId }));
+        } catch (cancelErr) {
+          const why = errorOutcome(cancelErr).reasons[0] ?? 'unknown';
+          state.cancelled('CANCELED');
+          state.record.outcome?.reasons.push(`remote cancel could not be requested: ${why}`);
+        }
+      });
+    }
   }
   publish();
+  await condition(allHandlersFinished);
   return state.record;
 }

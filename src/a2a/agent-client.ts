@@ -50,6 +50,15 @@ export class AgentClient {
     }
   }
 
+  /** CancelTask; the updated task. TaskNotCancelable arrives as an AgentRefused failure. */
+  async cancel(taskId: string, signal?: AbortSignal): Promise<Task> {
+    try {
+      return taskFromSdk(await this.client.cancelTask({ tenant: '', id: taskId, metadata: undefined }, { signal }));
+    } catch (err) {
+      throw toFailure(err, `agent ${this.agentName}: CancelTask ${taskId}`);
+    }
+  }
+
   async getTask(taskId: string, signal?: AbortSignal): Promise<Task> {
     try {
       return taskFromSdk(await this.client.getTask({ tenant: '', id: taskId, historyLength: 0 }, { signal }));

@@ -16,6 +16,8 @@ export function snapshotOf(task: Task): RemoteSnapshot {
     contextId: task.contextId,
     state: task.status.state,
     ...(statusText ? { statusText } : {}),
+    ...(task.status.message?.parts.length ? { statusParts: task.status.message.parts } : {}),
+    ...(task.status.message?.messageId ? { statusMessageId: task.status.message.messageId } : {}),
     ...(task.status.timestamp ? { remoteTimestamp: task.status.timestamp } : {}),
     observedAt: new Date().toISOString(),
     artifacts: (task.artifacts ?? []).map((a) => recordArtifact(a)),

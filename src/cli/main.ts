@@ -30,7 +30,9 @@ function run(action: () => Promise<number>): Promise<void> {
     (err: unknown) => {
       const expected = err instanceof UsageError || err instanceof ConfigError || err instanceof InvalidRequestError || err instanceof DelegationNotFoundError || err instanceof TemporalUnavailableError || err instanceof InterruptedError;
       process.stderr.write(`baton: ${expected ? (err as Error).message : ((err as Error)?.stack ?? String(err))}\n`);
-      process.exitCode = err instanceof UsageError || err instanceof InvalidRequestError ? 2 : err instanceof InterruptedError ? 130 : 1;
+      process.exitCode = err instanceof UsageError || err instanceof InvalidRequestError ? 2 : 1;
+      // A client call may still be retrying after an interruption; nothing is left to finish.
+      if (err instanceof InterruptedError) process.exit(130);
     },
   );
 }

@@ -2,13 +2,13 @@
  * The typed client for applications: start a delegation, wait for it, read its record.
  */
 import { randomUUID } from 'node:crypto';
-import { Client, WorkflowNotFoundError, type ConnectionLike } from '@temporalio/client';
+import { Client, WorkflowNotFoundError, WorkflowUpdateFailedError, type ConnectionLike } from '@temporalio/client';
 import type { Part } from '../shared/a2a-types';
 import { DelegationInputSchema, type DelegationRecord } from '../shared/delegation-types';
 import { DELEGATION_ID_PREFIX } from '../shared/ids';
 import { describeIssues } from '../config/load';
 import type { delegationWorkflow } from '../../workflows/delegation';
-import { statusQuery } from '../../workflows/messages';
+import { answerUpdate, authorizeUpdate, cancelUpdate, statusQuery } from '../../workflows/messages';
 
 /** Who is calling. Every delegation has a tenant and an owner. */
 export interface Caller {
@@ -30,6 +30,14 @@ export class InvalidRequestError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'InvalidRequestError';
+  }
+}
+
+/** The delegation refused the request (stale request id, another tenant, not waiting, malformed). */
+export class RequestRefusedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RequestRefusedError';
   }
 }
 
@@ -82,15 +90,63 @@ export class BatonClient {
     }
   }
 
-  /** The record now: the result once settled, the live status while it runs. */
+  /**
+   * The record now: the result once settled, the live status while it runs. A delegation of another
+   * tenant is reported as not found, so its existence does not leak.
+   */
   async show(id: string): Promise<DelegationRecord> {
     const handle = this.client.workflow.getHandle<typeof delegationWorkflow>(id);
+    let record: DelegationRecord;
     try {
       const description = await handle.describe();
-      if (description.status.name === 'COMPLETED') return await handle.result();
-      return await handle.query(statusQuery);
+      record = description.status.name === 'COMPLETED' ? await handle.result() : await handle.query(statusQuery);
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) throw new DelegationNotFoundError(id);
+      throw err;
+    }
+    if (record.tenant !== this.opts.caller.tenant) throw new DelegationNotFoundError(id);
+    return record;
+  }
+
+  /**
+   * Reads the record until `done` holds for it (the record is only readable by asking), every
+   * `intervalMs` (default 250). For progress displays and scripted answers.
+   */
+  async until(id: string, done: (record: DelegationRecord) => boolean, intervalMs = 250): Promise<DelegationRecord> {
+    for (;;) {
+      const record = await this.show(id);
+      if (done(record)) return record;
+      await new Promise((r) => setTimeout(r, intervalMs));
+    }
+  }
+
+  /** Answers the pending input request; resolves once the answer went out to the agent. */
+  answer(id: string, requestId: string, parts: Part[]): Promise<{ messageId: string }> {
+    return this.update(id, () =>
+      this.client.workflow.getHandle(id).executeUpdate(answerUpdate, { args: [{ requestId, parts, caller: this.opts.caller }] }),
+    );
+  }
+
+  /** Authorizes the pending auth request with the name of an environment variable on the worker. */
+  authorize(id: string, requestId: string, fromEnv: string): Promise<{ messageId: string }> {
+    return this.update(id, () =>
+      this.client.workflow.getHandle(id).executeUpdate(authorizeUpdate, { args: [{ requestId, secretRef: { fromEnv }, caller: this.opts.caller }] }),
+    );
+  }
+
+  /** Cancels the delegation (and the remote task); resolves with the settled record. */
+  cancel(id: string, reason?: string): Promise<DelegationRecord> {
+    return this.update(id, () =>
+      this.client.workflow.getHandle(id).executeUpdate(cancelUpdate, { args: [{ caller: this.opts.caller, ...(reason ? { reason } : {}) }] }),
+    );
+  }
+
+  private async update<T>(id: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) throw new DelegationNotFoundError(id);
+      if (err instanceof WorkflowUpdateFailedError) throw new RequestRefusedError(`delegation ${id} refused: ${err.cause?.message ?? err.message}`);
       throw err;
     }
   }

@@ -12,23 +12,26 @@ export interface SupplierQaOptions {
   workMs?: number;
 }
 
-/** Reads the order and report references from the request's text or data parts. */
-export function requestedReferences(message: Message): { order?: string; report?: string } {
+/** Reads the order, report and serial-number references from the request's text or data parts. */
+export function requestedReferences(message: Message): { order?: string; report?: string; serial?: string } {
   const json = Message.toJSON(message) as { parts?: { text?: string; data?: unknown }[] };
   let order: string | undefined;
   let report: string | undefined;
+  let serial: string | undefined;
   for (const part of json.parts ?? []) {
     if (part.data && typeof part.data === 'object') {
       const d = part.data as Record<string, unknown>;
       if (typeof d.order === 'string') order ??= d.order;
       if (typeof d.report === 'string') report ??= d.report;
+      if (typeof d.serial === 'string') serial ??= d.serial;
     }
     if (typeof part.text === 'string') {
       order ??= /\b[A-Z]\d{4}\b/.exec(part.text)?.[0];
       report ??= /\binspection-\d+\b/.exec(part.text)?.[0];
+      serial ??= /\bSN-[A-Z0-9-]+\b/.exec(part.text)?.[0];
     }
   }
-  return { order, report };
+  return { order, report, serial };
 }
 
 const now = (): string => new Date().toISOString();
@@ -59,14 +62,24 @@ class SupplierQaExecutor implements AgentExecutor {
       ),
     );
     bus.publish(status(taskId, contextId, 'TASK_STATE_WORKING', 'Inspecting the report'));
-    const { order, report } = requestedReferences(ctx.userMessage);
+    // A follow-up turn carries only the answer: the order and report come from the first message.
+    const first = ctx.task?.history?.[0] ? requestedReferences(ctx.task.history[0]) : {};
+    const latest = requestedReferences(ctx.userMessage);
+    const order = latest.order ?? first.order;
+    const report = latest.report ?? first.report;
+    const serial = latest.serial ?? first.serial;
     if (!order || !report) {
       bus.publish(status(taskId, contextId, 'TASK_STATE_REJECTED', 'Name an order (like A1042) and an inspection report (like inspection-92).'));
       bus.finished();
       return;
     }
+    if (!serial) {
+      bus.publish(status(taskId, contextId, 'TASK_STATE_INPUT_REQUIRED', `What is the serial number of the inspected product (like SN-4471)?`));
+      bus.finished();
+      return;
+    }
     await new Promise((r) => setTimeout(r, this.workMs));
-    const verdict = { order, report, verdict: 'pass', checks: [{ name: 'dimensions', result: 'pass' }, { name: 'surface finish', result: 'pass' }] };
+    const verdict = { order, report, serial, verdict: 'pass', checks: [{ name: 'dimensions', result: 'pass' }, { name: 'surface finish', result: 'pass' }] };
     bus.publish(
       AgentEvent.artifactUpdate(
         TaskArtifactUpdateEvent.fromJSON({
@@ -90,7 +103,7 @@ class SupplierQaExecutor implements AgentExecutor {
 export function supplierQa(opts: SupplierQaOptions = {}): DemoAgentDefinition {
   return {
     name: 'supplier-qa',
-    description: 'Verifies inspection reports against purchase orders and answers with a JSON verdict.',
+    description: 'Verifies inspection reports against purchase orders and answers with a JSON verdict; asks for the product serial number when the request lacks one.',
     skills: [
       {
         id: 'verify-inspection',

@@ -3,14 +3,22 @@
  * methods; every decision about what an event means is here, unit-tested without Temporal.
  */
 import type { Part } from './a2a-types';
-import type { DelegationInput, DelegationRecord, DelegationStatus, Outcome, RemoteSnapshot, ResolvedAgent } from './delegation-types';
-import { outcomeOfRemoteEnd } from './remote-state';
+import type { Caller, DelegationInput, DelegationRecord, DelegationStatus, Outcome, PendingRequest, RemoteSnapshot, ResolvedAgent } from './delegation-types';
+import { outcomeOfRemoteEnd, statusKey } from './remote-state';
 
 /** What to do after an observation. */
 export type NextStep = { kind: 'observe' } | { kind: 'accept' } | { kind: 'end'; outcome: Outcome } | { kind: 'interrupted' };
 
+/** An accepted answer waiting to go out as the next turn. */
+export type QueuedTurn = { requestId: string; kind: 'input'; parts: Part[] } | { requestId: string; kind: 'auth'; secretEnv: string };
+
 export class DelegationState {
   readonly record: DelegationRecord;
+  private requests = 0;
+  private queued?: QueuedTurn;
+  private readonly sentFor = new Map<string, string>();
+  /** The status we last answered: seeing it again is a stale snapshot, not a new question. */
+  private answeredKey?: string;
 
   constructor(id: string, input: DelegationInput) {
     this.record = {
@@ -60,9 +68,120 @@ export class DelegationState {
     if (snapshot.state === 'TASK_STATE_COMPLETED') return { kind: 'accept' };
     const ended = outcomeOfRemoteEnd(snapshot.state, snapshot.statusText);
     if (ended) return { kind: 'end', outcome: ended };
-    if (snapshot.state === 'TASK_STATE_INPUT_REQUIRED' || snapshot.state === 'TASK_STATE_AUTH_REQUIRED') return { kind: 'interrupted' };
+    if (snapshot.state === 'TASK_STATE_INPUT_REQUIRED' || snapshot.state === 'TASK_STATE_AUTH_REQUIRED') {
+      if (statusKey(snapshot) === this.answeredKey) {
+        this.record.status = 'REMOTE_ACTIVE';
+        return { kind: 'observe' };
+      }
+      this.interrupted(snapshot);
+      return { kind: 'interrupted' };
+    }
     this.record.status = 'REMOTE_ACTIVE';
     return { kind: 'observe' };
+  }
+
+  /** Opens a pending request for an interrupted task; each interruption gets a new request id. */
+  private interrupted(snapshot: RemoteSnapshot): void {
+    const kind = snapshot.state === 'TASK_STATE_AUTH_REQUIRED' ? 'auth' : 'input';
+    this.requests += 1;
+    const pending: PendingRequest = {
+      kind,
+      requestId: `${this.record.id}/request-${this.requests}`,
+      prompt: snapshot.statusParts ?? [],
+      taskId: snapshot.taskId,
+      contextId: snapshot.contextId,
+      observedAt: snapshot.observedAt,
+      statusKey: statusKey(snapshot),
+    };
+    this.record.pending = pending;
+    this.record.status = kind === 'auth' ? 'WAITING_AUTH' : 'WAITING_INPUT';
+  }
+
+  /** The remote status already answered, which observation must not stop at again. */
+  get staleStatusKey(): string | undefined {
+    return this.answeredKey;
+  }
+
+  /** How many times the agent has asked for input or authentication. */
+  get interruptions(): number {
+    return this.requests;
+  }
+
+  /** Why `caller` may not act on this delegation, or undefined. contextId is never a permission. */
+  refuseCaller(caller: Caller): string | undefined {
+    return caller.tenant === this.record.tenant ? undefined : `caller of tenant ${caller.tenant} has no access to this delegation`;
+  }
+
+  /** Why an answer (`input`) or authorization (`auth`) for `requestId` is refused, or undefined. */
+  refuseAnswer(kind: 'input' | 'auth', requestId: string, caller: Caller): string | undefined {
+    const denied = this.refuseCaller(caller);
+    if (denied) return denied;
+    const pending = this.record.pending;
+    if (this.record.status === 'SETTLED' || this.record.cancel) return 'the delegation is no longer waiting';
+    if (!pending) return 'no request is pending';
+    if (pending.requestId !== requestId) return `request ${requestId} is not the pending one (${pending.requestId})`;
+    if (pending.kind !== kind) return `the pending request is for ${pending.kind === 'auth' ? 'authentication: use authorize' : 'input: use answer'}`;
+    if (this.queued) return `request ${requestId} is already answered`;
+    return undefined;
+  }
+
+  /** Queues a validated answer; the workflow sends it as the next turn. */
+  queue(turn: QueuedTurn): void {
+    this.queued = turn;
+  }
+
+  /** The queued turn, taken once. */
+  takeQueued(): QueuedTurn | undefined {
+    const turn = this.queued;
+    this.queued = undefined;
+    return turn;
+  }
+
+  get hasQueued(): boolean {
+    return this.queued !== undefined;
+  }
+
+  /** Records that the answer to `requestId` went out as `messageId`, and clears the pending request. */
+  answered(requestId: string, messageId: string, sentAt: string): void {
+    this.sentFor.set(requestId, messageId);
+    this.turnSent(messageId, sentAt);
+    this.answeredKey = this.record.pending?.statusKey;
+    this.record.pending = null;
+    this.record.status = 'REMOTE_ACTIVE';
+  }
+
+  /** The messageId the answer to `requestId` went out as, once sent. */
+  sentAs(requestId: string): string | undefined {
+    return this.sentFor.get(requestId);
+  }
+
+  /** Marks a cancel as asked for; returns false when one was already asked for or it is settled. */
+  requestCancel(by: string, reason: string): boolean {
+    if (this.record.cancel || this.record.status === 'SETTLED') return false;
+    this.record.cancel = { by, reason };
+    this.record.status = 'CANCELLING';
+    this.record.pending = null;
+    return true;
+  }
+
+  /** The outcome of a cancel, given the remote task's state after CancelTask (or GetTask). */
+  cancelled(kind: 'CANCELED' | 'TIMED_OUT', final?: RemoteSnapshot): Outcome {
+    if (final) this.observedOnly(final);
+    const remote = this.record.remote.state;
+    const reasons = [this.record.cancel?.reason ?? 'cancelled'];
+    if (!this.record.remote.taskId) reasons.push('no remote task had been created');
+    else if (remote === 'TASK_STATE_CANCELED') reasons.push('remote task CANCELED');
+    else if (remote) reasons.push(`remote task ended ${remote.replace('TASK_STATE_', '')} before the cancel reached it; its result is not accepted`);
+    return this.settle({ kind, reasons });
+  }
+
+  /** Records a snapshot without deciding anything (used while cancelling). */
+  private observedOnly(snapshot: RemoteSnapshot): void {
+    const status = this.record.status;
+    const pending = this.record.pending;
+    this.observed(snapshot);
+    this.record.status = status;
+    this.record.pending = pending;
   }
 
   replied(reply: { messageId: string; parts: Part[]; contextId?: string }): void {

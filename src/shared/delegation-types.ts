@@ -35,6 +35,37 @@ const identifier = z
   .max(128)
   .regex(/^[A-Za-z0-9][A-Za-z0-9._:@/-]*$/, 'use letters, digits and . _ : @ / - (starting with a letter or digit)');
 
+/** Who is calling: every delegation has a tenant and an owner; callers of another tenant are refused. */
+export const CallerSchema = z.object({ tenant: identifier, user: identifier }).strict();
+export type Caller = z.infer<typeof CallerSchema>;
+
+/** Update `answer`: parts for the pending INPUT_REQUIRED request, sent as a new turn on the same task. */
+export const AnswerSchema = z
+  .object({
+    requestId: z.string().min(1).max(300),
+    parts: z.array(PartSchema).min(1).max(64),
+    caller: CallerSchema,
+  })
+  .strict();
+export type Answer = z.infer<typeof AnswerSchema>;
+
+/**
+ * Update `authorize`: a reference to a credential for the pending AUTH_REQUIRED request. Only the
+ * reference enters history; the worker reads the value when it sends the turn.
+ */
+export const AuthorizeSchema = z
+  .object({
+    requestId: z.string().min(1).max(300),
+    secretRef: z.object({ fromEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name') }).strict(),
+    caller: CallerSchema,
+  })
+  .strict();
+export type Authorize = z.infer<typeof AuthorizeSchema>;
+
+/** Update `cancel`: stop the delegation and request CancelTask on the remote task. */
+export const CancelSchema = z.object({ caller: CallerSchema, reason: z.string().max(500).optional() }).strict();
+export type CancelRequest = z.infer<typeof CancelSchema>;
+
 export const DelegationInputSchema = z.object({
   /** Agent name in the registry (config). */
   agent: identifier,
@@ -93,9 +124,26 @@ export interface RemoteSnapshot {
   statusText?: string;
   /** When the agent says the state was reached. */
   remoteTimestamp?: string;
+  /** The parts of the agent's status message (its question, when it asks one). */
+  statusParts?: Part[];
+  /** The agent's id for that status message. */
+  statusMessageId?: string;
   /** When we observed it. */
   observedAt: string;
   artifacts: ArtifactRecord[];
+}
+
+/** What the delegation is waiting for. The prompt is the agent's text: untrusted data, shown, never obeyed. */
+export interface PendingRequest {
+  kind: 'input' | 'auth';
+  /** Deterministic: `<delegation id>/request-<n>`. Answers must name it. */
+  requestId: string;
+  prompt: Part[];
+  taskId: string;
+  contextId: string;
+  observedAt: string;
+  /** Identifies the remote status that asked (see `statusKey`). */
+  statusKey: string;
 }
 
 export interface StateChange {
@@ -119,7 +167,9 @@ export interface DelegationRecord {
   remote: { taskId?: string; contextId?: string; state?: TaskState; history: StateChange[] };
   /** A direct Message reply, when the agent answered without a task. */
   reply?: { messageId: string; parts: Part[] };
-  pending: null;
+  pending: PendingRequest | null;
+  /** Set once a cancel was asked for (by a caller, or by cancelling the workflow). */
+  cancel?: { by: string; reason: string };
   turns: Turn[];
   artifacts: ArtifactRecord[];
   /** The acceptance policy in force; known once the agent is resolved. */

@@ -3,7 +3,7 @@
  * state means locally. COMPLETED is only a candidate: acceptance decides (see acceptance step).
  */
 import type { TaskState } from './a2a-types';
-import type { Outcome } from './delegation-types';
+import type { Outcome, RemoteSnapshot } from './delegation-types';
 
 export type StateClass = 'active' | 'interrupted' | 'terminal';
 
@@ -43,4 +43,12 @@ export function outcomeOfRemoteEnd(state: TaskState, statusText?: string): Outco
     default:
       return undefined;
   }
+}
+
+/**
+ * Identifies one remote status. After we answer a question, the agent's first reply (and a GetTask
+ * right after) may still show the question we answered; only a status with another key is news.
+ */
+export function statusKey(snapshot: Pick<RemoteSnapshot, 'state' | 'remoteTimestamp' | 'statusMessageId'>): string {
+  return `${snapshot.state}|${snapshot.remoteTimestamp ?? ''}|${snapshot.statusMessageId ?? ''}`;
 }

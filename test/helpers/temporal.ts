@@ -51,7 +51,7 @@ export interface TestWorkerContext {
 export async function withWorker<T>(
   agents: Record<string, AgentEntry>,
   fn: (ctx: TestWorkerContext) => Promise<T>,
-  opts: { policies?: PolicyRegistry; logLines?: Record<string, unknown>[] } = {},
+  opts: { policies?: PolicyRegistry; logLines?: Record<string, unknown>[]; poll?: { initialMs: number; maxMs: number } } = {},
 ): Promise<T> {
   installTemporalRuntime(pino({ level: 'warn' }, pino.destination(2)));
   const { address, namespace } = await testServer();
@@ -75,7 +75,7 @@ export async function withWorker<T>(
       logger,
       policies: opts.policies,
       workflowBundle: await testBundle(),
-      activityOverrides: { poll: { initialMs: 50, maxMs: 500 } },
+      activityOverrides: { poll: opts.poll ?? { initialMs: 50, maxMs: 500 } },
     });
     const client = new Client({ connection, namespace });
     return await worker.runUntil(fn({ client, taskQueue, worker, logger }));

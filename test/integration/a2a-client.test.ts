@@ -19,7 +19,7 @@ import { supplierQa } from '../../src/demo/supplier-qa';
 import { TASK_STATES, type Task } from '../../src/shared/a2a-types';
 import { RawAgent } from '../helpers/raw-agent';
 
-const REQUEST = { messageId: 'm-1', parts: [{ text: 'Verify inspection-92 against order A1042' }] };
+const REQUEST = { messageId: 'm-1', parts: [{ text: 'Verify inspection-92 against order A1042, product SN-4471' }] };
 
 /** Resolves chosen names to chosen addresses; everything else through the system resolver. */
 function lookupWith(names: Record<string, string>): Lookup {

@@ -46,7 +46,7 @@ describe('baton dev', () => {
     assert.match(first.stdout, new RegExp(`Web UI {7}http://127\\.0\\.0\\.1:${uiPort}`));
     const firstServer = serverPid(first.logs());
 
-    const delegated = await runCli(['delegate', '--agent', 'supplier-qa', '--text', 'Verify inspection-92 against order A1042', '--wait', '--json'], clientEnv);
+    const delegated = await runCli(['delegate', '--agent', 'supplier-qa', '--text', 'Verify inspection-92 against order A1042, product SN-4471', '--wait', '--json'], clientEnv);
     assert.equal(delegated.code, 0, delegated.stderr);
     const record = JSON.parse(delegated.stdout) as DelegationRecord;
     assert.equal(record.outcome?.kind, 'ACCEPTED');

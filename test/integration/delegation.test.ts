@@ -12,7 +12,7 @@ import { statusQuery } from '../../workflows/messages';
 import { loopbackAgent, withWorker, type TestWorkerContext } from '../helpers/temporal';
 
 const caller = { tenant: 'acme', user: 'ops-1' };
-const REQUEST = [{ text: 'Verify inspection report inspection-92 against order A1042', mediaType: 'text/plain' }];
+const REQUEST = [{ text: 'Verify inspection report inspection-92 against order A1042 for product SN-4471', mediaType: 'text/plain' }];
 
 function batonOf(ctx: TestWorkerContext): BatonClient {
   return new BatonClient(ctx.client.connection, { namespace: ctx.client.options.namespace, taskQueue: ctx.taskQueue, caller });

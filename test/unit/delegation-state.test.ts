@@ -55,3 +55,44 @@ describe('DelegationState', () => {
     assert.throws(() => turnMessageId('dlg-1', 0), RangeError);
   });
 });
+
+describe('DelegationState: pending requests, access and cancel', () => {
+  const caller = { tenant: 'acme', user: 'ops-2' };
+  const asked = (at: string, messageId = 'q1') =>
+    snap('TASK_STATE_INPUT_REQUIRED', at, { remoteTimestamp: at, statusMessageId: messageId, statusParts: [{ text: 'Serial number?' }] });
+
+  it('opens a request with a deterministic id, and validates answers against it', () => {
+    const s = new DelegationState('d1', input);
+    assert.equal(s.observed(asked('t1')).kind, 'interrupted');
+    assert.equal(s.record.pending?.requestId, 'd1/request-1');
+    assert.equal(s.status, 'WAITING_INPUT');
+    assert.equal(s.refuseAnswer('input', 'd1/request-1', caller), undefined);
+    assert.match(s.refuseAnswer('input', 'd1/request-0', caller) ?? '', /not the pending one/);
+    assert.match(s.refuseAnswer('auth', 'd1/request-1', caller) ?? '', /use answer/);
+    assert.match(s.refuseAnswer('input', 'd1/request-1', { tenant: 'globex', user: 'x' }) ?? '', /no access/);
+    s.queue({ requestId: 'd1/request-1', kind: 'input', parts: [{ text: 'SN-1' }] });
+    assert.match(s.refuseAnswer('input', 'd1/request-1', caller) ?? '', /already answered/);
+  });
+
+  it('treats the answered question seen again as stale, and a new question as new', () => {
+    const s = new DelegationState('d1', input);
+    s.observed(asked('t1'));
+    s.answered('d1/request-1', 'd1/turn-2', 't2');
+    assert.equal(s.sentAs('d1/request-1'), 'd1/turn-2');
+    assert.equal(s.observed(asked('t1')).kind, 'observe', 'the same status again is not a new question');
+    assert.equal(s.status, 'REMOTE_ACTIVE');
+    assert.equal(s.observed(asked('t3', 'q2')).kind, 'interrupted');
+    assert.equal(s.record.pending?.requestId, 'd1/request-2');
+  });
+
+  it('records what the remote really did when cancelled', () => {
+    const s = new DelegationState('d1', input);
+    s.observed(snap('TASK_STATE_WORKING', 't1'));
+    assert.equal(s.requestCancel('acme/ops-1', 'order withdrawn'), true);
+    assert.equal(s.requestCancel('acme/ops-1', 'again'), false);
+    const outcome = s.cancelled('CANCELED', snap('TASK_STATE_COMPLETED', 't2'));
+    assert.deepEqual(outcome, { kind: 'CANCELED', reasons: ['order withdrawn', 'remote task ended COMPLETED before the cancel reached it; its result is not accepted'] });
+    assert.equal(s.record.remote.state, 'TASK_STATE_COMPLETED');
+    assert.equal(s.status, 'SETTLED');
+  });
+});

@@ -11,6 +11,8 @@ import { startStack } from '../../runtime/stack';
 import { exitCodeOf, formatRecord, printJson } from '../output';
 
 export const DEMO_REQUEST = 'Please verify inspection report inspection-92 against purchase order A1042.';
+/** What the demo's "person" answers when the agent asks for the serial number. */
+export const DEMO_ANSWER = 'SN-4471';
 
 function interrupted(): Promise<never> {
   return new Promise((_resolve, reject) => {
@@ -32,7 +34,8 @@ export async function demoCommand(opts: { json?: boolean; config?: string }): Pr
   const { config } = loadConfig(opts.config);
   // Listen from the start: a signal during start-up must still end the wait below.
   const interruption = interrupted();
-  interruption.catch(() => {});
+  let wasInterrupted = false;
+  interruption.catch(() => (wasInterrupted = true));
   const stack = await startStack({ config, logger, server: { uiPort: false }, agents: [supplierQa()] });
   try {
     const connection = await Connection.connect({ address: stack.server.address });
@@ -42,12 +45,21 @@ export async function demoCommand(opts: { json?: boolean; config?: string }): Pr
       logger.info({ delegationId: id }, 'delegation started');
       // A Ctrl-C (or CI's SIGTERM) also reaches the worker through Temporal's Runtime, so waiting on
       // would never end: stop waiting, and let the finally blocks take the stack down.
+      const asked = await Promise.race([baton.until(id, (r) => r.pending !== null || r.outcome !== undefined), interruption]);
+      if (asked.pending?.kind === 'input') {
+        const question = asked.pending.prompt.map((p) => p.text ?? '').join(' ');
+        // The agent's words are data: printed quoted, never acted on.
+        process.stderr.write(`agent asks (request ${asked.pending.requestId}): ${JSON.stringify(question)}\nanswering: ${DEMO_ANSWER}\n`);
+        await Promise.race([baton.answer(id, asked.pending.requestId, [{ text: DEMO_ANSWER, mediaType: 'text/plain' }]), interruption]);
+      }
       const record = await Promise.race([baton.result(id), interruption]);
       if (opts.json) printJson(record);
       else process.stdout.write(`\n${formatRecord(record)}\n\n`);
       return exitCodeOf(record);
     } finally {
-      await connection.close();
+      // 👉 After an interruption a client call may still be retrying; closing its channel under it
+      // would crash the process from a timer. The process is about to exit anyway.
+      if (!wasInterrupted) await connection.close();
     }
   } finally {
     await stack.stop();

@@ -44,7 +44,7 @@ export async function devCommand(opts: DevOptions): Promise<number> {
     `  Config       ${path ?? '(built-in defaults)'}`,
     ...stack.agents.map((a) => `  Agent        ${a.name.padEnd(12)} ${a.url}`),
     '',
-    'Try:  npx baton delegate --agent supplier-qa --text "Verify inspection-92 against order A1042" --wait',
+    'Try:  npx baton delegate --agent supplier-qa --text "Verify inspection-92 against order A1042, product SN-4471" --wait',
     'Stop: Ctrl-C',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
