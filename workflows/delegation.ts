@@ -16,7 +16,7 @@ import {
 } from '@temporalio/workflow';
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import type { BatonActivities, SendOutcome } from '../activities';
-import { DelegationState, type NextStep } from '../src/shared/delegation-state';
+import { DelegationState, type NextStep, type QueuedTurn } from '../src/shared/delegation-state';
 import { AnswerSchema, AuthorizeSchema, CancelSchema, type DelegationInput, type DelegationRecord, type Outcome, type ResolvedAgent } from '../src/shared/delegation-types';
 import { isPermanentFailure, NON_RETRYABLE_FAILURES } from '../src/shared/failure-types';
 import { turnMessageId } from '../src/shared/ids';
@@ -79,35 +79,26 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
 
   setHandler(statusQuery, () => state.record);
 
-  setHandler(
-    answerUpdate,
-    async (answer) => {
-      state.queue({ requestId: answer.requestId, kind: 'input', parts: answer.parts });
-      await condition(() => state.sentAs(answer.requestId) !== undefined || state.status === 'SETTLED');
-      return { messageId: state.sentAs(answer.requestId) ?? '' };
-    },
-    {
-      validator: (answer) => {
-        const parsed = AnswerSchema.safeParse(answer);
-        refuse(parsed.success ? state.refuseAnswer('input', answer.requestId, answer.caller) : `invalid answer: ${parsed.error.issues[0]?.message}`);
-      },
-    },
-  );
+  /** Queues a validated answer and resolves once it went out to the agent as a turn. */
+  const deliver = async (turn: QueuedTurn): Promise<{ messageId: string }> => {
+    state.queue(turn);
+    await condition(() => state.sentAs(turn.requestId) !== undefined || state.status === 'SETTLED');
+    return { messageId: state.sentAs(turn.requestId) ?? '' };
+  };
 
-  setHandler(
-    authorizeUpdate,
-    async (auth) => {
-      state.queue({ requestId: auth.requestId, kind: 'auth', secretEnv: auth.secretRef.fromEnv });
-      await condition(() => state.sentAs(auth.requestId) !== undefined || state.status === 'SETTLED');
-      return { messageId: state.sentAs(auth.requestId) ?? '' };
+  setHandler(answerUpdate, (a) => deliver({ requestId: a.requestId, kind: 'input', parts: a.parts }), {
+    validator: (a) => {
+      const parsed = AnswerSchema.safeParse(a);
+      refuse(parsed.success ? state.refuseAnswer('input', a.requestId, a.caller) : `invalid answer: ${parsed.error.issues[0]?.message}`);
     },
-    {
-      validator: (auth) => {
-        const parsed = AuthorizeSchema.safeParse(auth);
-        refuse(parsed.success ? state.refuseAnswer('auth', auth.requestId, auth.caller) : `invalid authorize: ${parsed.error.issues[0]?.message}`);
-      },
+  });
+
+  setHandler(authorizeUpdate, (a) => deliver({ requestId: a.requestId, kind: 'auth', secretEnv: a.secretRef.fromEnv }), {
+    validator: (a) => {
+      const parsed = AuthorizeSchema.safeParse(a);
+      refuse(parsed.success ? state.refuseAnswer('auth', a.requestId, a.caller) : `invalid authorize: ${parsed.error.issues[0]?.message}`);
     },
-  );
+  });
 
   setHandler(
     cancelUpdate,

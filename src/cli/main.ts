@@ -3,7 +3,7 @@
  * The `baton` command.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { DelegationNotFoundError, InvalidRequestError } from '../client/baton-client';
+import { DelegationNotFoundError, InvalidRequestError, RequestRefusedError } from '../client/baton-client';
 import { ConfigError } from '../config/load';
 import { TemporalUnavailableError } from '../runtime/temporal-server';
 import { agentsCommand } from './commands/agents';
@@ -12,7 +12,10 @@ import { delegateCommand } from './commands/delegate';
 import { demoCommand, InterruptedError } from './commands/demo';
 import { devCommand } from './commands/dev';
 import { serveAgentsCommand } from './commands/serve-agents';
+import { listCommand } from './commands/list';
 import { showCommand } from './commands/show';
+import { answerCommand, authorizeCommand, cancelCommand } from './commands/steer';
+import { watchCommand } from './commands/watch';
 import { workerCommand } from './commands/worker';
 import { UsageError } from './usage-error';
 
@@ -28,7 +31,7 @@ function run(action: () => Promise<number>): Promise<void> {
       process.exitCode = code;
     },
     (err: unknown) => {
-      const expected = err instanceof UsageError || err instanceof ConfigError || err instanceof InvalidRequestError || err instanceof DelegationNotFoundError || err instanceof TemporalUnavailableError || err instanceof InterruptedError;
+      const expected = err instanceof UsageError || err instanceof ConfigError || err instanceof InvalidRequestError || err instanceof DelegationNotFoundError || err instanceof RequestRefusedError || err instanceof TemporalUnavailableError || err instanceof InterruptedError;
       process.stderr.write(`baton: ${expected ? (err as Error).message : ((err as Error)?.stack ?? String(err))}\n`);
       process.exitCode = err instanceof UsageError || err instanceof InvalidRequestError ? 2 : 1;
       // A client call may still be retrying after an interruption; nothing is left to finish.
@@ -92,6 +95,50 @@ program
   .argument('<id>', 'delegation id')
   .option('--json', 'print JSON')
   .action((id: string, o: { json?: boolean }) => run(() => showCommand(id, { ...o, ...globals() })));
+
+program
+  .command('answer')
+  .description("answer a delegation's pending input request (sent to the agent as a new turn)")
+  .argument('<id>', 'delegation id')
+  .option('--request <requestId>', 'the pending request id (default: the one pending now)')
+  .option('--text <text>', 'the answer as text')
+  .option('--data-file <file>', 'a JSON file sent as a data part')
+  .option('--json', 'print JSON')
+  .action((id: string, o: { request?: string; text?: string; dataFile?: string; json?: boolean }) => run(() => answerCommand(id, { ...o, ...globals() })));
+
+program
+  .command('authorize')
+  .description("answer a pending authentication request with a credential the worker reads from its environment")
+  .argument('<id>', 'delegation id')
+  .requiredOption('--from-env <VAR>', 'name of the environment variable on the worker (the value never enters history)')
+  .option('--request <requestId>', 'the pending request id (default: the one pending now)')
+  .option('--json', 'print JSON')
+  .action((id: string, o: { request?: string; fromEnv: string; json?: boolean }) => run(() => authorizeCommand(id, { ...o, ...globals() })));
+
+program
+  .command('cancel')
+  .description('cancel a delegation and its remote task; prints the settled record')
+  .argument('<id>', 'delegation id')
+  .option('--reason <text>', 'why (kept in the record)')
+  .option('--json', 'print JSON')
+  .action((id: string, o: { reason?: string; json?: boolean }) => run(() => cancelCommand(id, { ...o, ...globals() })));
+
+program
+  .command('ls')
+  .description("list the caller's delegations, newest first")
+  .option('--status <status>', 'STARTING, REMOTE_ACTIVE, WAITING_INPUT, WAITING_AUTH, CANCELLING or SETTLED')
+  .option('--agent <name>', 'agent name')
+  .option('--outcome <outcome>', 'ACCEPTED, REJECTED, REMOTE_FAILED, REMOTE_REJECTED, CANCELED, TIMED_OUT or ERROR')
+  .option('--limit <n>', 'at most this many', (v) => Number(v), 50)
+  .option('--json', 'print JSON')
+  .action((o: { status?: string; agent?: string; outcome?: string; limit: number; json?: boolean }) => run(() => listCommand({ ...o, ...globals() })));
+
+program
+  .command('watch')
+  .description('follow a delegation until it settles: a live status line with elapsed time')
+  .argument('<id>', 'delegation id')
+  .option('--json', 'print the final record as JSON')
+  .action((id: string, o: { json?: boolean }) => run(() => watchCommand(id, { ...o, ...globals() })));
 
 program
   .command('agents')

@@ -23,6 +23,11 @@ export function formatRecord(r: DelegationRecord): string {
   if (r.outcome) lines.push(`outcome     ${r.outcome.kind}`, ...r.outcome.reasons.map((reason) => `            - ${JSON.stringify(reason)}`));
   if (r.remote.taskId) lines.push(`remote      task ${r.remote.taskId}, context ${r.remote.contextId ?? '?'}, ${r.remote.state ?? '?'}`);
   for (const change of r.remote.history) lines.push(`            ${change.observedAt}  ${change.state}`);
+  if (r.pending) {
+    const prompt = r.pending.prompt.map((p) => p.text ?? (p.data !== undefined ? JSON.stringify(p.data) : `[${p.mediaType ?? 'file'}]`)).join(' ');
+    lines.push(`waiting     ${r.pending.kind} request ${r.pending.requestId}`, `            agent asks: ${JSON.stringify(prompt)}`);
+  }
+  if (r.cancel) lines.push(`cancel      by ${r.cancel.by}: ${JSON.stringify(r.cancel.reason)}`);
   if (r.reply) lines.push(`reply       message ${r.reply.messageId} (${r.reply.parts.length} part(s))`);
   for (const a of r.artifacts) {
     lines.push(`artifact    ${a.name ?? '(unnamed)'} ${a.artifactId} ${a.mediaType ?? ''} ${a.size} B sha256:${a.sha256.slice(0, 16)}…`);

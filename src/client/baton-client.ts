@@ -145,8 +145,13 @@ export class BatonClient {
     try {
       return await call();
     } catch (err) {
-      if (err instanceof WorkflowNotFoundError) throw new DelegationNotFoundError(id);
       if (err instanceof WorkflowUpdateFailedError) throw new RequestRefusedError(`delegation ${id} refused: ${err.cause?.message ?? err.message}`);
+      if (err instanceof WorkflowNotFoundError) {
+        // The server answers an Update to a closed workflow itself, as "not found": tell the two apart
+        // (show() also hides another tenant's delegation).
+        await this.show(id);
+        throw new RequestRefusedError(`delegation ${id} refused: it has already settled`);
+      }
       throw err;
     }
   }

@@ -1,0 +1,70 @@
+/**
+ * `baton answer`, `baton authorize`, `baton cancel`: steer a running delegation through its Updates,
+ * as the caller the config (or BATON_TENANT / BATON_USER) names. The workflow's validators decide.
+ */
+import { readFileSync } from 'node:fs';
+import type { Part } from '../../shared/a2a-types';
+import { connectClient } from '../context';
+import { formatRecord, printJson } from '../output';
+import { UsageError } from '../usage-error';
+
+export function answerParts(opts: { text?: string; dataFile?: string }): Part[] {
+  const parts: Part[] = [];
+  if (opts.text) parts.push({ text: opts.text, mediaType: 'text/plain' });
+  if (opts.dataFile) {
+    try {
+      parts.push({ data: JSON.parse(readFileSync(opts.dataFile, 'utf8')) as unknown, mediaType: 'application/json' });
+    } catch (err) {
+      throw new UsageError(`--data-file ${opts.dataFile}: ${(err as Error).message}`);
+    }
+  }
+  if (!parts.length) throw new UsageError('give the answer with --text and/or --data-file');
+  return parts;
+}
+
+/** The pending request's id, from the flag or from the delegation itself. */
+async function requestIdOf(baton: Awaited<ReturnType<typeof connectClient>>['baton'], id: string, given?: string): Promise<string> {
+  if (given) return given;
+  const record = await baton.show(id);
+  if (!record.pending) throw new UsageError(`delegation ${id} is not waiting for anything (status ${record.status})`);
+  return record.pending.requestId;
+}
+
+export async function answerCommand(id: string, opts: { request?: string; text?: string; dataFile?: string; json?: boolean; config?: string }): Promise<number> {
+  const parts = answerParts(opts);
+  const { baton, close } = await connectClient(opts.config);
+  try {
+    const requestId = await requestIdOf(baton, id, opts.request);
+    const sent = await baton.answer(id, requestId, parts);
+    if (opts.json) printJson({ id, requestId, ...sent });
+    else process.stdout.write(`answered ${requestId}; sent to the agent as ${sent.messageId}\n`);
+    return 0;
+  } finally {
+    await close();
+  }
+}
+
+export async function authorizeCommand(id: string, opts: { request?: string; fromEnv: string; json?: boolean; config?: string }): Promise<number> {
+  const { baton, close } = await connectClient(opts.config);
+  try {
+    const requestId = await requestIdOf(baton, id, opts.request);
+    const sent = await baton.authorize(id, requestId, opts.fromEnv);
+    if (opts.json) printJson({ id, requestId, ...sent });
+    else process.stdout.write(`authorized ${requestId} with the worker's ${opts.fromEnv}; sent as ${sent.messageId}\n`);
+    return 0;
+  } finally {
+    await close();
+  }
+}
+
+export async function cancelCommand(id: string, opts: { reason?: string; json?: boolean; config?: string }): Promise<number> {
+  const { baton, close } = await connectClient(opts.config);
+  try {
+    const record = await baton.cancel(id, opts.reason);
+    if (opts.json) printJson(record);
+    else process.stdout.write(`${formatRecord(record)}\n`);
+    return 0;
+  } finally {
+    await close();
+  }
+}
