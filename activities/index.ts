@@ -32,9 +32,13 @@ export interface ActivityDeps {
   cardTtlMs?: number;
 }
 
-export type SendOutcome =
+/** How a retried send went: the turn was found at the agent, not found (sent again), or could not be looked for. */
+export type Reconciliation = 'found' | 'not-found' | 'unsupported';
+
+export type SendOutcome = (
   | { kind: 'task'; snapshot: RemoteSnapshot; sentAt: string }
-  | { kind: 'message'; reply: { messageId: string; parts: Part[]; contextId?: string }; sentAt: string };
+  | { kind: 'message'; reply: { messageId: string; parts: Part[]; contextId?: string }; sentAt: string }
+) & { reconciliation?: Reconciliation };
 
 export function createActivities(deps: ActivityDeps) {
   const cardTtlMs = deps.cardTtlMs ?? 5 * 60_000;
@@ -78,6 +82,20 @@ export function createActivities(deps: ActivityDeps) {
     const log = deps.logger.child({ delegationId: input.delegationId, agent: input.agent.name, messageId: input.turn.messageId });
     const client = await clientFor(input.agent);
     const sentAt = new Date().toISOString();
+    // 👉 SendMessage is not idempotent. A retry may follow a response that was lost after the agent
+    // acted on it (a crash, a timeout): look for the turn first, and send again only if it is not there.
+    const info = activityInfo();
+    let reconciliation: SendOutcome['reconciliation'];
+    if (info.attempt > 1) {
+      const since = new Date(info.scheduledTimestampMs - 60_000).toISOString();
+      const found = await client.findTurn(input.turn.messageId, { taskId: input.turn.taskId, since, signal: cancellationSignal() });
+      if (found && found !== 'unsupported') {
+        log.warn({ remoteTaskId: found.id, attempt: info.attempt }, 'retried send: the agent already had this turn; not sending it again');
+        return { kind: 'task', snapshot: snapshotOf(found), sentAt, reconciliation: 'found' };
+      }
+      reconciliation = found === 'unsupported' ? 'unsupported' : 'not-found';
+      log.warn({ attempt: info.attempt, reconciliation }, 'retried send: sending the turn again');
+    }
     const result = await client.send(input.turn, cancellationSignal());
     if (result.kind === 'message') {
       log.info({ replyMessageId: result.message.messageId }, 'agent replied with a direct Message');
@@ -85,11 +103,12 @@ export function createActivities(deps: ActivityDeps) {
         kind: 'message',
         sentAt,
         reply: { messageId: result.message.messageId, parts: result.message.parts, ...(result.message.contextId ? { contextId: result.message.contextId } : {}) },
+        ...(reconciliation ? { reconciliation } : {}),
       };
     }
     const snapshot = snapshotOf(result.task);
     log.info({ remoteTaskId: snapshot.taskId, contextId: snapshot.contextId, state: snapshot.state }, input.turn.taskId ? 'turn sent' : 'remote task created');
-    return { kind: 'task', snapshot, sentAt };
+    return { kind: 'task', snapshot, sentAt, ...(reconciliation ? { reconciliation } : {}) };
   }
 
   return {
@@ -106,6 +125,7 @@ export function createActivities(deps: ActivityDeps) {
         cardName: fetched.card.name,
         interface: iface,
         defaultPolicy: entry.acceptance,
+        reconcile: iface.protocolVersion.startsWith('0.') ? 'unavailable' : 'list-tasks',
         capabilities: { streaming: fetched.card.capabilities?.streaming === true, pushNotifications: fetched.card.capabilities?.pushNotifications === true },
       };
       return { agent, card: fetched.snapshot };

@@ -33,9 +33,13 @@ const retry = {
 
 const quick = proxyActivities<BatonActivities>({ startToCloseTimeout: '30s', retry });
 
+// A send that outlives this is retried (after looking for the turn at the agent): short, so a worker
+// that died mid-send is noticed soon.
+const sending = proxyActivities<BatonActivities>({ startToCloseTimeout: '15s', retry });
+
 // 👉 The wait on the remote task is one long activity: polls and heartbeats add nothing to history,
 // and the heartbeat timeout is how a dead worker is noticed (and how a cancel reaches it).
-const observe = proxyActivities<BatonActivities>({ startToCloseTimeout: '24h', heartbeatTimeout: '30s', retry });
+const observe = proxyActivities<BatonActivities>({ startToCloseTimeout: '24h', heartbeatTimeout: '10s', retry });
 
 /** Turns an activity failure into an ERROR outcome; anything else (cancellation, bugs) is rethrown. */
 function errorOutcome(err: unknown): Outcome {
@@ -125,14 +129,15 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
     const onTask = remote.taskId && remote.contextId ? { taskId: remote.taskId, contextId: remote.contextId } : {};
     const sent =
       queued?.kind === 'auth'
-        ? await quick.sendAuthTurn({ delegationId: id, agent: resolved, turn: { messageId, ...onTask }, secretEnv: queued.secretEnv })
-        : await quick.sendTurn({
+        ? await sending.sendAuthTurn({ delegationId: id, agent: resolved, turn: { messageId, ...onTask }, secretEnv: queued.secretEnv })
+        : await sending.sendTurn({
             delegationId: id,
             agent: resolved,
             turn: queued ? { messageId, parts: queued.parts, ...onTask } : { messageId, parts: input.parts, contextId: input.contextId, referenceTaskIds: input.referenceTaskIds },
           });
     if (queued) state.answered(queued.requestId, messageId, sent.sentAt);
     else state.turnSent(messageId, sent.sentAt);
+    if (sent.reconciliation) state.reconciled(messageId, sent.reconciliation);
     return sent;
   };
 

@@ -59,6 +59,44 @@ export class AgentClient {
     }
   }
 
+  /**
+   * Finds the task a turn of ours already reached, by the turn's messageId in the task's history:
+   * on the task itself for a follow-up turn, else among the caller's tasks updated since `since`.
+   * Returns 'unsupported' when the agent cannot be asked (0.3 has no ListTasks).
+   */
+  async findTurn(messageId: string, opts: { taskId?: string; since: string; signal?: AbortSignal }): Promise<Task | undefined | 'unsupported'> {
+    const has = (t: { history?: { messageId?: string }[] }) => (t.history ?? []).some((m) => m.messageId === messageId);
+    try {
+      if (opts.taskId) {
+        const task = await this.client.getTask({ tenant: '', id: opts.taskId, historyLength: 100 }, { signal: opts.signal });
+        return has(task) ? taskFromSdk(task) : undefined;
+      }
+      if (this.protocolVersion.startsWith('0.')) return 'unsupported';
+      let pageToken = '';
+      for (let page = 0; page < 5; page++) {
+        const res = await this.client.listTasks(
+          { tenant: '', contextId: '', status: 0, pageSize: 100, pageToken, historyLength: 20, statusTimestampAfter: opts.since, includeArtifacts: true },
+          { signal: opts.signal },
+        );
+        const found = res.tasks.find(has);
+        if (found) return taskFromSdk(found);
+        if (!res.nextPageToken) return undefined;
+        pageToken = res.nextPageToken;
+      }
+      return undefined;
+    } catch (err) {
+      const failure = toFailure(err, `agent ${this.agentName}: looking for turn ${messageId}`);
+      const reason = (failure.details?.[0] as { reason?: string } | undefined)?.reason;
+      if (reason === 'UNSUPPORTED_OPERATION' || reason === 'METHOD_NOT_FOUND') return 'unsupported';
+      throw failure;
+    }
+  }
+
+  /** The protocol version of the chosen interface. */
+  get protocolVersion(): string {
+    return this.client.protocolVersion;
+  }
+
   async getTask(taskId: string, signal?: AbortSignal): Promise<Task> {
     try {
       return taskFromSdk(await this.client.getTask({ tenant: '', id: taskId, historyLength: 0 }, { signal }));

@@ -53,6 +53,11 @@ export interface AgentServerOptions {
   signer?: AgentCardSignatureGenerator;
   /** A credential every A2A call must carry in `Authorization`; the card stays public. */
   requireAuthorization?: string;
+  /**
+   * Holds the HTTP response of a JSON-RPC call for the returned number of ms (0: answer at once),
+   * after the agent has acted on it: a response lost in transit, for fault tests.
+   */
+  holdResponse?: (method: string) => number;
   /** Serve the card's interfaces as A2A 0.3 only (JSON-RPC and HTTP+JSON through the SDK's compat layer). */
   protocol?: '1.0' | '0.3';
 }
@@ -76,6 +81,20 @@ export async function startAgentServer(def: DemoAgentDefinition, opts: AgentServ
   if (opts.requireAuthorization) {
     const expected = opts.requireAuthorization;
     app.use('/a2a', (req, res, next) => (req.headers.authorization === expected ? next() : res.status(401).json({ error: 'unauthorized' })));
+  }
+  if (opts.holdResponse) {
+    const hold = opts.holdResponse;
+    app.use('/a2a/jsonrpc', (req, res, next) => {
+      const ms = hold(String((req.body as { method?: unknown } | undefined)?.method ?? ''));
+      if (ms > 0) {
+        const end = res.end.bind(res) as (...args: unknown[]) => typeof res;
+        res.end = ((...args: unknown[]) => {
+          setTimeout(() => end(...args), ms).unref();
+          return res;
+        }) as typeof res.end;
+      }
+      next();
+    });
   }
   app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler, legacyCompat }));
   app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));

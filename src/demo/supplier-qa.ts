@@ -10,6 +10,8 @@ import type { DemoAgentDefinition } from './agent-server';
 export interface SupplierQaOptions {
   /** How long the simulated inspection takes, in ms. Default 300. */
   workMs?: number;
+  /** Called with each new task's id (tests count the remote tasks a delegation created). */
+  onTaskCreated?: (taskId: string) => void;
 }
 
 /** Reads the order, report and serial-number references from the request's text or data parts. */
@@ -51,10 +53,14 @@ function status(taskId: string, contextId: string, state: string, text?: string)
 }
 
 class SupplierQaExecutor implements AgentExecutor {
-  constructor(private readonly workMs: number) {}
+  constructor(
+    private readonly workMs: number,
+    private readonly onTaskCreated?: (taskId: string) => void,
+  ) {}
 
   async execute(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const { taskId, contextId } = ctx;
+    if (!ctx.task) this.onTaskCreated?.(taskId);
     bus.publish(
       AgentEvent.task(
         ctx.task ??
@@ -113,6 +119,6 @@ export function supplierQa(opts: SupplierQaOptions = {}): DemoAgentDefinition {
         examples: ['Verify inspection report inspection-92 against order A1042'],
       },
     ],
-    executor: new SupplierQaExecutor(opts.workMs ?? 300),
+    executor: new SupplierQaExecutor(opts.workMs ?? 300, opts.onTaskCreated),
   };
 }

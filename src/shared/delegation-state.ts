@@ -30,6 +30,7 @@ export class DelegationState {
       remote: { history: [] },
       pending: null,
       turns: [],
+      notes: [],
       artifacts: [],
       ...(input.policy ? { policy: input.policy } : {}),
     };
@@ -41,7 +42,8 @@ export class DelegationState {
 
   /** Records the card digest and chosen interface; returns the policy in force. */
   resolved(agent: ResolvedAgent): string {
-    this.record.agent = { name: agent.name, cardSha256: agent.cardSha256, interface: agent.interface };
+    this.record.agent = { name: agent.name, cardSha256: agent.cardSha256, interface: agent.interface, reconcile: agent.reconcile };
+    if (agent.reconcile === 'unavailable') this.note('this agent offers no ListTasks (A2A 0.3): a send retried after a lost response may create a second remote task');
     this.record.policy ??= agent.defaultPolicy;
     return this.record.policy;
   }
@@ -182,6 +184,20 @@ export class DelegationState {
     this.observed(snapshot);
     this.record.status = status;
     this.record.pending = pending;
+  }
+
+  note(text: string): void {
+    this.record.notes.push(text);
+  }
+
+  /** Notes how a retried send was reconciled. */
+  reconciled(messageId: string, how: 'found' | 'not-found' | 'unsupported'): void {
+    const said = {
+      found: 'its response was lost; the agent already had it, so it was not sent again',
+      'not-found': 'its response was lost; the agent did not have it, so it was sent again',
+      unsupported: 'its response was lost; the agent cannot be asked for it, so it was sent again (a duplicate remote task is possible)',
+    }[how];
+    this.note(`turn ${messageId}: ${said}`);
   }
 
   replied(reply: { messageId: string; parts: Part[]; contextId?: string }): void {

@@ -101,6 +101,11 @@ export interface ResolvedAgent {
   capabilities: { streaming: boolean; pushNotifications: boolean };
   /** The acceptance policy configured for this agent, used when the delegation names none. */
   defaultPolicy: string;
+  /**
+   * Whether a retried send can look for a turn whose response was lost: `list-tasks` (A2A 1.0
+   * ListTasks), or `unavailable` (0.3 agents), where a retry may create a second remote task.
+   */
+  reconcile: 'list-tasks' | 'unavailable';
 }
 
 /** An artifact as the delegation keeps it: digest and size always, the value inline only when small. */
@@ -161,7 +166,7 @@ export interface DelegationRecord {
   id: string;
   tenant: string;
   owner: string;
-  agent: { name: string; cardSha256?: string; interface?: ChosenInterface };
+  agent: { name: string; cardSha256?: string; interface?: ChosenInterface; reconcile?: ResolvedAgent['reconcile'] };
   status: DelegationStatus;
   outcome?: Outcome;
   remote: { taskId?: string; contextId?: string; state?: TaskState; history: StateChange[] };
@@ -171,6 +176,8 @@ export interface DelegationRecord {
   /** Set once a cancel was asked for (by a caller, or by cancelling the workflow). */
   cancel?: { by: string; reason: string };
   turns: Turn[];
+  /** Things worth knowing that are not state: retried sends and how they were reconciled. */
+  notes: string[];
   artifacts: ArtifactRecord[];
   /** The acceptance policy in force; known once the agent is resolved. */
   policy?: string;

@@ -50,16 +50,17 @@ export class CliProcess {
     this.exited = new Promise((r) => this.child.once('exit', (code, signal) => r({ code, signal })));
   }
 
-  /** Resolves when stdout contains `text`; rejects if the process exits first. */
-  waitFor(text: string): Promise<void> {
+  /** Resolves when stdout (or stderr) contains `text`; rejects if the process exits first. */
+  waitFor(text: string, stream: 'stdout' | 'stderr' = 'stdout'): Promise<void> {
+    const source = stream === 'stdout' ? this.child.stdout : this.child.stderr;
     return new Promise((resolveWait, reject) => {
       const check = (): void => {
-        if (this.stdout.includes(text)) {
-          this.child.stdout?.off('data', check);
+        if (this[stream].includes(text)) {
+          source?.off('data', check);
           resolveWait();
         }
       };
-      this.child.stdout?.on('data', check);
+      source?.on('data', check);
       void this.exited.then(({ code }) => reject(new Error(`exited with ${code} before printing "${text}"\nstdout:\n${this.stdout}\nstderr:\n${this.stderr}`)));
       check();
     });

@@ -13,6 +13,7 @@ const agent: ResolvedAgent = {
   interface: { url: 'http://127.0.0.1:1/a2a/jsonrpc', binding: 'JSONRPC', protocolVersion: '1.0', tenant: '' },
   capabilities: { streaming: false, pushNotifications: false },
   defaultPolicy: 'completed-with-artifact',
+  reconcile: 'list-tasks',
 };
 const snap = (state: RemoteSnapshot['state'], at: string, extra: Partial<RemoteSnapshot> = {}): RemoteSnapshot => ({
   taskId: 't1', contextId: 'c1', state, observedAt: at, artifacts: [], ...extra,
