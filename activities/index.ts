@@ -126,6 +126,7 @@ export function createActivities(deps: ActivityDeps) {
         interface: iface,
         defaultPolicy: entry.acceptance,
         reconcile: iface.protocolVersion.startsWith('0.') ? 'unavailable' : 'list-tasks',
+        contract: entry.contract,
         capabilities: { streaming: fetched.card.capabilities?.streaming === true, pushNotifications: fetched.card.capabilities?.pushNotifications === true },
       };
       return { agent, card: fetched.snapshot };

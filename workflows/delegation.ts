@@ -10,6 +10,7 @@ import {
   isCancellation,
   proxyActivities,
   setHandler,
+  sleep,
   upsertSearchAttributes,
   workflowInfo,
   allHandlersFinished,
@@ -145,6 +146,19 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
   const run = async (): Promise<void> => {
     agent = (await quick.resolveAgent({ delegationId: id, agent: input.agent })).agent;
     const policy = state.resolved(agent);
+    const deadline = state.record.contract?.deadline;
+    if (deadline) {
+      // A durable timer: it survives worker restarts, and firing it cancels the work like a caller would.
+      sleep(deadline).then(
+        () => {
+          if (state.requestCancel('deadline', `deadline of ${deadline} passed`)) {
+            state.cancelKind = 'TIMED_OUT';
+            work.cancel();
+          }
+        },
+        () => {}, // the work ended first and took the timer with it
+      );
+    }
     let sent = await send(agent);
     if (sent.kind === 'message') {
       state.replied(sent.reply);
@@ -161,6 +175,11 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
         publish();
       }
       if (next.kind !== 'interrupted') break;
+      if (state.overInputRounds) {
+        state.requestCancel('contract', `the agent asked for input more than ${state.record.contract?.maxInputRounds} time(s) (contract maxInputRounds)`);
+        state.cancelKind = 'ERROR';
+        work.cancel();
+      }
       // 👉 Waiting for a person holds no activity slot: only this condition, until an Update queues an answer.
       await condition(() => state.hasQueued);
       sent = await send(agent, state.takeQueued());
@@ -189,14 +208,14 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
         const taskId = state.record.remote.taskId;
         const settled = state.record.remote.state && ['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED'].includes(state.record.remote.state);
         if (!agent || !taskId || settled) {
-          state.cancelled('CANCELED');
+          state.cancelled();
           return;
         }
         try {
-          state.cancelled('CANCELED', await quick.cancelRemoteTask({ delegationId: id, agent, taskId }));
+          state.cancelled(undefined, await quick.cancelRemoteTask({ delegationId: id, agent, taskId }));
         } catch (cancelErr) {
           const why = errorOutcome(cancelErr).reasons[0] ?? 'unknown';
-          state.cancelled('CANCELED');
+          state.cancelled();
           state.record.outcome?.reasons.push(`remote cancel could not be requested: ${why}`);
         }
       });

@@ -83,9 +83,12 @@ program
   .option('--data-file <file>', 'a JSON file sent as a data part')
   .option('--policy <name>', "acceptance policy (default: the agent's)")
   .option('--id <id>', 'delegation id (default: dlg-<uuid>)')
+  .option('--deadline <duration>', "end it (TIMED_OUT, remote cancel requested) after this long, e.g. 30m (default: the agent's)")
+  .option('--context <contextId>', 'continue a remote conversation (a contextId the agent gave)')
+  .option('--ref <taskId...>', 'remote tasks this work refers to (referenceTaskIds)')
   .option('--wait', 'wait for the outcome and print the record')
   .option('--json', 'print JSON')
-  .action((o: { agent: string; text?: string; dataFile?: string; policy?: string; id?: string; wait?: boolean; json?: boolean }) =>
+  .action((o: { agent: string; text?: string; dataFile?: string; policy?: string; id?: string; deadline?: string; context?: string; ref?: string[]; wait?: boolean; json?: boolean }) =>
     run(() => delegateCommand({ ...o, ...globals() })),
   );
 

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, WorkflowNotFoundError, WorkflowUpdateFailedError, type ConnectionLike } from '@temporalio/client';
 import type { Part } from '../shared/a2a-types';
-import { DelegationInputSchema, type DelegationRecord } from '../shared/delegation-types';
+import { DelegationInputSchema, type Contract, type DelegationRecord } from '../shared/delegation-types';
 import { DELEGATION_ID_PREFIX } from '../shared/ids';
 import { describeIssues } from '../config/load';
 import type { delegationWorkflow } from '../../workflows/delegation';
@@ -24,6 +24,8 @@ export interface StartDelegation {
   id?: string;
   contextId?: string;
   referenceTaskIds?: string[];
+  /** Deadline and limits for this delegation, over the agent's defaults. */
+  contract?: Contract;
 }
 
 export class InvalidRequestError extends Error {
@@ -68,6 +70,7 @@ export class BatonClient {
       ...(req.policy ? { policy: req.policy } : {}),
       ...(req.contextId ? { contextId: req.contextId } : {}),
       ...(req.referenceTaskIds?.length ? { referenceTaskIds: req.referenceTaskIds } : {}),
+      ...(req.contract ? { contract: req.contract } : {}),
     });
     if (!parsed.success) throw new InvalidRequestError(`invalid delegation: ${describeIssues(parsed.error).join('; ')}`);
     const id = req.id ?? `${DELEGATION_ID_PREFIX}${randomUUID()}`;

@@ -3,6 +3,7 @@
  * registry. Every field has a default that suits a laptop running `baton dev`.
  */
 import { z } from 'zod';
+import { ContractSchema } from '../shared/delegation-types';
 
 const name = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'use lower-case letters, digits and -');
 
@@ -69,6 +70,8 @@ export const AgentEntrySchema = z
     binding: z.enum(['JSONRPC', 'HTTP+JSON']).optional(),
     /** How to follow the remote task. Default auto (stream when the card supports it, else poll). */
     observe: z.enum(['auto', 'stream', 'poll', 'push']).default('auto'),
+    /** Contract defaults for delegations to this agent. Default: no deadline, 10 input rounds. */
+    contract: ContractSchema.default({ maxInputRounds: 10 }),
     /** Acceptance policy used when a delegation names none. */
     acceptance: z.string().default('completed-with-artifact'),
   })

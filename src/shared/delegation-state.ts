@@ -20,7 +20,10 @@ export class DelegationState {
   /** The status we last answered: seeing it again is a stale snapshot, not a new question. */
   private answeredKey?: string;
 
-  constructor(id: string, input: DelegationInput) {
+  constructor(
+    id: string,
+    private readonly input: DelegationInput,
+  ) {
     this.record = {
       id,
       tenant: input.tenant,
@@ -42,6 +45,7 @@ export class DelegationState {
 
   /** Records the card digest and chosen interface; returns the policy in force. */
   resolved(agent: ResolvedAgent): string {
+    this.record.contract = { ...agent.contract, ...this.input.contract };
     this.record.agent = { name: agent.name, cardSha256: agent.cardSha256, interface: agent.interface, reconcile: agent.reconcile };
     if (agent.reconcile === 'unavailable') this.note('this agent offers no ListTasks (A2A 0.3): a send retried after a lost response may create a second remote task');
     this.record.policy ??= agent.defaultPolicy;
@@ -166,8 +170,17 @@ export class DelegationState {
     return true;
   }
 
+  /** True when the agent has asked more often than the contract allows. */
+  get overInputRounds(): boolean {
+    const max = this.record.contract?.maxInputRounds;
+    return max !== undefined && this.requests > max;
+  }
+
+  /** Why this cancel happened decides the outcome: a caller's cancel, the deadline, or a broken contract. */
+  cancelKind: 'CANCELED' | 'TIMED_OUT' | 'ERROR' = 'CANCELED';
+
   /** The outcome of a cancel, given the remote task's state after CancelTask (or GetTask). */
-  cancelled(kind: 'CANCELED' | 'TIMED_OUT', final?: RemoteSnapshot): Outcome {
+  cancelled(kind: 'CANCELED' | 'TIMED_OUT' | 'ERROR' = this.cancelKind, final?: RemoteSnapshot): Outcome {
     if (final) this.observedOnly(final);
     const remote = this.record.remote.state;
     const reasons = [this.record.cancel?.reason ?? 'cancelled'];

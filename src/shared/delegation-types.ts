@@ -66,6 +66,20 @@ export type Authorize = z.infer<typeof AuthorizeSchema>;
 export const CancelSchema = z.object({ caller: CallerSchema, reason: z.string().max(500).optional() }).strict();
 export type CancelRequest = z.infer<typeof CancelSchema>;
 
+/** A duration such as 90s, 15m, 2h or 1d. */
+export const DurationSchema = z.string().regex(/^\d+(ms|s|m|h|d)$/, 'use a duration such as 90s, 15m, 2h or 1d');
+
+/** The delegation contract: limits that end a delegation when passed. Per delegation, defaults per agent. */
+export const ContractSchema = z
+  .object({
+    /** From the moment the agent is resolved; passing it requests the remote cancel, outcome TIMED_OUT. */
+    deadline: DurationSchema.optional(),
+    /** How many times the agent may ask for input or authentication; one more ends it in ERROR. */
+    maxInputRounds: z.number().int().min(0).max(1000).optional(),
+  })
+  .strict();
+export type Contract = z.infer<typeof ContractSchema>;
+
 export const DelegationInputSchema = z.object({
   /** Agent name in the registry (config). */
   agent: identifier,
@@ -80,6 +94,8 @@ export const DelegationInputSchema = z.object({
   contextId: z.string().min(1).max(256).optional(),
   /** Remote tasks this work refers to. */
   referenceTaskIds: z.array(z.string().min(1).max(256)).max(32).optional(),
+  /** Overrides the agent's contract defaults. */
+  contract: ContractSchema.optional(),
 });
 export type DelegationInput = z.infer<typeof DelegationInputSchema>;
 
@@ -106,6 +122,8 @@ export interface ResolvedAgent {
    * ListTasks), or `unavailable` (0.3 agents), where a retry may create a second remote task.
    */
   reconcile: 'list-tasks' | 'unavailable';
+  /** The agent's contract defaults from the registry. */
+  contract: Contract;
 }
 
 /** An artifact as the delegation keeps it: digest and size always, the value inline only when small. */
@@ -181,4 +199,6 @@ export interface DelegationRecord {
   artifacts: ArtifactRecord[];
   /** The acceptance policy in force; known once the agent is resolved. */
   policy?: string;
+  /** The contract in force: the delegation's own, over the agent's defaults. */
+  contract?: Contract;
 }

@@ -87,6 +87,29 @@ describe('input routing, access and cancel', () => {
     });
   });
 
+  it('ends at the deadline as TIMED_OUT, cancelling the remote task', async () => {
+    await withWorker({ 'supplier-qa': loopbackAgent(slow.url) }, async (ctx) => {
+      const baton = clientFor(ctx);
+      const id = await baton.start({ agent: 'supplier-qa', parts: COMPLETE, contract: { deadline: '2s' } });
+      const record = await baton.result(id);
+      assert.equal(record.outcome?.kind, 'TIMED_OUT');
+      assert.deepEqual(record.outcome?.reasons, ['deadline of 2s passed', 'remote task CANCELED']);
+      assert.equal(record.remote.state, 'TASK_STATE_CANCELED');
+      assert.deepEqual(record.contract, { maxInputRounds: 10, deadline: '2s' });
+    });
+  });
+
+  it('ends in ERROR when the agent asks more often than the contract allows', async () => {
+    await withWorker({ 'supplier-qa': loopbackAgent(fast.url, { contract: { maxInputRounds: 0 } }) }, async (ctx) => {
+      const baton = clientFor(ctx);
+      const record = await baton.result(await baton.start({ agent: 'supplier-qa', parts: ASK }));
+      assert.equal(record.outcome?.kind, 'ERROR');
+      assert.match(record.outcome?.reasons[0] ?? '', /asked for input more than 0 time\(s\)/);
+      assert.equal(record.remote.state, 'TASK_STATE_CANCELED');
+      assert.equal(record.pending, null);
+    });
+  });
+
   it('records the truth when the agent completed before the cancel reached it', async () => {
     // Slow polling: the agent finishes between two of our polls, and the cancel comes after that.
     await withWorker(

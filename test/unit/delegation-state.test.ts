@@ -14,6 +14,7 @@ const agent: ResolvedAgent = {
   capabilities: { streaming: false, pushNotifications: false },
   defaultPolicy: 'completed-with-artifact',
   reconcile: 'list-tasks',
+  contract: { maxInputRounds: 10 },
 };
 const snap = (state: RemoteSnapshot['state'], at: string, extra: Partial<RemoteSnapshot> = {}): RemoteSnapshot => ({
   taskId: 't1', contextId: 'c1', state, observedAt: at, artifacts: [], ...extra,

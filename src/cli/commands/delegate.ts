@@ -13,6 +13,9 @@ export interface DelegateOptions {
   dataFile?: string;
   policy?: string;
   id?: string;
+  deadline?: string;
+  context?: string;
+  ref?: string[];
   wait?: boolean;
   json?: boolean;
   config?: string;
@@ -38,7 +41,15 @@ export async function delegateCommand(opts: DelegateOptions): Promise<number> {
   const parts = partsOf(opts);
   const { baton, close } = await connectClient(opts.config);
   try {
-    const id = await baton.start({ agent: opts.agent, parts, policy: opts.policy, id: opts.id });
+    const id = await baton.start({
+      agent: opts.agent,
+      parts,
+      policy: opts.policy,
+      id: opts.id,
+      contextId: opts.context,
+      referenceTaskIds: opts.ref,
+      ...(opts.deadline ? { contract: { deadline: opts.deadline } } : {}),
+    });
     if (!opts.wait) {
       if (opts.json) printJson({ id });
       else process.stdout.write(`started ${id}\nfollow it with: npx baton show ${id}\n`);
