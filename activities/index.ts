@@ -40,6 +40,19 @@ export type SendOutcome = (
   | { kind: 'message'; reply: { messageId: string; parts: Part[]; contextId?: string }; sentAt: string }
 ) & { reconciliation?: Reconciliation };
 
+/**
+ * Sleeps `ms`, heartbeating at least every half heartbeat timeout, so a long pause between polls is
+ * never mistaken for a dead worker. Rejects when the activity is cancelled.
+ */
+async function pauseWithHeartbeats(ms: number, details: unknown): Promise<void> {
+  const timeout = activityInfo().heartbeatTimeoutMs;
+  const step = timeout ? Math.max(100, Math.floor(timeout / 2)) : ms;
+  for (let left = ms; left > 0; left -= step) {
+    await sleep(Math.min(step, left));
+    heartbeat(details);
+  }
+}
+
 export function createActivities(deps: ActivityDeps) {
   const cardTtlMs = deps.cardTtlMs ?? 5 * 60_000;
   const poll = deps.poll ?? { initialMs: 250, maxMs: 5_000 };
@@ -188,7 +201,7 @@ export function createActivities(deps: ActivityDeps) {
           // The question we already answered is not news: keep waiting for the agent's next status.
           if (statusKey(snapshot) !== input.staleStatusKey) return snapshot;
         }
-        await sleep(pause);
+        await pauseWithHeartbeats(pause, { state: task.status.state });
         pause = Math.min(Math.round(pause * 1.5), poll.maxMs);
       }
     },

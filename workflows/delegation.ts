@@ -17,12 +17,13 @@ import {
 } from '@temporalio/workflow';
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import type { BatonActivities, SendOutcome } from '../activities';
+import type { Candidate } from '../src/acceptance/policies';
 import { DelegationState, type NextStep, type QueuedTurn } from '../src/shared/delegation-state';
-import { AnswerSchema, AuthorizeSchema, CancelSchema, type DelegationInput, type DelegationRecord, type Outcome, type ResolvedAgent } from '../src/shared/delegation-types';
+import { AnswerSchema, AuthorizeSchema, CancelSchema, ReviewSchema, type DelegationInput, type DelegationRecord, type Outcome, type ResolvedAgent } from '../src/shared/delegation-types';
 import { isPermanentFailure, NON_RETRYABLE_FAILURES } from '../src/shared/failure-types';
 import { turnMessageId } from '../src/shared/ids';
 import { SA_AGENT, SA_OUTCOME, SA_REMOTE_STATE, SA_REMOTE_TASK_ID, SA_STATUS, SA_TENANT } from '../src/shared/search-attributes';
-import { answerUpdate, authorizeUpdate, cancelUpdate, statusQuery } from './messages';
+import { answerUpdate, authorizeUpdate, cancelUpdate, reviewUpdate, statusQuery } from './messages';
 
 const retry = {
   initialInterval: '1s',
@@ -105,6 +106,37 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
     },
   });
 
+  let review: { decision: 'accept' | 'reject'; by: string; reason?: string } | undefined;
+  setHandler(
+    reviewUpdate,
+    async (r) => {
+      review = { decision: r.decision, by: `${r.caller.tenant}/${r.caller.user}`, reason: r.reason };
+      await condition(() => state.status === 'SETTLED');
+      return state.record;
+    },
+    {
+      validator: (r) => {
+        const parsed = ReviewSchema.safeParse(r);
+        refuse(parsed.success ? (state.refuseAnswer('review', r.requestId, r.caller) ?? (review ? 'already reviewed' : undefined)) : `invalid review: ${parsed.error.issues[0]?.message}`);
+      },
+    },
+  );
+
+  /** Runs the policy; an accepted result the policy marks for review waits for a person. */
+  const accept = async (policy: string, candidate: Omit<Candidate, 'request'>): Promise<void> => {
+    const decision = await quick.evaluateAcceptance({ delegationId: id, policy, candidate: { ...candidate, request: input.parts } });
+    if (!decision.accepted || !decision.review) {
+      state.decided(decision.accepted, decision.reasons);
+      return;
+    }
+    state.awaitReview(decision.reasons);
+    publish();
+    // 👉 Like an answer, a review is waited for without holding any activity slot.
+    await condition(() => review !== undefined);
+    const r = review as NonNullable<typeof review>;
+    state.reviewed(r.decision, r.by, r.reason);
+  };
+
   setHandler(
     cancelUpdate,
     async (req) => {
@@ -162,8 +194,7 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
     let sent = await send(agent);
     if (sent.kind === 'message') {
       state.replied(sent.reply);
-      const decision = await quick.evaluateAcceptance({ delegationId: id, policy, candidate: { artifacts: [], reply: { parts: sent.reply.parts } } });
-      state.decided(decision.accepted, decision.reasons);
+      await accept(policy, { artifacts: [], reply: { parts: sent.reply.parts } });
       return;
     }
     const taskId = sent.snapshot.taskId;
@@ -188,8 +219,7 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
       publish();
     }
     if (next.kind === 'accept') {
-      const decision = await quick.evaluateAcceptance({ delegationId: id, policy, candidate: { artifacts: state.record.artifacts } });
-      state.decided(decision.accepted, decision.reasons);
+      await accept(policy, { artifacts: state.record.artifacts });
     } else if (next.kind === 'end') {
       state.settle(next.outcome);
     }

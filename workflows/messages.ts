@@ -2,7 +2,7 @@
  * Update, Signal and Query definitions shared by workflows and clients.
  */
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { Answer, Authorize, CancelRequest, DelegationRecord } from '../src/shared/delegation-types';
+import type { Answer, Authorize, CancelRequest, DelegationRecord, Review } from '../src/shared/delegation-types';
 
 /** The full delegation record (what `baton show --json` prints). */
 export const statusQuery = defineQuery<DelegationRecord>('status');
@@ -15,3 +15,6 @@ export const authorizeUpdate = defineUpdate<{ messageId: string }, [Authorize]>(
 
 /** Cancels the delegation and, through it, the remote task; resolves with the settled record. */
 export const cancelUpdate = defineUpdate<DelegationRecord, [CancelRequest]>('cancel');
+
+/** Decides a result waiting for review; resolves with the settled record. */
+export const reviewUpdate = defineUpdate<DelegationRecord, [Review]>('review');

@@ -14,7 +14,7 @@ import { devCommand } from './commands/dev';
 import { serveAgentsCommand } from './commands/serve-agents';
 import { listCommand } from './commands/list';
 import { showCommand } from './commands/show';
-import { answerCommand, authorizeCommand, cancelCommand } from './commands/steer';
+import { answerCommand, authorizeCommand, cancelCommand, reviewCommand } from './commands/steer';
 import { watchCommand } from './commands/watch';
 import { workerCommand } from './commands/worker';
 import { UsageError } from './usage-error';
@@ -117,6 +117,17 @@ program
   .option('--request <requestId>', 'the pending request id (default: the one pending now)')
   .option('--json', 'print JSON')
   .action((id: string, o: { request?: string; fromEnv: string; json?: boolean }) => run(() => authorizeCommand(id, { ...o, ...globals() })));
+
+program
+  .command('review')
+  .description('accept or reject a result that waits for review')
+  .argument('<id>', 'delegation id')
+  .option('--accept', 'accept the result')
+  .option('--reject', 'reject the result')
+  .option('--reason <text>', 'why (kept in the outcome)')
+  .option('--request <requestId>', 'the pending request id (default: the one pending now)')
+  .option('--json', 'print JSON')
+  .action((id: string, o: { accept?: boolean; reject?: boolean; reason?: string; request?: string; json?: boolean }) => run(() => reviewCommand(id, { ...o, ...globals() })));
 
 program
   .command('cancel')

@@ -8,7 +8,7 @@ import { DelegationInputSchema, type Contract, type DelegationRecord } from '../
 import { DELEGATION_ID_PREFIX } from '../shared/ids';
 import { describeIssues } from '../config/load';
 import type { delegationWorkflow } from '../../workflows/delegation';
-import { answerUpdate, authorizeUpdate, cancelUpdate, statusQuery } from '../../workflows/messages';
+import { answerUpdate, authorizeUpdate, cancelUpdate, reviewUpdate, statusQuery } from '../../workflows/messages';
 
 /** Who is calling. Every delegation has a tenant and an owner. */
 export interface Caller {
@@ -137,6 +137,13 @@ export class BatonClient {
     );
   }
 
+  /** Decides a result waiting for review; resolves with the settled record. */
+  review(id: string, requestId: string, decision: 'accept' | 'reject', reason?: string): Promise<DelegationRecord> {
+    return this.update(id, () =>
+      this.client.workflow.getHandle(id).executeUpdate(reviewUpdate, { args: [{ requestId, decision, caller: this.opts.caller, ...(reason ? { reason } : {}) }] }),
+    );
+  }
+
   /** Cancels the delegation (and the remote task); resolves with the settled record. */
   cancel(id: string, reason?: string): Promise<DelegationRecord> {
     return this.update(id, () =>
@@ -155,6 +162,8 @@ export class BatonClient {
         await this.show(id);
         throw new RequestRefusedError(`delegation ${id} refused: it has already settled`);
       }
+      const cause = (err as { cause?: { message?: string } }).cause?.message;
+      if (cause && err instanceof Error && !err.message.includes(cause)) err.message = `${err.message}: ${cause}`;
       throw err;
     }
   }

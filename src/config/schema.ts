@@ -78,6 +78,17 @@ export const AgentEntrySchema = z
   .strict();
 export type AgentEntry = z.infer<typeof AgentEntrySchema>;
 
+/** An acceptance policy declared in config: a code policy as its base, required artifacts, a review gate. */
+export const DeclaredPolicySchema = z
+  .object({
+    /** A policy in code (built in, or registered by the application) that runs after the checks below. */
+    base: z.string().optional(),
+    requireArtifacts: z.array(z.object({ name: z.string().min(1), mediaType: z.string().optional() }).strict()).default([]),
+    /** A person confirms an accepted result (status WAITING_REVIEW, `baton review`). Default false. */
+    review: z.boolean().default(false),
+  })
+  .strict();
+
 export const ConfigSchema = z
   .object({
     temporal: z
@@ -94,6 +105,7 @@ export const ConfigSchema = z
       .strict()
       .default({ tenant: 'local', user: 'dev' }),
     agents: z.record(name, AgentEntrySchema).default({}),
+    policies: z.record(name, DeclaredPolicySchema).default({}),
   })
   .strict();
 export type BatonConfig = z.infer<typeof ConfigSchema>;

@@ -118,15 +118,40 @@ export class DelegationState {
     return caller.tenant === this.record.tenant ? undefined : `caller of tenant ${caller.tenant} has no access to this delegation`;
   }
 
-  /** Why an answer (`input`) or authorization (`auth`) for `requestId` is refused, or undefined. */
-  refuseAnswer(kind: 'input' | 'auth', requestId: string, caller: Caller): string | undefined {
+  /** Holds an accepted result for a person's review. */
+  awaitReview(reasons: string[]): void {
+    this.requests += 1;
+    this.reviewReasons = reasons;
+    this.record.pending = {
+      kind: 'review',
+      requestId: `${this.record.id}/request-${this.requests}`,
+      prompt: reasons.map((text) => ({ text })),
+      taskId: this.record.remote.taskId ?? '',
+      contextId: this.record.remote.contextId ?? '',
+      observedAt: this.record.remote.history.at(-1)?.observedAt ?? '',
+      statusKey: 'review',
+    };
+    this.record.status = 'WAITING_REVIEW';
+  }
+
+  private reviewReasons: string[] = [];
+
+  /** Settles on a reviewer's decision. */
+  reviewed(decision: 'accept' | 'reject', by: string, reason?: string): Outcome {
+    this.record.pending = null;
+    const said = `${decision === 'accept' ? 'accepted' : 'rejected'} on review by ${by}${reason ? `: ${reason}` : ''}`;
+    return this.decided(decision === 'accept', [...this.reviewReasons, said]);
+  }
+
+  /** Why an answer (`input`), authorization (`auth`) or review for `requestId` is refused, or undefined. */
+  refuseAnswer(kind: 'input' | 'auth' | 'review', requestId: string, caller: Caller): string | undefined {
     const denied = this.refuseCaller(caller);
     if (denied) return denied;
     const pending = this.record.pending;
     if (this.record.status === 'SETTLED' || this.record.cancel) return 'the delegation is no longer waiting';
     if (!pending) return 'no request is pending';
     if (pending.requestId !== requestId) return `request ${requestId} is not the pending one (${pending.requestId})`;
-    if (pending.kind !== kind) return `the pending request is for ${pending.kind === 'auth' ? 'authentication: use authorize' : 'input: use answer'}`;
+    if (pending.kind !== kind) return `the pending request is for ${{ auth: 'authentication: use authorize', input: 'input: use answer', review: 'review: use review' }[pending.kind]}`;
     if (this.queued) return `request ${requestId} is already answered`;
     return undefined;
   }

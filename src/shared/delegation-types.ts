@@ -62,6 +62,17 @@ export const AuthorizeSchema = z
   .strict();
 export type Authorize = z.infer<typeof AuthorizeSchema>;
 
+/** Update `review`: a person's decision on a result the policy accepted and marked for review. */
+export const ReviewSchema = z
+  .object({
+    requestId: z.string().min(1).max(300),
+    decision: z.enum(['accept', 'reject']),
+    reason: z.string().max(2000).optional(),
+    caller: CallerSchema,
+  })
+  .strict();
+export type Review = z.infer<typeof ReviewSchema>;
+
 /** Update `cancel`: stop the delegation and request CancelTask on the remote task. */
 export const CancelSchema = z.object({ caller: CallerSchema, reason: z.string().max(500).optional() }).strict();
 export type CancelRequest = z.infer<typeof CancelSchema>;
@@ -158,7 +169,7 @@ export interface RemoteSnapshot {
 
 /** What the delegation is waiting for. The prompt is the agent's text: untrusted data, shown, never obeyed. */
 export interface PendingRequest {
-  kind: 'input' | 'auth';
+  kind: 'input' | 'auth' | 'review';
   /** Deterministic: `<delegation id>/request-<n>`. Answers must name it. */
   requestId: string;
   prompt: Part[];

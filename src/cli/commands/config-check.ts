@@ -4,6 +4,7 @@
  */
 import { ConfigError, loadConfig } from '../../config/load';
 import { credentialOf } from '../../a2a/agent-fetch';
+import { PolicyRegistry } from '../../acceptance/policies';
 import { printJson } from '../output';
 
 export interface ConfigReport {
@@ -22,6 +23,17 @@ export function checkConfig(configPath?: string): ConfigReport {
     throw err;
   }
   const problems: string[] = [];
+  const known = new PolicyRegistry();
+  for (const [name, declared] of Object.entries(loaded.config.policies)) {
+    try {
+      known.declare(name, declared);
+    } catch (err) {
+      problems.push(`${(err as Error).message}; name a built-in policy or one declared before it`);
+    }
+  }
+  for (const [name, entry] of Object.entries(loaded.config.agents)) {
+    if (!known.has(entry.acceptance)) problems.push(`agents.${name}.acceptance: unknown policy "${entry.acceptance}"; use one of ${known.names().join(', ')} or declare it under policies (a policy registered in code by your application is fine: then ignore this)`);
+  }
   for (const [name, entry] of Object.entries(loaded.config.agents)) {
     if (entry.auth) {
       try {

@@ -68,3 +68,17 @@ export async function cancelCommand(id: string, opts: { reason?: string; json?: 
     await close();
   }
 }
+
+export async function reviewCommand(id: string, opts: { request?: string; accept?: boolean; reject?: boolean; reason?: string; json?: boolean; config?: string }): Promise<number> {
+  if (opts.accept === opts.reject) throw new UsageError('give exactly one of --accept or --reject');
+  const { baton, close } = await connectClient(opts.config);
+  try {
+    const requestId = await requestIdOf(baton, id, opts.request);
+    const record = await baton.review(id, requestId, opts.accept ? 'accept' : 'reject', opts.reason);
+    if (opts.json) printJson(record);
+    else process.stdout.write(`${formatRecord(record)}\n`);
+    return 0;
+  } finally {
+    await close();
+  }
+}
