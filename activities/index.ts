@@ -3,6 +3,7 @@
  * Remote terminal states are returned as data; only infrastructure faults are thrown.
  */
 import { activityInfo, cancellationSignal, heartbeat, sleep } from '@temporalio/activity';
+import { CancelledFailure, type ApplicationFailure } from '@temporalio/common';
 import type { Logger } from 'pino';
 import { AgentClient, type SendTurn } from '../src/a2a/agent-client';
 import { createAgentFetch } from '../src/a2a/agent-fetch';
@@ -124,6 +125,61 @@ export function createActivities(deps: ActivityDeps) {
     return { kind: 'task', snapshot, sentAt, ...(reconciliation ? { reconciliation } : {}) };
   }
 
+  /** News: a settled state that is not the question we already answered. */
+  const isNews = (snapshot: RemoteSnapshot, stale?: string): boolean => isSettled(snapshot.state) && statusKey(snapshot) !== stale;
+
+  /** GetTask with growing pauses until the task settles. Polls and heartbeats add nothing to history. */
+  async function poll_(client: AgentClient, input: { agent: ResolvedAgent; taskId: string; staleStatusKey?: string }, log: Logger): Promise<RemoteSnapshot> {
+    let pause = poll.initialMs;
+    let lastState = (activityInfo().heartbeatDetails as { state?: string } | undefined)?.state;
+    for (;;) {
+      const task = await client.getTask(input.taskId, cancellationSignal());
+      if (task.id !== input.taskId) {
+        throw failure(FailureType.INVALID_AGENT_RESPONSE, `agent ${input.agent.name}: GetTask ${input.taskId} answered with task ${task.id}`);
+      }
+      if (task.status.state !== lastState) {
+        log.info({ state: task.status.state }, 'remote state');
+        lastState = task.status.state;
+      }
+      heartbeat({ state: task.status.state });
+      const snapshot = snapshotOf(task);
+      if (isNews(snapshot, input.staleStatusKey)) return snapshot;
+      await pauseWithHeartbeats(pause, { state: task.status.state });
+      pause = Math.min(Math.round(pause * 1.5), poll.maxMs);
+    }
+  }
+
+  /**
+   * Follows SubscribeToTask until the task settles. After any end or drop of the stream, GetTask is
+   * the authority (A2A streams have no replay); if the task still runs, subscribe again.
+   */
+  async function followStream(client: AgentClient, input: { agent: ResolvedAgent; taskId: string; staleStatusKey?: string }, log: Logger): Promise<RemoteSnapshot> {
+    let pause = poll.initialMs;
+    for (let round = 1; ; round++) {
+      const timeout = activityInfo().heartbeatTimeoutMs;
+      // 👉 A quiet stream sends nothing: heartbeat on a timer, or the worker looks dead.
+      const beat = setInterval(() => heartbeat({ mode: 'stream', round }), Math.max(100, Math.floor((timeout ?? 10_000) / 2)));
+      try {
+        for await (const event of client.subscribe(input.taskId, cancellationSignal())) {
+          const status = 'task' in event ? event.task.status : 'statusUpdate' in event ? event.statusUpdate.status : undefined;
+          if (status) log.info({ state: status.state, via: 'stream' }, 'remote state');
+          const key = status && statusKey({ state: status.state, remoteTimestamp: status.timestamp, statusMessageId: status.message?.messageId });
+          if (status && isSettled(status.state) && key !== input.staleStatusKey) break;
+        }
+      } catch (err) {
+        if (err instanceof CancelledFailure || cancellationSignal().aborted || (err as ApplicationFailure).type === FailureType.INVALID_AGENT_RESPONSE) throw err;
+        log.warn({ err: (err as Error).message, round }, 'stream broke; reading the task');
+      } finally {
+        clearInterval(beat);
+      }
+      const snapshot = snapshotOf(await client.getTask(input.taskId, cancellationSignal()));
+      if (isNews(snapshot, input.staleStatusKey)) return snapshot;
+      log.info({ state: snapshot.state, round }, 'stream ended before the task settled; subscribing again');
+      await pauseWithHeartbeats(pause, { mode: 'stream', round });
+      pause = Math.min(Math.round(pause * 1.5), poll.maxMs);
+    }
+  }
+
   return {
     /** Fetches and checks the card; the snapshot goes into history (this result) for audit. */
     async resolveAgent(input: { delegationId: string; agent: string }): Promise<{ agent: ResolvedAgent; card: CardSnapshot }> {
@@ -140,6 +196,8 @@ export function createActivities(deps: ActivityDeps) {
         defaultPolicy: entry.acceptance,
         reconcile: iface.protocolVersion.startsWith('0.') ? 'unavailable' : 'list-tasks',
         contract: entry.contract,
+        // auto: stream when the card says it can; push arrives with its own issue and polls until then.
+        observe: entry.observe === 'stream' || (entry.observe === 'auto' && fetched.card.capabilities?.streaming === true) ? 'stream' : 'poll',
         capabilities: { streaming: fetched.card.capabilities?.streaming === true, pushNotifications: fetched.card.capabilities?.pushNotifications === true },
       };
       return { agent, card: fetched.snapshot };
@@ -184,26 +242,7 @@ export function createActivities(deps: ActivityDeps) {
     async awaitRemoteTask(input: { delegationId: string; agent: ResolvedAgent; taskId: string; staleStatusKey?: string }): Promise<RemoteSnapshot> {
       const log = deps.logger.child({ delegationId: input.delegationId, agent: input.agent.name, remoteTaskId: input.taskId });
       const client = await clientFor(input.agent);
-      let pause = poll.initialMs;
-      let lastState = (activityInfo().heartbeatDetails as { state?: string } | undefined)?.state;
-      for (;;) {
-        const task = await client.getTask(input.taskId, cancellationSignal());
-        if (task.id !== input.taskId) {
-          throw failure(FailureType.INVALID_AGENT_RESPONSE, `agent ${input.agent.name}: GetTask ${input.taskId} answered with task ${task.id}`);
-        }
-        if (task.status.state !== lastState) {
-          log.info({ state: task.status.state }, 'remote state');
-          lastState = task.status.state;
-        }
-        heartbeat({ state: task.status.state });
-        if (isSettled(task.status.state)) {
-          const snapshot = snapshotOf(task);
-          // The question we already answered is not news: keep waiting for the agent's next status.
-          if (statusKey(snapshot) !== input.staleStatusKey) return snapshot;
-        }
-        await pauseWithHeartbeats(pause, { state: task.status.state });
-        pause = Math.min(Math.round(pause * 1.5), poll.maxMs);
-      }
+      return input.agent.observe === 'stream' ? followStream(client, input, log) : poll_(client, input, log);
     },
 
     async evaluateAcceptance(input: { delegationId: string; policy: string; candidate: Candidate }): Promise<Decision> {

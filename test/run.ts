@@ -1,6 +1,7 @@
 /**
  * The test command: one Temporal dev server for the whole run (unless TEMPORAL_ADDRESS names one),
- * then node's test runner over every unit and integration test, in parallel processes.
+ * then node's test runner over every unit and integration test, in parallel processes. A test that
+ * hangs fails after 3 minutes instead of holding the run.
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -19,7 +20,7 @@ async function main(): Promise<number> {
   const dirs = process.argv.slice(2).length ? process.argv.slice(2) : [join(root, 'test', 'unit'), join(root, 'test', 'integration')];
   try {
     return await new Promise<number>((resolveRun) => {
-      const child = spawn(process.execPath, ['--test', '--test-concurrency=2', '--test-force-exit', ...dirs], {
+      const child = spawn(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=180000', '--test-force-exit', ...dirs], {
         stdio: 'inherit',
         env: { ...process.env, TEMPORAL_ADDRESS: server.address, BATON_LOG_LEVEL: process.env.BATON_LOG_LEVEL ?? 'warn' },
       });

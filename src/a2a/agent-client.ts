@@ -4,10 +4,10 @@
  */
 import { Client, JsonRpcTransportFactory, RestTransportFactory, TenantTransportDecorator } from '@a2a-js/sdk/client';
 import type { AgentCard } from '@a2a-js/sdk';
-import type { Part, Task } from '../shared/a2a-types';
+import type { Part, StreamEvent, Task } from '../shared/a2a-types';
 import type { ChosenInterface } from '../shared/delegation-types';
 import { toFailure } from './errors';
-import { sendResultFromSdk, taskFromSdk, userMessageToSdk, type SendResult } from './wire';
+import { sendResultFromSdk, streamEventFromSdk, taskFromSdk, userMessageToSdk, type SendResult } from './wire';
 
 export interface SendTurn {
   messageId: string;
@@ -89,6 +89,18 @@ export class AgentClient {
       const reason = (failure.details?.[0] as { reason?: string } | undefined)?.reason;
       if (reason === 'UNSUPPORTED_OPERATION' || reason === 'METHOD_NOT_FOUND') return 'unsupported';
       throw failure;
+    }
+  }
+
+  /**
+   * SubscribeToTask: the task's events as validated shared types, the first being a Task snapshot.
+   * The stream may end (or drop) before the task settles; the caller then asks GetTask.
+   */
+  async *subscribe(taskId: string, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
+    try {
+      for await (const event of this.client.resubscribeTask({ tenant: '', id: taskId }, { signal })) yield streamEventFromSdk(event);
+    } catch (err) {
+      throw toFailure(err, `agent ${this.agentName}: SubscribeToTask ${taskId}`);
     }
   }
 

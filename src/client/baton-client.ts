@@ -151,10 +151,15 @@ export class BatonClient {
     );
   }
 
-  private async update<T>(id: string, call: () => Promise<T>): Promise<T> {
+  private async update<T>(id: string, call: () => Promise<T>, tries = 3): Promise<T> {
     try {
       return await call();
     } catch (err) {
+      // 👉 An Update that lands in the very workflow task that completes the workflow is turned away by
+      // the server ("unexpected workflow task failure"); asked again, it meets the settled workflow.
+      if (tries > 1 && /unexpected workflow task failure/i.test(`${(err as Error)?.message} ${(err as { cause?: Error }).cause?.message}`)) {
+        return this.update(id, call, tries - 1);
+      }
       if (err instanceof WorkflowUpdateFailedError) throw new RequestRefusedError(`delegation ${id} refused: ${err.cause?.message ?? err.message}`);
       if (err instanceof WorkflowNotFoundError) {
         // The server answers an Update to a closed workflow itself, as "not found": tell the two apart

@@ -58,6 +58,11 @@ export interface AgentServerOptions {
    * after the agent has acted on it: a response lost in transit, for fault tests.
    */
   holdResponse?: (method: string) => number;
+  /**
+   * Cuts a JSON-RPC stream's connection after the returned number of ms (0: leave it), mid-task:
+   * a dropped stream, for fault tests.
+   */
+  cutStream?: (method: string) => number;
   /** Serve the card's interfaces as A2A 0.3 only (JSON-RPC and HTTP+JSON through the SDK's compat layer). */
   protocol?: '1.0' | '0.3';
 }
@@ -93,6 +98,14 @@ export async function startAgentServer(def: DemoAgentDefinition, opts: AgentServ
           return res;
         }) as typeof res.end;
       }
+      next();
+    });
+  }
+  if (opts.cutStream) {
+    const cut = opts.cutStream;
+    app.use('/a2a/jsonrpc', (req, res, next) => {
+      const ms = cut(String((req.body as { method?: unknown } | undefined)?.method ?? ''));
+      if (ms > 0) setTimeout(() => res.socket?.destroy(), ms).unref();
       next();
     });
   }

@@ -12,6 +12,8 @@ export interface SupplierQaOptions {
   workMs?: number;
   /** Called with each new task's id (tests count the remote tasks a delegation created). */
   onTaskCreated?: (taskId: string) => void;
+  /** Advertise streaming on the card (SubscribeToTask). Default false. */
+  streaming?: boolean;
 }
 
 /** Reads the order, report and serial-number references from the request's text or data parts. */
@@ -120,5 +122,6 @@ export function supplierQa(opts: SupplierQaOptions = {}): DemoAgentDefinition {
       },
     ],
     executor: new SupplierQaExecutor(opts.workMs ?? 300, opts.onTaskCreated),
+    streaming: opts.streaming ?? false,
   };
 }

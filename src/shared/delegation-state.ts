@@ -46,7 +46,7 @@ export class DelegationState {
   /** Records the card digest and chosen interface; returns the policy in force. */
   resolved(agent: ResolvedAgent): string {
     this.record.contract = { ...agent.contract, ...this.input.contract };
-    this.record.agent = { name: agent.name, cardSha256: agent.cardSha256, interface: agent.interface, reconcile: agent.reconcile };
+    this.record.agent = { name: agent.name, cardSha256: agent.cardSha256, interface: agent.interface, reconcile: agent.reconcile, observe: agent.observe };
     if (agent.reconcile === 'unavailable') this.note('this agent offers no ListTasks (A2A 0.3): a send retried after a lost response may create a second remote task');
     this.record.policy ??= agent.defaultPolicy;
     return this.record.policy;

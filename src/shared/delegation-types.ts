@@ -135,6 +135,8 @@ export interface ResolvedAgent {
   reconcile: 'list-tasks' | 'unavailable';
   /** The agent's contract defaults from the registry. */
   contract: Contract;
+  /** How the remote task is followed: a stream (SubscribeToTask, GetTask after any break) or polling. */
+  observe: 'stream' | 'poll';
 }
 
 /** An artifact as the delegation keeps it: digest and size always, the value inline only when small. */
@@ -195,7 +197,7 @@ export interface DelegationRecord {
   id: string;
   tenant: string;
   owner: string;
-  agent: { name: string; cardSha256?: string; interface?: ChosenInterface; reconcile?: ResolvedAgent['reconcile'] };
+  agent: { name: string; cardSha256?: string; interface?: ChosenInterface; reconcile?: ResolvedAgent['reconcile']; observe?: ResolvedAgent['observe'] };
   status: DelegationStatus;
   outcome?: Outcome;
   remote: { taskId?: string; contextId?: string; state?: TaskState; history: StateChange[] };

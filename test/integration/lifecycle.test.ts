@@ -111,14 +111,17 @@ describe('input routing, access and cancel', () => {
   });
 
   it('records the truth when the agent completed before the cancel reached it', async () => {
-    // Slow polling: the agent finishes between two of our polls, and the cancel comes after that.
+    // Polling every 30 s: the first poll sees the task working, the agent finishes 1.5 s later, and
+    // the cancel comes after that, before our next poll.
+    const medium = await startAgentServer(supplierQa({ workMs: 1_500 }));
+    try {
     await withWorker(
-      { 'supplier-qa': loopbackAgent(fast.url) },
+      { 'supplier-qa': loopbackAgent(medium.url, { observe: 'poll' }) },
       async (ctx) => {
         const baton = clientFor(ctx);
         const id = await baton.start({ agent: 'supplier-qa', parts: COMPLETE });
         const active = await baton.until(id, (r) => r.status === 'REMOTE_ACTIVE', 50);
-        const entry = loopbackAgent(fast.url);
+        const entry = loopbackAgent(medium.url);
         const fetched = await fetchCard('supplier-qa', entry);
         const direct = await AgentClient.create('supplier-qa', fetched.card, chooseInterface('supplier-qa', fetched, entry), createAgentFetch('supplier-qa', entry));
         for (let i = 0; (await direct.getTask(active.remote.taskId ?? '')).status.state !== 'TASK_STATE_COMPLETED'; i++) {
@@ -132,5 +135,8 @@ describe('input routing, access and cancel', () => {
       },
       { poll: { initialMs: 30_000, maxMs: 30_000 } },
     );
+    } finally {
+      await medium.close();
+    }
   });
 });

@@ -15,6 +15,7 @@ const agent: ResolvedAgent = {
   defaultPolicy: 'completed-with-artifact',
   reconcile: 'list-tasks',
   contract: { maxInputRounds: 10 },
+  observe: 'poll',
 };
 const snap = (state: RemoteSnapshot['state'], at: string, extra: Partial<RemoteSnapshot> = {}): RemoteSnapshot => ({
   taskId: 't1', contextId: 'c1', state, observedAt: at, artifacts: [], ...extra,
