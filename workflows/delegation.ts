@@ -22,7 +22,7 @@ import { DelegationState, type NextStep, type QueuedTurn } from '../src/shared/d
 import { AnswerSchema, AuthorizeSchema, CancelSchema, ReviewSchema, type DelegationInput, type DelegationRecord, type Outcome, type ResolvedAgent } from '../src/shared/delegation-types';
 import { isPermanentFailure, NON_RETRYABLE_FAILURES } from '../src/shared/failure-types';
 import { turnMessageId } from '../src/shared/ids';
-import { SA_AGENT, SA_OUTCOME, SA_REMOTE_STATE, SA_REMOTE_TASK_ID, SA_STATUS, SA_TENANT } from '../src/shared/search-attributes';
+import { SA_AGENT, SA_OUTCOME, SA_PENDING_REQUEST, SA_REMOTE_STATE, SA_REMOTE_TASK_ID, SA_STATUS, SA_TENANT } from '../src/shared/search-attributes';
 import { answerUpdate, authorizeUpdate, cancelUpdate, reviewUpdate, statusQuery } from './messages';
 
 const retry = {
@@ -80,6 +80,8 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
     if (r.remote.taskId) pairs.push({ key: SA_REMOTE_TASK_ID, value: r.remote.taskId });
     if (r.remote.state) pairs.push({ key: SA_REMOTE_STATE, value: r.remote.state });
     if (r.outcome) pairs.push({ key: SA_OUTCOME, value: r.outcome.kind });
+    // null removes the attribute once nothing is pending.
+    pairs.push({ key: SA_PENDING_REQUEST, value: r.pending ? r.pending.requestId : null });
     upsertSearchAttributes(pairs);
   };
 

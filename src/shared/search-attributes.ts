@@ -11,4 +11,7 @@ export const SA_TENANT = defineSearchAttributeKey('BatonTenant', SearchAttribute
 export const SA_REMOTE_TASK_ID = defineSearchAttributeKey('BatonRemoteTaskId', SearchAttributeType.KEYWORD);
 export const SA_REMOTE_STATE = defineSearchAttributeKey('BatonRemoteState', SearchAttributeType.KEYWORD);
 
-export const ALL_SEARCH_ATTRIBUTES = [SA_STATUS, SA_OUTCOME, SA_AGENT, SA_TENANT, SA_REMOTE_TASK_ID, SA_REMOTE_STATE];
+/** The pending request's id while the delegation waits for input, authentication or review. */
+export const SA_PENDING_REQUEST = defineSearchAttributeKey('BatonPendingRequest', SearchAttributeType.KEYWORD);
+
+export const ALL_SEARCH_ATTRIBUTES = [SA_STATUS, SA_OUTCOME, SA_AGENT, SA_TENANT, SA_REMOTE_TASK_ID, SA_REMOTE_STATE, SA_PENDING_REQUEST];

@@ -4,6 +4,7 @@
  */
 import { join } from 'node:path';
 import { loadConfig } from '../../config/load';
+import { portalGate } from '../../demo/auth-gate';
 import { supplierQa } from '../../demo/supplier-qa';
 import { createLogger } from '../../runtime/logger';
 import { projectRoot } from '../../runtime/project-root';
@@ -23,7 +24,7 @@ export async function devCommand(opts: DevOptions): Promise<number> {
   const logger = createLogger({ app: 'baton-dev' });
   const { config, path } = loadConfig(opts.config);
   const dbFile = opts.db ?? join(projectRoot(), '.baton', 'dev', 'temporal.sqlite');
-  const stack = await startStack({ config, logger, server: { port: opts.port, uiPort: opts.uiPort, dbFile }, agents: [supplierQa()], agentsPort: opts.agentsPort });
+  const stack = await startStack({ config, logger, server: { port: opts.port, uiPort: opts.uiPort, dbFile }, agents: [supplierQa(), portalGate()], agentsPort: opts.agentsPort });
 
   let signalled = false;
   const onSignal = (signal: NodeJS.Signals): void => {
@@ -45,6 +46,8 @@ export async function devCommand(opts: DevOptions): Promise<number> {
     ...stack.agents.map((a) => `  Agent        ${a.name.padEnd(12)} ${a.url}`),
     '',
     'Try:  npx baton delegate --agent supplier-qa --text "Verify inspection-92 against order A1042, product SN-4471" --wait',
+    '      npx baton delegate --agent portal-gate --text "Stock for BOLT-M8?"   then   PORTAL_TOKEN=portal-demo-token is read by',
+    '      the worker: start dev with it set, and run  npx baton authorize <id> --from-env PORTAL_TOKEN',
     'Stop: Ctrl-C',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -1,0 +1,60 @@
+/**
+ * AUTH_REQUIRED answered through the `authorize` Update: only the variable's name enters history; the
+ * worker reads the value and sends it on the same remote task.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { BatonClient } from '../../src/client/baton-client';
+import { portalGate } from '../../src/demo/auth-gate';
+import { startAgentServer } from '../../src/demo/agent-server';
+import { loopbackAgent, withWorker } from '../helpers/temporal';
+
+describe('authorize', () => {
+  it('sends the credential by reference, asks again after a wrong one, and keeps it out of history', { timeout: 60_000 }, async () => {
+    const secret = `portal-${process.pid}-s3cret`;
+    process.env.BATON_TEST_PORTAL_TOKEN = secret;
+    process.env.BATON_TEST_WRONG_TOKEN = 'not-it';
+    const agent = await startAgentServer(portalGate(secret));
+    try {
+      await withWorker({ 'portal-gate': loopbackAgent(agent.url) }, async (ctx) => {
+        const baton = new BatonClient(ctx.client.connection, { namespace: ctx.client.options.namespace, taskQueue: ctx.taskQueue, caller: { tenant: 'acme', user: 'ops-1' } });
+        const id = await baton.start({ agent: 'portal-gate', parts: [{ text: 'Stock for BOLT-M8?' }] });
+        const first = await baton.until(id, (r) => r.pending !== null || r.outcome !== undefined, 50);
+        assert.equal(first.status, 'WAITING_AUTH');
+        assert.equal(first.pending?.kind, 'auth');
+        await assert.rejects(baton.answer(id, first.pending?.requestId ?? '', [{ text: secret }]), /use authorize/);
+
+        await baton.authorize(id, first.pending?.requestId ?? '', 'BATON_TEST_WRONG_TOKEN');
+        const second = await baton.until(id, (r) => (r.pending !== null && r.pending.requestId !== first.pending?.requestId) || r.outcome !== undefined, 50);
+        assert.equal(second.pending?.kind, 'auth', 'a wrong token gets a new request');
+        assert.match(second.pending?.prompt[0]?.text ?? '', /not accepted/);
+
+        await baton.authorize(id, second.pending?.requestId ?? '', 'BATON_TEST_PORTAL_TOKEN');
+        const record = await baton.result(id);
+        assert.equal(record.outcome?.kind, 'ACCEPTED');
+        assert.equal(record.artifacts[0]?.name, 'stock');
+
+        // Payloads are bytes: walk the history and read every byte field as text, so the search below
+        // sees what history really holds (JSON.stringify would show protobuf's base64 instead).
+        const texts: string[] = [];
+        const walk = (v: unknown, depth = 0): void => {
+          if (depth > 40 || v === null || typeof v !== 'object') {
+            if (typeof v === 'string') texts.push(v);
+            return;
+          }
+          if (v instanceof Uint8Array) texts.push(Buffer.from(v).toString('utf8'));
+          else for (const child of Object.values(v)) walk(child, depth + 1);
+        };
+        walk(await ctx.client.workflow.getHandle(id).fetchHistory());
+        const history = texts.join('\n');
+        assert.ok(history.includes('BATON_TEST_PORTAL_TOKEN'), 'the reference is in history');
+        assert.ok(!history.includes(secret), 'the credential is not');
+        assert.ok(!history.includes(Buffer.from(secret).toString('base64')), 'not even encoded');
+      });
+    } finally {
+      await agent.close();
+      delete process.env.BATON_TEST_PORTAL_TOKEN;
+      delete process.env.BATON_TEST_WRONG_TOKEN;
+    }
+  });
+});
