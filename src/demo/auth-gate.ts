@@ -3,22 +3,12 @@
  * The first turn ends in AUTH_REQUIRED; a follow-up turn carrying `{ credential }` as a data part
  * completes the task when the credential is right, and asks again when it is not.
  */
-import { randomUUID } from 'node:crypto';
-import { Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '@a2a-js/sdk';
+import { Message, Task, TaskArtifactUpdateEvent } from '@a2a-js/sdk';
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import type { DemoAgentDefinition } from './agent-server';
+import { now, statusEvent } from './events';
 
-const now = (): string => new Date().toISOString();
 
-function status(taskId: string, contextId: string, state: string, text?: string) {
-  return AgentEvent.statusUpdate(
-    TaskStatusUpdateEvent.fromJSON({
-      taskId,
-      contextId,
-      status: { state, timestamp: now(), ...(text ? { message: { messageId: randomUUID(), role: 'ROLE_AGENT', taskId, contextId, parts: [{ text }] } } : {}) },
-    }),
-  );
-}
 
 class PortalGateExecutor implements AgentExecutor {
   constructor(private readonly expected: string) {}
@@ -29,7 +19,7 @@ class PortalGateExecutor implements AgentExecutor {
     const parts = (Message.toJSON(ctx.userMessage) as { parts?: { data?: { credential?: unknown } }[] }).parts ?? [];
     const credential = parts.find((p) => p.data && typeof p.data.credential === 'string')?.data?.credential;
     if (credential !== this.expected) {
-      bus.publish(status(taskId, contextId, 'TASK_STATE_AUTH_REQUIRED', ctx.task ? 'That portal token was not accepted; send another.' : 'Send a supplier-portal token to continue.'));
+      bus.publish(statusEvent(taskId, contextId, 'TASK_STATE_AUTH_REQUIRED', ctx.task ? 'That portal token was not accepted; send another.' : 'Send a supplier-portal token to continue.'));
       bus.finished();
       return;
     }
@@ -38,12 +28,12 @@ class PortalGateExecutor implements AgentExecutor {
         TaskArtifactUpdateEvent.fromJSON({ taskId, contextId, lastChunk: true, artifact: { artifactId: `${taskId}-stock`, name: 'stock', parts: [{ data: { sku: 'BOLT-M8', onHand: 1200 }, mediaType: 'application/json' }] } }),
       ),
     );
-    bus.publish(status(taskId, contextId, 'TASK_STATE_COMPLETED'));
+    bus.publish(statusEvent(taskId, contextId, 'TASK_STATE_COMPLETED'));
     bus.finished();
   }
 
   async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
-    bus.publish(status(taskId, '', 'TASK_STATE_CANCELED'));
+    bus.publish(statusEvent(taskId, '', 'TASK_STATE_CANCELED'));
     bus.finished();
   }
 }

@@ -2,10 +2,10 @@
  * Demo agent `supplier-qa`: a shop asks its supplier to verify an inspection report against an
  * order. The agent creates a task, works for a moment, and completes with a JSON verdict artifact.
  */
-import { randomUUID } from 'node:crypto';
-import { Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent, Message } from '@a2a-js/sdk';
+import { Task, TaskArtifactUpdateEvent, Message } from '@a2a-js/sdk';
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import type { DemoAgentDefinition } from './agent-server';
+import { now, statusEvent } from './events';
 
 export interface SupplierQaOptions {
   /** How long the simulated inspection takes, in ms. Default 300. */
@@ -38,21 +38,7 @@ export function requestedReferences(message: Message): { order?: string; report?
   return { order, report, serial };
 }
 
-const now = (): string => new Date().toISOString();
 
-function status(taskId: string, contextId: string, state: string, text?: string) {
-  return AgentEvent.statusUpdate(
-    TaskStatusUpdateEvent.fromJSON({
-      taskId,
-      contextId,
-      status: {
-        state,
-        timestamp: now(),
-        ...(text ? { message: { messageId: randomUUID(), role: 'ROLE_AGENT', taskId, contextId, parts: [{ text, mediaType: 'text/plain' }] } } : {}),
-      },
-    }),
-  );
-}
 
 class SupplierQaExecutor implements AgentExecutor {
   constructor(
@@ -69,7 +55,7 @@ class SupplierQaExecutor implements AgentExecutor {
           Task.fromJSON({ id: taskId, contextId, status: { state: 'TASK_STATE_SUBMITTED', timestamp: now() }, history: [Message.toJSON(ctx.userMessage)] }),
       ),
     );
-    bus.publish(status(taskId, contextId, 'TASK_STATE_WORKING', 'Inspecting the report'));
+    bus.publish(statusEvent(taskId, contextId, 'TASK_STATE_WORKING', 'Inspecting the report'));
     // A follow-up turn carries only the answer: the order and report come from the first message.
     const first = ctx.task?.history?.[0] ? requestedReferences(ctx.task.history[0]) : {};
     const latest = requestedReferences(ctx.userMessage);
@@ -77,12 +63,12 @@ class SupplierQaExecutor implements AgentExecutor {
     const report = latest.report ?? first.report;
     const serial = latest.serial ?? first.serial;
     if (!order || !report) {
-      bus.publish(status(taskId, contextId, 'TASK_STATE_REJECTED', 'Name an order (like A1042) and an inspection report (like inspection-92).'));
+      bus.publish(statusEvent(taskId, contextId, 'TASK_STATE_REJECTED', 'Name an order (like A1042) and an inspection report (like inspection-92).'));
       bus.finished();
       return;
     }
     if (!serial) {
-      bus.publish(status(taskId, contextId, 'TASK_STATE_INPUT_REQUIRED', `What is the serial number of the inspected product (like SN-4471)?`));
+      bus.publish(statusEvent(taskId, contextId, 'TASK_STATE_INPUT_REQUIRED', `What is the serial number of the inspected product (like SN-4471)?`));
       bus.finished();
       return;
     }
@@ -98,12 +84,12 @@ class SupplierQaExecutor implements AgentExecutor {
         }),
       ),
     );
-    bus.publish(status(taskId, contextId, 'TASK_STATE_COMPLETED', `Report ${report} matches order ${order}.`));
+    bus.publish(statusEvent(taskId, contextId, 'TASK_STATE_COMPLETED', `Report ${report} matches order ${order}.`));
     bus.finished();
   }
 
   async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
-    bus.publish(status(taskId, '', 'TASK_STATE_CANCELED'));
+    bus.publish(statusEvent(taskId, '', 'TASK_STATE_CANCELED'));
     bus.finished();
   }
 }
