@@ -39,7 +39,7 @@ export type Reconciliation = 'found' | 'not-found' | 'unsupported';
 export type SendOutcome = (
   | { kind: 'task'; snapshot: RemoteSnapshot; sentAt: string }
   | { kind: 'message'; reply: { messageId: string; parts: Part[]; contextId?: string }; sentAt: string }
-) & { reconciliation?: Reconciliation };
+) & { reconciliation?: Reconciliation; /** Calls to the agent this send made (lookups included). */ calls: number };
 
 /**
  * Sleeps `ms`, heartbeating at least every half heartbeat timeout, so a long pause between polls is
@@ -100,12 +100,14 @@ export function createActivities(deps: ActivityDeps) {
     // acted on it (a crash, a timeout): look for the turn first, and send again only if it is not there.
     const info = activityInfo();
     let reconciliation: SendOutcome['reconciliation'];
+    let calls = 1;
     if (info.attempt > 1) {
+      calls += 1;
       const since = new Date(info.scheduledTimestampMs - 60_000).toISOString();
       const found = await client.findTurn(input.turn.messageId, { taskId: input.turn.taskId, since, signal: cancellationSignal() });
       if (found && found !== 'unsupported') {
         log.warn({ remoteTaskId: found.id, attempt: info.attempt }, 'retried send: the agent already had this turn; not sending it again');
-        return { kind: 'task', snapshot: snapshotOf(found), sentAt, reconciliation: 'found' };
+        return { kind: 'task', snapshot: snapshotOf(found), sentAt, reconciliation: 'found', calls: calls - 1 };
       }
       reconciliation = found === 'unsupported' ? 'unsupported' : 'not-found';
       log.warn({ attempt: info.attempt, reconciliation }, 'retried send: sending the turn again');
@@ -118,22 +120,27 @@ export function createActivities(deps: ActivityDeps) {
         sentAt,
         reply: { messageId: result.message.messageId, parts: result.message.parts, ...(result.message.contextId ? { contextId: result.message.contextId } : {}) },
         ...(reconciliation ? { reconciliation } : {}),
+        calls,
       };
     }
     const snapshot = snapshotOf(result.task);
     log.info({ remoteTaskId: snapshot.taskId, contextId: snapshot.contextId, state: snapshot.state }, input.turn.taskId ? 'turn sent' : 'remote task created');
-    return { kind: 'task', snapshot, sentAt, ...(reconciliation ? { reconciliation } : {}) };
+    return { kind: 'task', snapshot, sentAt, calls, ...(reconciliation ? { reconciliation } : {}) };
   }
+
+  type ObserveInput = { agent: ResolvedAgent; taskId: string; staleStatusKey?: string; callBudget?: number };
 
   /** News: a settled state that is not the question we already answered. */
   const isNews = (snapshot: RemoteSnapshot, stale?: string): boolean => isSettled(snapshot.state) && statusKey(snapshot) !== stale;
 
   /** GetTask with growing pauses until the task settles. Polls and heartbeats add nothing to history. */
-  async function poll_(client: AgentClient, input: { agent: ResolvedAgent; taskId: string; staleStatusKey?: string }, log: Logger): Promise<RemoteSnapshot> {
+  async function poll_(client: AgentClient, input: ObserveInput, log: Logger): Promise<RemoteSnapshot> {
     let pause = poll.initialMs;
+    let calls = 0;
     let lastState = (activityInfo().heartbeatDetails as { state?: string } | undefined)?.state;
     for (;;) {
       const task = await client.getTask(input.taskId, cancellationSignal());
+      calls += 1;
       if (task.id !== input.taskId) {
         throw failure(FailureType.INVALID_AGENT_RESPONSE, `agent ${input.agent.name}: GetTask ${input.taskId} answered with task ${task.id}`);
       }
@@ -142,8 +149,9 @@ export function createActivities(deps: ActivityDeps) {
         lastState = task.status.state;
       }
       heartbeat({ state: task.status.state });
-      const snapshot = snapshotOf(task);
+      const snapshot = { ...snapshotOf(task), calls };
       if (isNews(snapshot, input.staleStatusKey)) return snapshot;
+      if (input.callBudget !== undefined && calls >= input.callBudget) return { ...snapshot, budgetExhausted: true };
       await pauseWithHeartbeats(pause, { state: task.status.state });
       pause = Math.min(Math.round(pause * 1.5), poll.maxMs);
     }
@@ -153,9 +161,11 @@ export function createActivities(deps: ActivityDeps) {
    * Follows SubscribeToTask until the task settles. After any end or drop of the stream, GetTask is
    * the authority (A2A streams have no replay); if the task still runs, subscribe again.
    */
-  async function followStream(client: AgentClient, input: { agent: ResolvedAgent; taskId: string; staleStatusKey?: string }, log: Logger): Promise<RemoteSnapshot> {
+  async function followStream(client: AgentClient, input: ObserveInput, log: Logger): Promise<RemoteSnapshot> {
     let pause = poll.initialMs;
+    let calls = 0;
     for (let round = 1; ; round++) {
+      calls += 1;
       const timeout = activityInfo().heartbeatTimeoutMs;
       // 👉 A quiet stream sends nothing: heartbeat on a timer, or the worker looks dead.
       const beat = setInterval(() => heartbeat({ mode: 'stream', round }), Math.max(100, Math.floor((timeout ?? 10_000) / 2)));
@@ -172,8 +182,9 @@ export function createActivities(deps: ActivityDeps) {
       } finally {
         clearInterval(beat);
       }
-      const snapshot = snapshotOf(await client.getTask(input.taskId, cancellationSignal()));
+      const snapshot = { ...snapshotOf(await client.getTask(input.taskId, cancellationSignal())), calls: (calls += 1) };
       if (isNews(snapshot, input.staleStatusKey)) return snapshot;
+      if (input.callBudget !== undefined && calls >= input.callBudget) return { ...snapshot, budgetExhausted: true };
       log.info({ state: snapshot.state, round }, 'stream ended before the task settled; subscribing again');
       await pauseWithHeartbeats(pause, { mode: 'stream', round });
       pause = Math.min(Math.round(pause * 1.5), poll.maxMs);
@@ -225,13 +236,13 @@ export function createActivities(deps: ActivityDeps) {
       try {
         const task = await client.cancel(input.taskId, cancellationSignal());
         log.info({ state: task.status.state }, 'remote cancel requested');
-        return snapshotOf(task);
+        return { ...snapshotOf(task), calls: 1 };
       } catch (err) {
         const reason = ((err as { details?: unknown[] }).details?.[0] as { reason?: string } | undefined)?.reason;
         if (reason !== 'TASK_NOT_CANCELABLE') throw err;
         const task = await client.getTask(input.taskId, cancellationSignal());
         log.info({ state: task.status.state }, 'remote task could not be cancelled; recorded its real state');
-        return snapshotOf(task);
+        return { ...snapshotOf(task), calls: 2 };
       }
     },
 
@@ -239,7 +250,8 @@ export function createActivities(deps: ActivityDeps) {
      * Polls GetTask with growing pauses until the task settles (terminal or interrupted), heartbeating
      * each round so a dead worker is noticed and a cancel gets through. Polls add nothing to history.
      */
-    async awaitRemoteTask(input: { delegationId: string; agent: ResolvedAgent; taskId: string; staleStatusKey?: string }): Promise<RemoteSnapshot> {
+    /** Follows the task until it settles, or until `callBudget` calls were made (then `budgetExhausted`). */
+    async awaitRemoteTask(input: { delegationId: string } & ObserveInput): Promise<RemoteSnapshot> {
       const log = deps.logger.child({ delegationId: input.delegationId, agent: input.agent.name, remoteTaskId: input.taskId });
       const client = await clientFor(input.agent);
       return input.agent.observe === 'stream' ? followStream(client, input, log) : poll_(client, input, log);

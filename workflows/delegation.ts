@@ -156,6 +156,13 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
 
   publish();
 
+  /** Ends the delegation in ERROR for a broken contract, through the same cancel path as a caller's. */
+  const breakContract = (reason: string): void => {
+    if (state.requestCancel('contract', reason)) state.cancelKind = 'ERROR';
+    work.cancel();
+  };
+  const budgetUsed = (): string => `remote call budget of ${state.record.contract?.maxRemoteCalls} used up (contract maxRemoteCalls)`;
+
   /** Sends one turn and records it; the first creates the remote task. */
   const send = async (resolved: ResolvedAgent, queued?: ReturnType<DelegationState['takeQueued']>): Promise<SendOutcome> => {
     turns += 1;
@@ -173,6 +180,7 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
     if (queued) state.answered(queued.requestId, messageId, sent.sentAt);
     else state.turnSent(messageId, sent.sentAt);
     if (sent.reconciliation) state.reconciled(messageId, sent.reconciliation);
+    if (state.countCalls(sent.calls)) breakContract(budgetUsed());
     return sent;
   };
 
@@ -180,6 +188,7 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
   const run = async (): Promise<void> => {
     agent = (await quick.resolveAgent({ delegationId: id, agent: input.agent })).agent;
     const policy = state.resolved(agent);
+    state.countCalls(1); // the card
     const deadline = state.record.contract?.deadline;
     if (deadline) {
       // A durable timer: it survives worker restarts, and firing it cancels the work like a caller would.
@@ -204,15 +213,15 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
     publish();
     for (;;) {
       while (next.kind === 'observe') {
-        next = state.observed(await observe.awaitRemoteTask({ delegationId: id, agent, taskId, staleStatusKey: state.staleStatusKey }));
+        const budget = state.callBudget;
+        const seen = await observe.awaitRemoteTask({ delegationId: id, agent, taskId, staleStatusKey: state.staleStatusKey, callBudget: Number.isFinite(budget) ? budget : undefined });
+        const over = state.countCalls(seen.calls ?? 0);
+        next = state.observed(seen);
         publish();
+        if (seen.budgetExhausted || (over && next.kind === 'observe')) breakContract(budgetUsed());
       }
       if (next.kind !== 'interrupted') break;
-      if (state.overInputRounds) {
-        state.requestCancel('contract', `the agent asked for input more than ${state.record.contract?.maxInputRounds} time(s) (contract maxInputRounds)`);
-        state.cancelKind = 'ERROR';
-        work.cancel();
-      }
+      if (state.overInputRounds) breakContract(`the agent asked for input more than ${state.record.contract?.maxInputRounds} time(s) (contract maxInputRounds)`);
       // 👉 Waiting for a person holds no activity slot: only this condition, until an Update queues an answer.
       await condition(() => state.hasQueued);
       sent = await send(agent, state.takeQueued());
@@ -244,7 +253,9 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
           return;
         }
         try {
-          state.cancelled(undefined, await quick.cancelRemoteTask({ delegationId: id, agent, taskId }));
+          const final = await quick.cancelRemoteTask({ delegationId: id, agent, taskId });
+          state.countCalls(final.calls ?? 0);
+          state.cancelled(undefined, final);
         } catch (cancelErr) {
           const why = errorOutcome(cancelErr).reasons[0] ?? 'unknown';
           state.cancelled();

@@ -70,8 +70,8 @@ export const AgentEntrySchema = z
     binding: z.enum(['JSONRPC', 'HTTP+JSON']).optional(),
     /** How to follow the remote task. Default auto (stream when the card supports it, else poll). */
     observe: z.enum(['auto', 'stream', 'poll', 'push']).default('auto'),
-    /** Contract defaults for delegations to this agent. Default: no deadline, 10 input rounds. */
-    contract: ContractSchema.default({ maxInputRounds: 10 }),
+    /** Contract defaults for delegations to this agent. Default: no deadline, 10 input rounds, 500 remote calls. */
+    contract: ContractSchema.default({ maxInputRounds: 10, maxRemoteCalls: 500 }),
     /** Acceptance policy used when a delegation names none. */
     acceptance: z.string().default('completed-with-artifact'),
   })

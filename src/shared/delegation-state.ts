@@ -34,6 +34,7 @@ export class DelegationState {
       pending: null,
       turns: [],
       notes: [],
+      remoteCalls: 0,
       artifacts: [],
       ...(input.policy ? { policy: input.policy } : {}),
     };
@@ -193,6 +194,18 @@ export class DelegationState {
     this.record.status = 'CANCELLING';
     this.record.pending = null;
     return true;
+  }
+
+  /** Adds calls made to the agent; true when the contract's budget is now used up. */
+  countCalls(n: number): boolean {
+    this.record.remoteCalls += n;
+    return this.callBudget <= 0;
+  }
+
+  /** Calls still allowed by the contract (Infinity without a budget). */
+  get callBudget(): number {
+    const max = this.record.contract?.maxRemoteCalls;
+    return max === undefined ? Number.POSITIVE_INFINITY : max - this.record.remoteCalls;
   }
 
   /** True when the agent has asked more often than the contract allows. */

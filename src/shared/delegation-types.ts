@@ -87,6 +87,8 @@ export const ContractSchema = z
     deadline: DurationSchema.optional(),
     /** How many times the agent may ask for input or authentication; one more ends it in ERROR. */
     maxInputRounds: z.number().int().min(0).max(1000).optional(),
+    /** How many calls to the agent (sends, polls, subscriptions) the delegation may make; then ERROR. */
+    maxRemoteCalls: z.number().int().min(1).max(1_000_000).optional(),
   })
   .strict();
 export type Contract = z.infer<typeof ContractSchema>;
@@ -167,6 +169,10 @@ export interface RemoteSnapshot {
   /** When we observed it. */
   observedAt: string;
   artifacts: ArtifactRecord[];
+  /** Calls to the agent the observing activity made to get here (counted against the contract). */
+  calls?: number;
+  /** Set when observation stopped because the remote-call budget was used up. */
+  budgetExhausted?: boolean;
 }
 
 /** What the delegation is waiting for. The prompt is the agent's text: untrusted data, shown, never obeyed. */
@@ -209,6 +215,8 @@ export interface DelegationRecord {
   turns: Turn[];
   /** Things worth knowing that are not state: retried sends and how they were reconciled. */
   notes: string[];
+  /** Calls made to the agent so far (sends, polls, subscriptions, cancels). */
+  remoteCalls: number;
   artifacts: ArtifactRecord[];
   /** The acceptance policy in force; known once the agent is resolved. */
   policy?: string;

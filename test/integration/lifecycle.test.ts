@@ -95,7 +95,7 @@ describe('input routing, access and cancel', () => {
       assert.equal(record.outcome?.kind, 'TIMED_OUT');
       assert.deepEqual(record.outcome?.reasons, ['deadline of 2s passed', 'remote task CANCELED']);
       assert.equal(record.remote.state, 'TASK_STATE_CANCELED');
-      assert.deepEqual(record.contract, { maxInputRounds: 10, deadline: '2s' });
+      assert.deepEqual(record.contract, { maxInputRounds: 10, maxRemoteCalls: 500, deadline: '2s' });
     });
   });
 
@@ -107,6 +107,17 @@ describe('input routing, access and cancel', () => {
       assert.match(record.outcome?.reasons[0] ?? '', /asked for input more than 0 time\(s\)/);
       assert.equal(record.remote.state, 'TASK_STATE_CANCELED');
       assert.equal(record.pending, null);
+    });
+  });
+
+  it('ends in ERROR when the remote-call budget is used up, cancelling the remote task', async () => {
+    await withWorker({ 'supplier-qa': loopbackAgent(slow.url, { observe: 'poll' }) }, async (ctx) => {
+      const baton = clientFor(ctx);
+      const record = await baton.result(await baton.start({ agent: 'supplier-qa', parts: COMPLETE, contract: { maxRemoteCalls: 6 } }));
+      assert.equal(record.outcome?.kind, 'ERROR');
+      assert.deepEqual(record.outcome?.reasons, ['remote call budget of 6 used up (contract maxRemoteCalls)', 'remote task CANCELED']);
+      assert.equal(record.remote.state, 'TASK_STATE_CANCELED');
+      assert.equal(record.remoteCalls, 7, 'card, send, 4 polls, then the cancel itself');
     });
   });
 
