@@ -58,7 +58,7 @@ program
   .description('run Temporal (persisted), a worker and the demo agents until Ctrl-C')
   .option('--port <port>', 'Temporal front-end port', port, 7233)
   .option('--ui-port <port>', 'Temporal Web UI port', port, 8233)
-  .option('--agents-port <port>', 'first port for the demo agents', port, 41241)
+  .option('--agents-port <port>', 'first port for the demo agents (one port each, counting up)', port, 41241)
   .option('--db <file>', 'SQLite file of the dev server (default .baton/dev/temporal.sqlite)')
   .action((o: { port: number; uiPort: number; agentsPort: number; db?: string }) => run(() => devCommand({ ...o, ...globals() })));
 

@@ -51,7 +51,7 @@ export interface TestWorkerContext {
 export async function withWorker<T>(
   agents: Record<string, AgentEntry>,
   fn: (ctx: TestWorkerContext) => Promise<T>,
-  opts: { policies?: PolicyRegistry; logLines?: Record<string, unknown>[]; poll?: { initialMs: number; maxMs: number } } = {},
+  opts: { policies?: PolicyRegistry; logLines?: Record<string, unknown>[]; poll?: { initialMs: number; maxMs: number }; maxActivities?: number } = {},
 ): Promise<T> {
   installTemporalRuntime(pino({ level: 'warn' }, pino.destination(2)));
   const { address, namespace } = await testServer();
@@ -76,6 +76,7 @@ export async function withWorker<T>(
       policies: opts.policies,
       workflowBundle: await testBundle(),
       activityOverrides: { poll: opts.poll ?? { initialMs: 50, maxMs: 500 } },
+      ...(opts.maxActivities ? { workerOptions: { maxConcurrentActivityTaskExecutions: opts.maxActivities } } : {}),
     });
     const client = new Client({ connection, namespace });
     return await worker.runUntil(fn({ client, taskQueue, worker, logger }));

@@ -1,0 +1,104 @@
+/**
+ * Small demo agents, one per way a remote task can end, for trying Baton's outcomes by hand
+ * (`baton dev` serves them) and for tests:
+ * - `message-desk` answers with a direct Message, no task;
+ * - `refusing-vendor` refuses the work (REJECTED);
+ * - `broken-lab` fails (FAILED) after starting;
+ * - `build-investigator` streams progress and its report artifact in chunks, then completes.
+ */
+import { randomUUID } from 'node:crypto';
+import { Message, Task, TaskArtifactUpdateEvent } from '@a2a-js/sdk';
+import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import type { DemoAgentDefinition } from './agent-server';
+import { now, statusEvent } from './events';
+
+type Body = (ctx: RequestContext, bus: ExecutionEventBus) => Promise<void>;
+
+function executor(body: Body): AgentExecutor {
+  return {
+    execute: body,
+    async cancelTask(taskId, bus) {
+      bus.publish(statusEvent(taskId, '', 'TASK_STATE_CANCELED'));
+      bus.finished();
+    },
+  };
+}
+
+/** Publishes the task (new or continued); every execute must begin with it. */
+function openTask(ctx: RequestContext, bus: ExecutionEventBus): void {
+  bus.publish(AgentEvent.task(ctx.task ?? Task.fromJSON({ id: ctx.taskId, contextId: ctx.contextId, status: { state: 'TASK_STATE_SUBMITTED', timestamp: now() }, history: [Message.toJSON(ctx.userMessage)] })));
+}
+
+const skill = (id: string, description: string) => [{ id, name: id, description, tags: ['demo'] }];
+
+export function messageDesk(): DemoAgentDefinition {
+  return {
+    name: 'message-desk',
+    description: 'Answers questions directly with a Message; never creates a task.',
+    skills: skill('answer', 'Answers at once'),
+    executor: executor(async (ctx, bus) => {
+      bus.publish(AgentEvent.message(Message.fromJSON({ messageId: randomUUID(), role: 'ROLE_AGENT', contextId: ctx.contextId, parts: [{ text: 'Our lead time for A1042 parts is 12 working days.', mediaType: 'text/plain' }] })));
+      bus.finished();
+    }),
+  };
+}
+
+export function refusingVendor(): DemoAgentDefinition {
+  return {
+    name: 'refusing-vendor',
+    description: 'Refuses every request (REJECTED) with its reason.',
+    skills: skill('quote', 'Quotes for custom parts'),
+    executor: executor(async (ctx, bus) => {
+      openTask(ctx, bus);
+      bus.publish(statusEvent(ctx.taskId, ctx.contextId, 'TASK_STATE_REJECTED', 'We no longer take orders for that product line.'));
+      bus.finished();
+    }),
+  };
+}
+
+export function brokenLab(opts: { workMs?: number } = {}): DemoAgentDefinition {
+  return {
+    name: 'broken-lab',
+    description: 'Starts every test, then fails (FAILED) with its reason.',
+    skills: skill('lab-test', 'Material tests'),
+    executor: executor(async (ctx, bus) => {
+      openTask(ctx, bus);
+      bus.publish(statusEvent(ctx.taskId, ctx.contextId, 'TASK_STATE_WORKING', 'Calibrating'));
+      await new Promise((r) => setTimeout(r, opts.workMs ?? 200));
+      bus.publish(statusEvent(ctx.taskId, ctx.contextId, 'TASK_STATE_FAILED', 'Tensile tester offline; no result.'));
+      bus.finished();
+    }),
+  };
+}
+
+export function buildInvestigator(opts: { chunks?: number; stepMs?: number } = {}): DemoAgentDefinition {
+  const chunks = opts.chunks ?? 4;
+  return {
+    name: 'build-investigator',
+    description: 'Investigates a failed build: streams progress, and its report in chunks (append, lastChunk).',
+    streaming: true,
+    skills: skill('investigate', 'Finds why a build failed'),
+    executor: executor(async (ctx, bus) => {
+      openTask(ctx, bus);
+      const { taskId, contextId } = ctx;
+      const artifactId = `${taskId}-report`;
+      for (let i = 1; i <= chunks; i++) {
+        bus.publish(statusEvent(taskId, contextId, 'TASK_STATE_WORKING', `Reading logs, step ${i} of ${chunks}`));
+        await new Promise((r) => setTimeout(r, opts.stepMs ?? 100));
+        bus.publish(
+          AgentEvent.artifactUpdate(
+            TaskArtifactUpdateEvent.fromJSON({
+              taskId,
+              contextId,
+              append: i > 1,
+              lastChunk: i === chunks,
+              artifact: { artifactId, name: 'report', parts: [{ text: `Finding ${i}: step ${i} of the build log looks ${i === chunks ? 'broken' : 'fine'}.\n`, mediaType: 'text/plain' }] },
+            }),
+          ),
+        );
+      }
+      bus.publish(statusEvent(taskId, contextId, 'TASK_STATE_COMPLETED', 'Report ready.'));
+      bus.finished();
+    }),
+  };
+}
