@@ -121,6 +121,38 @@ describe('input routing, access and cancel', () => {
     });
   });
 
+  it('keeps history flat while it polls', async () => {
+    let polls = 0;
+    let tenPolls: () => void = () => {};
+    const polled = new Promise<void>((r) => (tenPolls = r));
+    const counted = await startAgentServer(supplierQa({ workMs: 60_000 }), {
+      holdResponse: (method) => {
+        if (method === 'GetTask' && ++polls === 10) tenPolls();
+        return 0;
+      },
+    });
+    try {
+      await withWorker(
+        { 'supplier-qa': loopbackAgent(counted.url, { observe: 'poll' }) },
+        async (ctx) => {
+          const baton = clientFor(ctx);
+          const id = await baton.start({ agent: 'supplier-qa', parts: COMPLETE });
+          await baton.until(id, (r) => r.status === 'REMOTE_ACTIVE', 50);
+          const events = async () => (await ctx.client.workflow.getHandle(id).fetchHistory()).events?.length ?? 0;
+          const before = await events();
+          const startedAt = polls;
+          await polled;
+          assert.ok(polls - startedAt >= 1);
+          assert.equal(await events(), before, `history stayed at ${before} events over ${polls} polls`);
+          await baton.cancel(id);
+        },
+        { poll: { initialMs: 50, maxMs: 100 } },
+      );
+    } finally {
+      await counted.close();
+    }
+  });
+
   it('records the truth when the agent completed before the cancel reached it', async () => {
     // Polling every 30 s: the first poll sees the task working, the agent finishes 1.5 s later, and
     // the cancel comes after that, before our next poll.
