@@ -1,11 +1,9 @@
 /**
  * `baton delegate`: start a delegation; with `--wait`, wait for its outcome and print the record.
  */
-import { readFileSync } from 'node:fs';
-import type { Part } from '../../shared/a2a-types';
 import { connectClient } from '../context';
 import { exitCodeOf, formatRecord, printJson } from '../output';
-import { UsageError } from '../usage-error';
+import { partsFromFlags } from '../parts';
 
 export interface DelegateOptions {
   agent: string;
@@ -21,24 +19,8 @@ export interface DelegateOptions {
   config?: string;
 }
 
-function partsOf(opts: DelegateOptions): Part[] {
-  const parts: Part[] = [];
-  if (opts.text) parts.push({ text: opts.text, mediaType: 'text/plain' });
-  if (opts.dataFile) {
-    let data: unknown;
-    try {
-      data = JSON.parse(readFileSync(opts.dataFile, 'utf8'));
-    } catch (err) {
-      throw new UsageError(`--data-file ${opts.dataFile}: ${(err as Error).message}`);
-    }
-    parts.push({ data, mediaType: 'application/json' });
-  }
-  if (!parts.length) throw new UsageError('give the work to delegate with --text and/or --data-file');
-  return parts;
-}
-
 export async function delegateCommand(opts: DelegateOptions): Promise<number> {
-  const parts = partsOf(opts);
+  const parts = partsFromFlags(opts, 'the work to delegate');
   const { baton, close } = await connectClient(opts.config);
   try {
     const id = await baton.start({

@@ -2,25 +2,10 @@
  * `baton answer`, `baton authorize`, `baton cancel`: steer a running delegation through its Updates,
  * as the caller the config (or BATON_TENANT / BATON_USER) names. The workflow's validators decide.
  */
-import { readFileSync } from 'node:fs';
-import type { Part } from '../../shared/a2a-types';
 import { connectClient } from '../context';
 import { formatRecord, printJson } from '../output';
+import { partsFromFlags } from '../parts';
 import { UsageError } from '../usage-error';
-
-export function answerParts(opts: { text?: string; dataFile?: string }): Part[] {
-  const parts: Part[] = [];
-  if (opts.text) parts.push({ text: opts.text, mediaType: 'text/plain' });
-  if (opts.dataFile) {
-    try {
-      parts.push({ data: JSON.parse(readFileSync(opts.dataFile, 'utf8')) as unknown, mediaType: 'application/json' });
-    } catch (err) {
-      throw new UsageError(`--data-file ${opts.dataFile}: ${(err as Error).message}`);
-    }
-  }
-  if (!parts.length) throw new UsageError('give the answer with --text and/or --data-file');
-  return parts;
-}
 
 /** The pending request's id, from the flag or from the delegation itself. */
 async function requestIdOf(baton: Awaited<ReturnType<typeof connectClient>>['baton'], id: string, given?: string): Promise<string> {
@@ -31,7 +16,7 @@ async function requestIdOf(baton: Awaited<ReturnType<typeof connectClient>>['bat
 }
 
 export async function answerCommand(id: string, opts: { request?: string; text?: string; dataFile?: string; json?: boolean; config?: string }): Promise<number> {
-  const parts = answerParts(opts);
+  const parts = partsFromFlags(opts, 'the answer');
   const { baton, close } = await connectClient(opts.config);
   try {
     const requestId = await requestIdOf(baton, id, opts.request);
