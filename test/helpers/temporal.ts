@@ -8,6 +8,7 @@ import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, type Worker } from '@temporalio/worker';
 import pino, { type Logger } from 'pino';
 import { PolicyRegistry } from '../../src/acceptance/policies';
+import { BatonClient } from '../../src/client/baton-client';
 import { loopbackAgentEntry, type AgentEntry } from '../../src/config/schema';
 import { workflowsPath } from '../../src/runtime/bundle-workflows';
 import { installTemporalRuntime } from '../../src/runtime/logger';
@@ -42,6 +43,11 @@ export interface TestWorkerContext {
   taskQueue: string;
   worker: Worker;
   logger: Logger;
+}
+
+/** A BatonClient on the test worker's task queue, acting as `tenant`/`user` (default acme/ops-1). */
+export function batonFor(ctx: TestWorkerContext, tenant = 'acme', user = 'ops-1'): BatonClient {
+  return new BatonClient(ctx.client.connection, { namespace: ctx.client.options.namespace, taskQueue: ctx.taskQueue, caller: { tenant, user } });
 }
 
 /**

@@ -5,17 +5,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PolicyRegistry } from '../../src/acceptance/policies';
-import { BatonClient, RequestRefusedError } from '../../src/client/baton-client';
+import { RequestRefusedError } from '../../src/client/baton-client';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
 import { supplierQa } from '../../src/demo/supplier-qa';
 import type { DelegationRecord } from '../../src/shared/delegation-types';
 import { RawAgent } from '../helpers/raw-agent';
-import { loopbackAgent, withWorker, type TestWorkerContext } from '../helpers/temporal';
+import { batonFor, loopbackAgent, withWorker, type TestWorkerContext } from '../helpers/temporal';
 
 const REQUEST = [{ text: 'Verify inspection report inspection-92 against order A1042 for SN-4471' }];
 
-const baton = (ctx: TestWorkerContext, tenant = 'acme') =>
-  new BatonClient(ctx.client.connection, { namespace: ctx.client.options.namespace, taskQueue: ctx.taskQueue, caller: { tenant, user: 'ops-1' } });
+const baton = (ctx: TestWorkerContext, tenant = 'acme') => batonFor(ctx, tenant);
 
 function completedWith(agent: RawAgent, verdict: unknown): void {
   const task = { id: 't', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' }, artifacts: [{ artifactId: 'v1', name: 'verdict', parts: [{ data: verdict, mediaType: 'application/json' }] }] };

@@ -4,10 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BatonClient } from '../../src/client/baton-client';
 import { portalGate } from '../../src/demo/auth-gate';
 import { startAgentServer } from '../../src/demo/agent-server';
-import { loopbackAgent, withWorker } from '../helpers/temporal';
+import { batonFor, loopbackAgent, withWorker } from '../helpers/temporal';
 
 describe('authorize', () => {
   it('sends the credential by reference, asks again after a wrong one, and keeps it out of history', { timeout: 60_000 }, async () => {
@@ -17,7 +16,7 @@ describe('authorize', () => {
     const agent = await startAgentServer(portalGate(secret));
     try {
       await withWorker({ 'portal-gate': loopbackAgent(agent.url) }, async (ctx) => {
-        const baton = new BatonClient(ctx.client.connection, { namespace: ctx.client.options.namespace, taskQueue: ctx.taskQueue, caller: { tenant: 'acme', user: 'ops-1' } });
+        const baton = batonFor(ctx);
         const id = await baton.start({ agent: 'portal-gate', parts: [{ text: 'Stock for BOLT-M8?' }] });
         const first = await baton.until(id, (r) => r.pending !== null || r.outcome !== undefined, 50);
         assert.equal(first.status, 'WAITING_AUTH');

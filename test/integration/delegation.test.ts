@@ -9,14 +9,11 @@ import { BatonClient } from '../../src/client/baton-client';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
 import { supplierQa } from '../../src/demo/supplier-qa';
 import { statusQuery } from '../../workflows/messages';
-import { loopbackAgent, withWorker, type TestWorkerContext } from '../helpers/temporal';
+import { batonFor, loopbackAgent, withWorker, type TestWorkerContext } from '../helpers/temporal';
 
-const caller = { tenant: 'acme', user: 'ops-1' };
 const REQUEST = [{ text: 'Verify inspection report inspection-92 against order A1042 for product SN-4471', mediaType: 'text/plain' }];
 
-function batonOf(ctx: TestWorkerContext): BatonClient {
-  return new BatonClient(ctx.client.connection, { namespace: ctx.client.options.namespace, taskQueue: ctx.taskQueue, caller });
-}
+const batonOf = (ctx: TestWorkerContext): BatonClient => batonFor(ctx);
 
 describe('delegation to supplier-qa', () => {
   let agent: RunningAgent;

@@ -4,14 +4,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { BatonClient } from '../../src/client/baton-client';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
 import { brokenLab, buildInvestigator, messageDesk, refusingVendor } from '../../src/demo/simple-agents';
 import { supplierQa } from '../../src/demo/supplier-qa';
-import { loopbackAgent, withWorker, type TestWorkerContext } from '../helpers/temporal';
+import { batonFor, loopbackAgent, withWorker, type TestWorkerContext } from '../helpers/temporal';
 
-const clientFor = (ctx: TestWorkerContext) =>
-  new BatonClient(ctx.client.connection, { namespace: ctx.client.options.namespace, taskQueue: ctx.taskQueue, caller: { tenant: 'acme', user: 'ops-1' } });
+const clientFor = (ctx: TestWorkerContext) => batonFor(ctx);
 
 describe('demo agents and their outcomes', () => {
   const agents: RunningAgent[] = [];

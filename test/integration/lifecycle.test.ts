@@ -7,17 +7,15 @@ import { after, before, describe, it } from 'node:test';
 import { AgentClient } from '../../src/a2a/agent-client';
 import { createAgentFetch } from '../../src/a2a/agent-fetch';
 import { chooseInterface, fetchCard } from '../../src/a2a/card';
-import { BatonClient, DelegationNotFoundError, RequestRefusedError } from '../../src/client/baton-client';
+import { DelegationNotFoundError, RequestRefusedError } from '../../src/client/baton-client';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
 import { supplierQa } from '../../src/demo/supplier-qa';
-import { loopbackAgent, withWorker, type TestWorkerContext } from '../helpers/temporal';
+import { batonFor, loopbackAgent, withWorker } from '../helpers/temporal';
 
 const ASK = [{ text: 'Verify inspection report inspection-92 against order A1042', mediaType: 'text/plain' }];
 const COMPLETE = [{ text: 'Verify inspection report inspection-92 against order A1042 for SN-4471', mediaType: 'text/plain' }];
 
-function clientFor(ctx: TestWorkerContext, tenant = 'acme', user = 'ops-1'): BatonClient {
-  return new BatonClient(ctx.client.connection, { namespace: ctx.client.options.namespace, taskQueue: ctx.taskQueue, caller: { tenant, user } });
-}
+const clientFor = batonFor;
 
 describe('input routing, access and cancel', () => {
   let fast: RunningAgent;

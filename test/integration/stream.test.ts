@@ -4,14 +4,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BatonClient } from '../../src/client/baton-client';
 import { startAgentServer } from '../../src/demo/agent-server';
 import { supplierQa } from '../../src/demo/supplier-qa';
-import { loopbackAgent, withWorker, type TestWorkerContext } from '../helpers/temporal';
+import { batonFor, loopbackAgent, withWorker, type TestWorkerContext } from '../helpers/temporal';
 
 const REQUEST = [{ text: 'Verify inspection report inspection-92 against order A1042 for SN-4471' }];
-const clientFor = (ctx: TestWorkerContext) =>
-  new BatonClient(ctx.client.connection, { namespace: ctx.client.options.namespace, taskQueue: ctx.taskQueue, caller: { tenant: 'acme', user: 'ops-1' } });
+const clientFor = (ctx: TestWorkerContext) => batonFor(ctx);
 
 describe('stream observation', () => {
   it('rebuilds the state after the stream is cut mid-task', { timeout: 60_000 }, async () => {
