@@ -8,6 +8,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { A2AError } from '@a2a-js/sdk/errors';
 import { FailureType, type FailureTypeName } from '../shared/failure-types';
 import { AgentHttpError, MalformedAnswerError, MissingCredentialError } from './agent-fetch';
+import { findCause } from './cause';
 import { FetchRefusedError } from './guarded-fetch';
 
 /** A2A error reasons that no retry can fix. */
@@ -35,35 +36,25 @@ export function failure(type: FailureTypeName, message: string, details?: Record
   });
 }
 
-/** Walks the `cause` chain (the SDK and undici both wrap) for the first error of a kind. */
-function findCause<T>(err: unknown, match: (e: unknown) => e is T): T | undefined {
-  for (let e = err, depth = 0; e && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
-    if (match(e)) return e;
-  }
-  return undefined;
-}
-
-const isA = <T>(cls: abstract new (...args: never[]) => T) => (e: unknown): e is T => e instanceof cls;
-
 /** Turn any error from a call to an agent into an `ApplicationFailure` of the taxonomy. */
 export function toFailure(err: unknown, what: string): ApplicationFailure {
   if (err instanceof ApplicationFailure) return err;
 
-  const refused = findCause(err, isA(FetchRefusedError));
+  const refused = findCause(err, FetchRefusedError);
   if (refused) {
     const type = refused.refusal === 'size' ? FailureType.INVALID_AGENT_RESPONSE : FailureType.TRUST_REFUSED;
     return failure(type, `${what}: ${refused.message}`, { refusal: refused.refusal });
   }
-  const malformed = findCause(err, isA(MalformedAnswerError));
+  const malformed = findCause(err, MalformedAnswerError);
   if (malformed) return failure(FailureType.INVALID_AGENT_RESPONSE, `${what}: ${malformed.message}`);
-  const missing = findCause(err, isA(MissingCredentialError));
+  const missing = findCause(err, MissingCredentialError);
   if (missing) return failure(FailureType.CONFIG_INVALID, `${what}: ${missing.message}`);
 
-  const http = findCause(err, isA(AgentHttpError));
+  const http = findCause(err, AgentHttpError);
   if (http?.kind === 'auth') return failure(FailureType.AGENT_REFUSED, `${what}: ${http.message}`, { reason: 'AUTH_REFUSED', status: http.status });
   if (http) return failure(FailureType.RETRY_LATER, `${what}: ${http.message}`, { status: http.status }, http.retryAfterMs);
 
-  const a2a = findCause(err, isA(A2AError));
+  const a2a = findCause(err, A2AError);
   if (a2a) {
     const reason = a2a.reason ?? 'UNKNOWN';
     if (reason === 'INVALID_AGENT_RESPONSE') return failure(FailureType.INVALID_AGENT_RESPONSE, `${what}: ${a2a.message}`, { reason });
@@ -76,7 +67,7 @@ export function toFailure(err: unknown, what: string): ApplicationFailure {
   const status = /^HTTP error for \S+! Status: (\d{3})/.exec(message)?.[1];
   if (status?.startsWith('4')) return failure(FailureType.AGENT_REFUSED, `${what}: ${message.slice(0, 500)}`, { status: Number(status) });
   if (status) return failure(FailureType.RETRY_LATER, `${what}: ${message.slice(0, 500)}`, { status: Number(status) });
-  if (findCause(err, isA(SyntaxError)) || /ID mismatch|missing 'result'|SSE event|missing payload/i.test(message)) {
+  if (findCause(err, SyntaxError) || /ID mismatch|missing 'result'|SSE event|missing payload/i.test(message)) {
     return failure(FailureType.INVALID_AGENT_RESPONSE, `${what}: ${message.slice(0, 500)}`);
   }
   const cause = (err as { cause?: { message?: string; code?: string } } | undefined)?.cause;

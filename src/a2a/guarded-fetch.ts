@@ -8,6 +8,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { Agent, fetch as undiciFetch, Response as UndiciResponse } from 'undici';
 import { refusalFor } from './address-policy';
+import { findCause } from './cause';
 
 export interface FetchPolicy {
   /** Allow plain http. Default false. */
@@ -111,14 +112,6 @@ function keepOnly(headers: Headers, names: string[]): Headers {
   return kept;
 }
 
-/** The refusal behind an error (undici wraps connection errors as `TypeError: fetch failed`). */
-export function findRefusal(err: unknown): FetchRefusedError | undefined {
-  for (let e = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    if (e instanceof FetchRefusedError) return e;
-  }
-  return undefined;
-}
-
 /** Builds a policy-bound fetch. `lookup` is for tests that need a name to resolve somewhere chosen. */
 export function createGuardedFetch(policy: FetchPolicy, opts: { lookup?: Lookup } = {}): typeof fetch {
   const dispatcher = new Agent({
@@ -138,7 +131,7 @@ export function createGuardedFetch(policy: FetchPolicy, opts: { lookup?: Lookup 
       try {
         res = await undiciFetch(url, { ...(init as object), method, headers: Object.fromEntries(headers.entries()), body: body as never, redirect: "manual", dispatcher });
       } catch (err) {
-        const refused = findRefusal(err);
+        const refused = findCause(err, FetchRefusedError);
         if (!refused) throw err;
         throw hop > 0 ? new FetchRefusedError('redirect', `redirect to ${url.origin} refused: ${refused.message}`) : refused;
       }

@@ -109,11 +109,6 @@ export class DelegationState {
     return this.answeredKey;
   }
 
-  /** How many times the agent has asked for input or authentication. */
-  get interruptions(): number {
-    return this.requests;
-  }
-
   /** Why `caller` may not act on this delegation, or undefined. contextId is never a permission. */
   refuseCaller(caller: Caller): string | undefined {
     return caller.tenant === this.record.tenant ? undefined : `caller of tenant ${caller.tenant} has no access to this delegation`;
