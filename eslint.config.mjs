@@ -37,6 +37,24 @@ export default tseslint.config(
     },
   },
   {
+    // Test workflows run in the same sandbox and use Baton the way a user's workflow would.
+    files: ['test/workflows/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!@temporalio/workflow$|\\.\\./\\.\\./workflows/api$).*',
+              allowTypeImports: true,
+              message: 'test workflows may import values only from @temporalio/workflow and workflows/api (what baton/workflow exports).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // src/shared/ is imported by workflows: pure code only, no Node modules.
     files: ['src/shared/**/*.ts'],
     rules: {

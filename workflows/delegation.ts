@@ -7,7 +7,9 @@ import {
   ApplicationFailure,
   CancellationScope,
   condition,
+  getExternalWorkflowHandle,
   isCancellation,
+  log,
   proxyActivities,
   setHandler,
   sleep,
@@ -23,7 +25,7 @@ import { AnswerSchema, AuthorizeSchema, CancelSchema, ReviewSchema, type Delegat
 import { isPermanentFailure, NON_RETRYABLE_FAILURES } from '../src/shared/failure-types';
 import { turnMessageId } from '../src/shared/ids';
 import { SA_AGENT, SA_OUTCOME, SA_PENDING_REQUEST, SA_REMOTE_STATE, SA_REMOTE_TASK_ID, SA_STATUS, SA_TENANT } from '../src/shared/search-attributes';
-import { answerUpdate, authorizeUpdate, cancelUpdate, reviewUpdate, statusQuery } from './messages';
+import { answerSignal, answerUpdate, authorizeSignal, authorizeUpdate, cancelUpdate, requestSignal, reviewUpdate, statusQuery } from './messages';
 
 const retry = {
   initialInterval: '1s',
@@ -108,6 +110,39 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
     },
   });
 
+  // Signals carry the Updates' payloads for senders that cannot update (other workflows). A Signal
+  // cannot be refused before it enters history, so a refused one is recorded instead of dropped.
+  const refusedSignal = (signal: 'answer' | 'authorize', payload: unknown, reason: string): void => {
+    const entry = state.refusedSignal(signal, payload, reason);
+    log.warn('refused a signal', { delegationId: id, ...entry });
+    publish();
+  };
+  setHandler(answerSignal, (a) => {
+    const parsed = AnswerSchema.safeParse(a);
+    if (!parsed.success) return refusedSignal('answer', a, `invalid answer: ${parsed.error.issues[0]?.message}`);
+    const why = state.refuseAnswer('input', parsed.data.requestId, parsed.data.caller);
+    if (why) return refusedSignal('answer', a, why);
+    state.queue({ requestId: parsed.data.requestId, kind: 'input', parts: parsed.data.parts });
+  });
+  setHandler(authorizeSignal, (a) => {
+    const parsed = AuthorizeSchema.safeParse(a);
+    if (!parsed.success) return refusedSignal('authorize', a, `invalid authorize: ${parsed.error.issues[0]?.message}`);
+    const why = state.refuseAnswer('auth', parsed.data.requestId, parsed.data.caller);
+    if (why) return refusedSignal('authorize', a, why);
+    state.queue({ requestId: parsed.data.requestId, kind: 'auth', secretEnv: parsed.data.secretRef.fromEnv });
+  });
+
+  /** Tells the `notify` workflow what the delegation now waits for; a failure to reach it is noted. */
+  const announce = async (): Promise<void> => {
+    const request = state.record.pending;
+    if (!input.notify || !request) return;
+    try {
+      await getExternalWorkflowHandle(input.notify.workflowId).signal(requestSignal, { delegationId: id, agent: input.agent, request });
+    } catch (err) {
+      state.note(`could not tell workflow ${input.notify.workflowId} about ${request.requestId}: ${(err as Error).message}`);
+    }
+  };
+
   let review: { decision: 'accept' | 'reject'; by: string; reason?: string } | undefined;
   setHandler(
     reviewUpdate,
@@ -133,6 +168,7 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
     }
     state.awaitReview(decision.reasons);
     publish();
+    await announce();
     // 👉 Like an answer, a review is waited for without holding any activity slot.
     await condition(() => review !== undefined);
     const r = review as NonNullable<typeof review>;
@@ -222,6 +258,7 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
       }
       if (next.kind !== 'interrupted') break;
       if (state.overInputRounds) breakContract(`the agent asked for input more than ${state.record.contract?.maxInputRounds} time(s) (contract maxInputRounds)`);
+      else await announce();
       // 👉 Waiting for a person holds no activity slot: only this condition, until an Update queues an answer.
       await condition(() => state.hasQueued);
       sent = await send(agent, state.takeQueued());
@@ -265,6 +302,8 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
     }
   }
   publish();
-  await condition(allHandlersFinished);
+  // When the workflow itself was cancelled (a parent's cancel), a plain wait here would throw and
+  // end it as Cancelled without its record; the caller needs the record with the real remote end.
+  await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   return state.record;
 }

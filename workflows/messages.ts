@@ -1,8 +1,8 @@
 /**
  * Update, Signal and Query definitions shared by workflows and clients.
  */
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { Answer, Authorize, CancelRequest, DelegationRecord, Review } from '../src/shared/delegation-types';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { Answer, Authorize, CancelRequest, DelegationRecord, RequestNotice, Review } from '../src/shared/delegation-types';
 
 /** The full delegation record (what `baton show --json` prints). */
 export const statusQuery = defineQuery<DelegationRecord>('status');
@@ -18,3 +18,18 @@ export const cancelUpdate = defineUpdate<DelegationRecord, [CancelRequest]>('can
 
 /** Decides a result waiting for review; resolves with the settled record. */
 export const reviewUpdate = defineUpdate<DelegationRecord, [Review]>('review');
+
+/**
+ * The `answer` Update's payload as a Signal, for other workflows (a workflow can signal but not
+ * update). The same checks apply; a refused one is kept in the record's `refusedSignals`.
+ */
+export const answerSignal = defineSignal<[Answer]>('answerSignal');
+
+/** The `authorize` Update's payload as a Signal; refused ones are recorded like `answerSignal`'s. */
+export const authorizeSignal = defineSignal<[Authorize]>('authorizeSignal');
+
+/**
+ * Sent by a delegation to the workflow named in its input's `notify` when it starts waiting for
+ * input, authentication or review, so that workflow can route an answer back by Signal.
+ */
+export const requestSignal = defineSignal<[RequestNotice]>('batonRequest');

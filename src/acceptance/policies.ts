@@ -70,6 +70,12 @@ export class PolicyRegistry {
     });
   }
 
+  /** Declares every policy of a config's `policies` section, in order (a base must come first). */
+  declareAll(declared: Record<string, DeclaredPolicy>): this {
+    for (const [name, policy] of Object.entries(declared)) this.declare(name, policy);
+    return this;
+  }
+
   has(name: string): boolean {
     return this.policies.has(name);
   }

@@ -27,6 +27,9 @@ export function formatRecord(r: DelegationRecord): string {
     const prompt = r.pending.prompt.map((p) => p.text ?? (p.data !== undefined ? JSON.stringify(p.data) : `[${p.mediaType ?? 'file'}]`)).join(' ');
     lines.push(`waiting     ${r.pending.kind} request ${r.pending.requestId}`, `            agent asks: ${JSON.stringify(prompt)}`);
   }
+  for (const refused of r.refusedSignals ?? []) {
+    lines.push(`refused     ${refused.signal} signal${refused.requestId ? ` for ${refused.requestId}` : ''}${refused.by ? ` from ${refused.by}` : ''}: ${JSON.stringify(refused.reason)}`);
+  }
   if (r.cancel) lines.push(`cancel      by ${r.cancel.by}: ${JSON.stringify(r.cancel.reason)}`);
   if (r.reply) lines.push(`reply       message ${r.reply.messageId} (${r.reply.parts.length} part(s))`);
   for (const a of r.artifacts) {

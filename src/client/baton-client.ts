@@ -4,17 +4,11 @@
 import { randomUUID } from 'node:crypto';
 import { Client, WorkflowNotFoundError, WorkflowUpdateFailedError, type ConnectionLike } from '@temporalio/client';
 import type { Part } from '../shared/a2a-types';
-import { DelegationInputSchema, type Contract, type DelegationRecord } from '../shared/delegation-types';
+import { DelegationInputSchema, type Caller, type Contract, type DelegationRecord } from '../shared/delegation-types';
 import { DELEGATION_ID_PREFIX } from '../shared/ids';
 import { describeIssues } from '../config/load';
 import type { delegationWorkflow } from '../../workflows/delegation';
 import { answerUpdate, authorizeUpdate, cancelUpdate, reviewUpdate, statusQuery } from '../../workflows/messages';
-
-/** Who is calling. Every delegation has a tenant and an owner. */
-export interface Caller {
-  tenant: string;
-  user: string;
-}
 
 export interface StartDelegation {
   agent: string;

@@ -147,18 +147,26 @@ async function waitReady(address: string, child: ChildProcess | undefined, timeo
 export async function ensureSearchAttributes(address: string, namespace: string): Promise<void> {
   const connection = await Connection.connect({ address });
   try {
-    const existing = await connection.operatorService.listSearchAttributes({ namespace });
-    const known = new Set(Object.keys(existing.customAttributes ?? {}));
-    const missing = ALL_SEARCH_ATTRIBUTES.filter((k) => !known.has(k.name));
-    if (!missing.length) return;
-    await connection.operatorService.addSearchAttributes({
-      namespace,
-      // 👉 Enum value 2 is INDEXED_VALUE_TYPE_KEYWORD; every Baton attribute is a keyword.
-      searchAttributes: Object.fromEntries(missing.map((k) => [k.name, 2])),
-    });
+    await registerSearchAttributes(connection, namespace);
   } finally {
     await connection.close();
   }
+}
+
+/**
+ * Adds whichever of Baton's search attributes the namespace lacks, over a connection the caller
+ * owns (TLS, API keys and all). Delegation workflows set them, so a worker needs them registered.
+ */
+export async function registerSearchAttributes(connection: Connection, namespace: string): Promise<void> {
+  const existing = await connection.operatorService.listSearchAttributes({ namespace });
+  const known = new Set(Object.keys(existing.customAttributes ?? {}));
+  const missing = ALL_SEARCH_ATTRIBUTES.filter((k) => !known.has(k.name));
+  if (!missing.length) return;
+  await connection.operatorService.addSearchAttributes({
+    namespace,
+    // 👉 Enum value 2 is INDEXED_VALUE_TYPE_KEYWORD; every Baton attribute is a keyword.
+    searchAttributes: Object.fromEntries(missing.map((k) => [k.name, 2])),
+  });
 }
 
 function startCli(path: string, opts: Required<Pick<DevServerOptions, 'namespace'>> & DevServerOptions, port: number): { child: ChildProcess; tail: () => string } {

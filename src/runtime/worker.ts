@@ -27,12 +27,6 @@ export interface BatonWorkerOptions {
   workerOptions?: Partial<Pick<WorkerOptions, 'maxConcurrentActivityTaskExecutions' | 'maxConcurrentWorkflowTaskExecutions' | 'shutdownGraceTime'>>;
 }
 
-/** Adds the config's declared policies to the registry (after the code ones, which they may build on). */
-function withDeclared(registry: PolicyRegistry, declared: BatonConfig['policies']): PolicyRegistry {
-  for (const [name, policy] of Object.entries(declared)) registry.declare(name, policy);
-  return registry;
-}
-
 export async function createBatonWorker(opts: BatonWorkerOptions): Promise<Worker> {
   const prebuilt = freshWorkflowBundlePath();
   const bundled = opts.workflowBundle ?? (prebuilt ? { codePath: prebuilt } : undefined);
@@ -44,7 +38,7 @@ export async function createBatonWorker(opts: BatonWorkerOptions): Promise<Worke
     ...(bundled ? { workflowBundle: bundled } : { workflowsPath: workflowsPath() }),
     activities: createActivities({
       config: opts.config,
-      policies: withDeclared(opts.policies ?? new PolicyRegistry(), opts.config.policies ?? {}),
+      policies: (opts.policies ?? new PolicyRegistry()).declareAll(opts.config.policies ?? {}),
       logger: opts.logger.child({ component: 'activities' }),
       ...opts.activityOverrides,
     }),

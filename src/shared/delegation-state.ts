@@ -3,8 +3,10 @@
  * methods; every decision about what an event means is here, unit-tested without Temporal.
  */
 import type { Part } from './a2a-types';
-import type { Caller, DelegationInput, DelegationRecord, DelegationStatus, Outcome, PendingRequest, RemoteSnapshot, ResolvedAgent } from './delegation-types';
+import type { Caller, DelegationInput, DelegationRecord, DelegationStatus, Outcome, PendingRequest, RefusedSignal, RemoteSnapshot, ResolvedAgent } from './delegation-types';
 import { outcomeOfRemoteEnd, statusKey } from './remote-state';
+
+const MAX_REFUSED_SIGNALS = 50;
 
 /** What to do after an observation. */
 export type NextStep = { kind: 'observe' } | { kind: 'accept' } | { kind: 'end'; outcome: Outcome } | { kind: 'interrupted' };
@@ -34,6 +36,7 @@ export class DelegationState {
       pending: null,
       turns: [],
       notes: [],
+      refusedSignals: [],
       remoteCalls: 0,
       artifacts: [],
       ...(input.policy ? { policy: input.policy } : {}),
@@ -230,6 +233,21 @@ export class DelegationState {
     this.observed(snapshot);
     this.record.status = status;
     this.record.pending = pending;
+  }
+
+  /**
+   * Records an answer or authorization that came by Signal and was refused. The payload is untrusted
+   * (another workflow sent it), so only well-typed fields are copied; the list keeps the latest 50.
+   */
+  refusedSignal(signal: RefusedSignal['signal'], payload: unknown, reason: string): RefusedSignal {
+    const p = (typeof payload === 'object' && payload !== null ? payload : {}) as { requestId?: unknown; caller?: { tenant?: unknown; user?: unknown } };
+    const text = (v: unknown): string | undefined => (typeof v === 'string' ? v.slice(0, 300) : undefined);
+    const tenant = text(p.caller?.tenant);
+    const user = text(p.caller?.user);
+    const entry: RefusedSignal = { signal, reason, ...(text(p.requestId) ? { requestId: text(p.requestId) } : {}), ...(tenant || user ? { by: `${tenant ?? '?'}/${user ?? '?'}` } : {}) };
+    this.record.refusedSignals.push(entry);
+    if (this.record.refusedSignals.length > MAX_REFUSED_SIGNALS) this.record.refusedSignals.shift();
+    return entry;
   }
 
   note(text: string): void {

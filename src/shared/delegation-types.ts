@@ -109,6 +109,11 @@ export const DelegationInputSchema = z.object({
   referenceTaskIds: z.array(z.string().min(1).max(256)).max(32).optional(),
   /** Overrides the agent's contract defaults. */
   contract: ContractSchema.optional(),
+  /**
+   * A workflow to tell when the delegation starts waiting for a person or system (Signal
+   * `batonRequest`); the embedding API sets it to the parent workflow when it has `onRequest`.
+   */
+  notify: z.object({ workflowId: z.string().min(1).max(1000) }).strict().optional(),
 });
 export type DelegationInput = z.infer<typeof DelegationInputSchema>;
 
@@ -188,6 +193,22 @@ export interface PendingRequest {
   statusKey: string;
 }
 
+/** What a delegation tells its `notify` workflow when it starts waiting. */
+export interface RequestNotice {
+  delegationId: string;
+  agent: string;
+  request: PendingRequest;
+}
+
+/** An answer or authorization that arrived by Signal and was refused: kept, never dropped silently. */
+export interface RefusedSignal {
+  signal: 'answer' | 'authorize';
+  /** As the sender gave them (absent when the payload was malformed). */
+  requestId?: string;
+  by?: string;
+  reason: string;
+}
+
 export interface StateChange {
   state: TaskState;
   remoteTimestamp?: string;
@@ -215,6 +236,8 @@ export interface DelegationRecord {
   turns: Turn[];
   /** Things worth knowing that are not state: retried sends and how they were reconciled. */
   notes: string[];
+  /** Answers that came by Signal and were refused, with the reason (the latest 50). */
+  refusedSignals: RefusedSignal[];
   /** Calls made to the agent so far (sends, polls, subscriptions, cancels). */
   remoteCalls: number;
   artifacts: ArtifactRecord[];

@@ -98,4 +98,14 @@ describe('DelegationState: pending requests, access and cancel', () => {
     assert.equal(s.record.remote.state, 'TASK_STATE_COMPLETED');
     assert.equal(s.status, 'SETTLED');
   });
+  it('keeps refused signals from untrusted payloads, copying only well-typed fields, the latest 50', () => {
+    const s = new DelegationState('d1', input);
+    assert.deepEqual(s.refusedSignal('answer', null, 'invalid answer'), { signal: 'answer', reason: 'invalid answer' });
+    assert.deepEqual(s.refusedSignal('authorize', { requestId: 7, caller: { tenant: 'acme', user: { x: 1 } } }, 'bad'), { signal: 'authorize', reason: 'bad', by: 'acme/?' });
+    assert.equal(s.refusedSignal('answer', { requestId: 'r'.repeat(1000) }, 'long').requestId?.length, 300);
+    for (let i = 0; i < 60; i += 1) s.refusedSignal('answer', { requestId: `d1/request-${i}` }, 'stale');
+    assert.equal(s.record.refusedSignals.length, 50);
+    assert.equal(s.record.refusedSignals[0]?.requestId, 'd1/request-10');
+    assert.equal(s.status, 'STARTING', 'a refused signal changes no state');
+  });
 });

@@ -1,0 +1,9 @@
+/**
+ * `baton/worker`: running Baton's workflow and activities, in your own worker (`withBaton`) or in a
+ * worker of Baton's own (`createBatonWorker`, or `baton worker`).
+ */
+export { withBaton, batonWorkflowsPath, type WithBatonOptions } from '../embed/with-baton';
+export { createBatonWorker, type BatonWorkerOptions } from '../runtime/worker';
+export { registerSearchAttributes } from '../runtime/temporal-server';
+export { PolicyRegistry, type AcceptancePolicy, type Candidate, type Decision, type DeclaredPolicy } from '../acceptance/policies';
+export { createLogger, installTemporalRuntime } from '../runtime/logger';

@@ -1,0 +1,89 @@
+/**
+ * One call that adds Baton to a user's own worker: Baton's activities beside theirs, and a workflows
+ * entry that exports their workflows plus `delegationWorkflow`.
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import type { WorkerOptions } from '@temporalio/worker';
+import type { Logger } from 'pino';
+import { createActivities } from '../../activities';
+import { PolicyRegistry } from '../acceptance/policies';
+import { ConfigError, loadConfig, parseConfig } from '../config/load';
+import type { BatonConfig } from '../config/schema';
+import { createLogger } from '../runtime/logger';
+
+export interface WithBatonOptions {
+  /**
+   * Baton's config: a path to a config file, an object of the config file's shape (validated the same
+   * way), or a config already parsed. Default: `$BATON_CONFIG`, else `./baton.config.yaml`.
+   */
+  config?: string | BatonConfig | Record<string, unknown>;
+  /** Where Baton's activities log. Default: pino on stderr at `$BATON_LOG_LEVEL` (info). */
+  logger?: Logger;
+  /** Acceptance policies written in code, beside the built-in and the config's declared ones. */
+  policies?: PolicyRegistry;
+}
+
+function configOf(given: WithBatonOptions['config']): BatonConfig {
+  if (given === undefined) return loadConfig().config;
+  if (typeof given === 'string') return loadConfig(given).config;
+  return parseConfig(given, 'the config given to withBaton');
+}
+
+/**
+ * Where the generated entry goes: the bundler resolves the Temporal workflow runtime from the entry's
+ * folder, so it must sit where the user's own `@temporalio/workflow` is found (their node_modules).
+ */
+function entryFolder(userPath: string): string {
+  try {
+    const runtime = require.resolve('@temporalio/workflow', { paths: [dirname(userPath)] });
+    const modules = runtime.slice(0, runtime.lastIndexOf(`${sep}node_modules${sep}`) + `${sep}node_modules`.length);
+    return join(modules, '.cache', 'baton-workflows');
+  } catch {
+    return dirname(userPath);
+  }
+}
+
+/**
+ * A workflows entry file exporting everything from `userWorkflowsPath` and Baton's
+ * `delegationWorkflow`. Use it with `bundleWorkflowCode` when you prebuild bundles; `withBaton`
+ * calls it for `workflowsPath`. The file is written under `node_modules/.cache/baton-workflows`.
+ */
+export function batonWorkflowsPath(userWorkflowsPath: string): string {
+  const user = isAbsolute(userWorkflowsPath) ? userWorkflowsPath : resolve(userWorkflowsPath);
+  const baton = require.resolve('../../workflows/delegation');
+  // An explicit export wins over `export *`, so a user file that already re-exports it is fine too.
+  const code = `export * from ${JSON.stringify(user)};\nexport { delegationWorkflow } from ${JSON.stringify(baton)};\n`;
+  const dir = entryFolder(user);
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, `baton-entry-${createHash('sha256').update(code).digest('hex').slice(0, 16)}.js`);
+  writeFileSync(path, code);
+  return path;
+}
+
+/**
+ * Returns `options` with Baton added: its activities (refusing any name the user's activities already
+ * use) and, for `workflowsPath`, an entry that also exports `delegationWorkflow`. A prebuilt
+ * `workflowBundle` is left alone: build it from `batonWorkflowsPath(yours)`.
+ *
+ * @example Worker.create(await withBaton({ connection, taskQueue: 'shop', workflowsPath, activities }))
+ */
+export async function withBaton(options: WorkerOptions, baton: WithBatonOptions = {}): Promise<WorkerOptions> {
+  const config = configOf(baton.config);
+  const policies = (baton.policies ?? new PolicyRegistry()).declareAll(config.policies);
+  const logger = baton.logger ?? createLogger({ component: 'baton' });
+  const ours = createActivities({ config, policies, logger });
+  const theirs = (options.activities ?? {}) as Record<string, unknown>;
+  const clash = Object.keys(ours).filter((name) => name in theirs);
+  if (clash.length) {
+    throw new ConfigError(`withBaton: the worker already has activities named ${clash.join(', ')}`, [
+      'rename yours, or run Baton on its own task queue (a Baton worker, and delegate({ taskQueue }))',
+    ]);
+  }
+  return {
+    ...options,
+    activities: { ...theirs, ...ours },
+    ...(options.workflowsPath ? { workflowsPath: batonWorkflowsPath(options.workflowsPath) } : {}),
+  };
+}

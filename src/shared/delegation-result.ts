@@ -1,0 +1,40 @@
+/**
+ * The typed result an embedding workflow awaits: the outcome first, the full record behind it.
+ * Workflow-safe.
+ */
+import type { ArtifactRecord, DelegationRecord, OutcomeKind } from './delegation-types';
+import type { Part, TaskState } from './a2a-types';
+
+export interface DelegationResult {
+  /** The delegation's workflow id. */
+  id: string;
+  outcome: OutcomeKind;
+  /** True only for ACCEPTED: a remote COMPLETED that the acceptance policy (and reviewer) took. */
+  accepted: boolean;
+  reasons: string[];
+  remote: { taskId?: string; contextId?: string; state?: TaskState };
+  artifacts: ArtifactRecord[];
+  /** The agent's direct Message, when it answered without a task. */
+  reply?: { messageId: string; parts: Part[] };
+  /** The whole record, as `baton show --json` prints it; absent when the delegation workflow itself died. */
+  record?: DelegationRecord;
+}
+
+export function resultOf(record: DelegationRecord): DelegationResult {
+  const outcome = record.outcome ?? { kind: 'ERROR' as const, reasons: ['the delegation ended without an outcome'] };
+  return {
+    id: record.id,
+    outcome: outcome.kind,
+    accepted: outcome.kind === 'ACCEPTED',
+    reasons: outcome.reasons,
+    remote: { taskId: record.remote.taskId, contextId: record.remote.contextId, state: record.remote.state },
+    artifacts: record.artifacts,
+    ...(record.reply ? { reply: record.reply } : {}),
+    record,
+  };
+}
+
+/** The result for a delegation workflow that failed or was terminated instead of returning a record. */
+export function brokenResult(id: string, why: string): DelegationResult {
+  return { id, outcome: 'ERROR', accepted: false, reasons: [why], remote: {}, artifacts: [] };
+}

@@ -1,0 +1,47 @@
+/**
+ * Workflows a user might write around Baton, for the embedding tests: a parent that delegates and
+ * answers the agent's question from a second workflow by Signal, and one that only waits.
+ */
+import { getExternalWorkflowHandle, ParentClosePolicy, startChild } from '@temporalio/workflow';
+import { answerSignal, delegate, type Caller, type DelegationResult, type Part } from '../../workflows/api';
+
+export interface VerifyInput {
+  parts: Part[];
+  caller: Caller;
+  /** The serial number the lookup workflow answers with. */
+  serial: string;
+  /** Where Baton runs; default this workflow's queue. */
+  batonTaskQueue?: string;
+}
+
+/** Delegates to supplier-qa; when it asks, a second workflow answers by Signal. */
+export async function verifyWithLookup(input: VerifyInput): Promise<DelegationResult> {
+  return delegate({
+    agent: 'supplier-qa',
+    parts: input.parts,
+    caller: input.caller,
+    ...(input.batonTaskQueue ? { taskQueue: input.batonTaskQueue } : {}),
+    onRequest: async ({ delegationId, request }) => {
+      await startChild(answerBySignal, {
+        workflowId: `${request.requestId}/lookup`,
+        args: [{ delegationId, requestId: request.requestId, parts: [{ text: input.serial }], caller: { tenant: input.caller.tenant, user: 'warehouse' } }],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+      });
+    },
+  });
+}
+
+/** Delegates and waits; answers come from outside (or never). */
+export async function delegateAndWait(input: { parts: Part[]; caller: Caller }): Promise<DelegationResult> {
+  return delegate({ agent: 'supplier-qa', parts: input.parts, caller: input.caller });
+}
+
+/** The second workflow: sends an answer to a delegation by Signal, as any workflow can. */
+export async function answerBySignal(input: { delegationId: string; requestId: string; parts: Part[]; caller: Caller }): Promise<void> {
+  await getExternalWorkflowHandle(input.delegationId).signal(answerSignal, { requestId: input.requestId, parts: input.parts, caller: input.caller });
+}
+
+/** Sends an arbitrary payload as an answer Signal (malformed ones included). */
+export async function sendRawAnswer(input: { delegationId: string; payload: unknown }): Promise<void> {
+  await getExternalWorkflowHandle(input.delegationId).signal(answerSignal, input.payload as never);
+}

@@ -1,0 +1,23 @@
+/**
+ * `baton/workflow`: what a user's workflow imports to delegate. Workflow-safe: it pulls in only the
+ * workflow SDK, zod and Baton's pure shared code. Re-export `delegationWorkflow` from your workflows
+ * file, or build the worker with `withBaton` (from `baton/worker`), which does it for you.
+ */
+export { delegate, startDelegation, type DelegateOptions, type DelegationHandle } from './delegate';
+export { delegationWorkflow } from './delegation';
+export { answerSignal, answerUpdate, authorizeSignal, authorizeUpdate, cancelUpdate, requestSignal, reviewUpdate, statusQuery } from './messages';
+export type { DelegationResult } from '../src/shared/delegation-result';
+export type {
+  Answer,
+  ArtifactRecord,
+  Authorize,
+  Caller,
+  Contract,
+  DelegationRecord,
+  DelegationStatus,
+  OutcomeKind,
+  PendingRequest,
+  RefusedSignal,
+  RequestNotice,
+} from '../src/shared/delegation-types';
+export type { Part } from '../src/shared/a2a-types';
