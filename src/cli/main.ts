@@ -25,6 +25,11 @@ function port(value: string): number {
   return n;
 }
 
+/** A port to listen on; 0 lets the system pick a free one (the ready line prints it). */
+function listenPort(value: string): number {
+  return value === '0' ? 0 : port(value);
+}
+
 function run(action: () => Promise<number>): Promise<void> {
   return action().then(
     (code) => {
@@ -71,7 +76,7 @@ program
   .command('serve-agents')
   .description('serve only the demo agents (supplier-qa), for a worker elsewhere')
   .option('--host <host>', 'interface to listen on', '127.0.0.1')
-  .option('--port <port>', 'port', port, 41241)
+  .option('--port <port>', 'port (0: any free port)', listenPort, 41241)
   .option('--public-url <url>', 'URL written into the card (default http://host:port)')
   .action((o: { host: string; port: number; publicUrl?: string }) => run(() => serveAgentsCommand(o)));
 

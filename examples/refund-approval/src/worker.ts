@@ -1,0 +1,48 @@
+/**
+ * The shop's worker: its own workflows and activities, with Baton added by one call.
+ *
+ *   TEMPORAL_ADDRESS=127.0.0.1:7233 SUPPLIER_QA_CARD=http://127.0.0.1:41241 npm run worker
+ */
+import { Connection } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { registerSearchAttributes, withBaton } from 'baton/worker';
+import * as activities from './activities';
+
+export const TASK_QUEUE = 'refunds';
+
+export interface ShopWorkerOptions {
+  address: string;
+  namespace?: string;
+  taskQueue?: string;
+  /** Where the supplier's agent card is. */
+  supplierQaCard: string;
+}
+
+export async function createShopWorker(opts: ShopWorkerOptions): Promise<{ worker: Worker; close: () => Promise<void> }> {
+  const namespace = opts.namespace ?? 'default';
+  // Baton's workflows set search attributes (BatonStatus, ...): register them once per namespace.
+  const admin = await Connection.connect({ address: opts.address });
+  await registerSearchAttributes(admin, namespace);
+  await admin.close();
+
+  const connection = await NativeConnection.connect({ address: opts.address });
+  const worker = await Worker.create(
+    await withBaton(
+      { connection, namespace, taskQueue: opts.taskQueue ?? TASK_QUEUE, workflowsPath: require.resolve('./workflows'), activities },
+      {
+        config: {
+          agents: {
+            // A loopback demo agent: plain http and a private address are allowed for it alone.
+            'supplier-qa': { card: opts.supplierQaCard, allowHttp: true, allowPrivateNetwork: true },
+          },
+        },
+      },
+    ),
+  );
+  return { worker, close: () => connection.close() };
+}
+
+if (require.main === module) {
+  const supplierQaCard = process.env.SUPPLIER_QA_CARD ?? 'http://127.0.0.1:41241';
+  void createShopWorker({ address: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233', supplierQaCard }).then(({ worker }) => worker.run());
+}
