@@ -91,3 +91,21 @@ export async function withWorker<T>(
     await nativeConnection.close();
   }
 }
+
+/**
+ * A workflow's history as searchable text: every byte field (payloads) read as UTF-8, so a search sees
+ * what history really holds (JSON.stringify would show protobuf's base64 instead).
+ */
+export async function historyText(client: Client, workflowId: string): Promise<string> {
+  const texts: string[] = [];
+  const walk = (v: unknown, depth = 0): void => {
+    if (depth > 40 || v === null || typeof v !== 'object') {
+      if (typeof v === 'string') texts.push(v);
+      return;
+    }
+    if (v instanceof Uint8Array) texts.push(Buffer.from(v).toString('utf8'));
+    else for (const child of Object.values(v)) walk(child, depth + 1);
+  };
+  walk(await client.workflow.getHandle(workflowId).fetchHistory());
+  return texts.join('\n');
+}

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { portalGate } from '../../src/demo/auth-gate';
 import { startAgentServer } from '../../src/demo/agent-server';
-import { batonFor, loopbackAgent, withWorker } from '../helpers/temporal';
+import { batonFor, historyText, loopbackAgent, withWorker } from '../helpers/temporal';
 
 describe('authorize', () => {
   it('sends the credential by reference, asks again after a wrong one, and keeps it out of history', { timeout: 60_000 }, async () => {
@@ -33,19 +33,7 @@ describe('authorize', () => {
         assert.equal(record.outcome?.kind, 'ACCEPTED');
         assert.equal(record.artifacts[0]?.name, 'stock');
 
-        // Payloads are bytes: walk the history and read every byte field as text, so the search below
-        // sees what history really holds (JSON.stringify would show protobuf's base64 instead).
-        const texts: string[] = [];
-        const walk = (v: unknown, depth = 0): void => {
-          if (depth > 40 || v === null || typeof v !== 'object') {
-            if (typeof v === 'string') texts.push(v);
-            return;
-          }
-          if (v instanceof Uint8Array) texts.push(Buffer.from(v).toString('utf8'));
-          else for (const child of Object.values(v)) walk(child, depth + 1);
-        };
-        walk(await ctx.client.workflow.getHandle(id).fetchHistory());
-        const history = texts.join('\n');
+        const history = await historyText(ctx.client, id);
         assert.ok(history.includes('BATON_TEST_PORTAL_TOKEN'), 'the reference is in history');
         assert.ok(!history.includes(secret), 'the credential is not');
         assert.ok(!history.includes(Buffer.from(secret).toString('base64')), 'not even encoded');

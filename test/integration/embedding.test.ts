@@ -12,12 +12,14 @@ import pino from 'pino';
 import { BatonClient } from '../../src/client/baton-client';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
 import { supplierQa } from '../../src/demo/supplier-qa';
+import { portalGate } from '../../src/demo/auth-gate';
+import type { AgentEntry } from '../../src/config/schema';
 import { ConfigError } from '../../src/config/load';
 import { withBaton } from '../../src/embed/with-baton';
 import { installTemporalRuntime } from '../../src/runtime/logger';
 import type { DelegationRecord } from '../../src/shared/delegation-types';
-import { loopbackAgent, testServer, withWorker } from '../helpers/temporal';
-import { answerBySignal, delegateAndWait, sendRawAnswer, verifyWithLookup } from '../workflows/embedding';
+import { historyText, loopbackAgent, testServer, withWorker } from '../helpers/temporal';
+import { answerBySignal, delegateAndWait, sendRawAnswer, stockWithCredential, verifyWithLookup } from '../workflows/embedding';
 
 const ASK = [{ text: 'Verify inspection report inspection-92 against order A1042' }];
 const CALLER = { tenant: 'shop', user: 'refund-desk' };
@@ -31,7 +33,7 @@ interface Ctx {
 }
 
 /** A user's worker: their workflows (test/workflows/embedding) plus Baton, added by one call. */
-async function withUserWorker<T>(agent: RunningAgent, fn: (ctx: Ctx) => Promise<T>, opts: { withoutBaton?: boolean } = {}): Promise<T> {
+async function withUserWorker<T>(agents: Record<string, AgentEntry>, fn: (ctx: Ctx) => Promise<T>, opts: { withoutBaton?: boolean } = {}): Promise<T> {
   installTemporalRuntime(quiet);
   const { address, namespace } = await testServer();
   const taskQueue = `shop-${randomUUID()}`;
@@ -39,7 +41,7 @@ async function withUserWorker<T>(agent: RunningAgent, fn: (ctx: Ctx) => Promise<
   const connection = await Connection.connect({ address });
   try {
     const base = { connection: native, namespace, taskQueue, workflowsPath: require.resolve('../workflows/embedding'), activities: {} };
-    const options = opts.withoutBaton ? base : await withBaton(base, { config: { agents: { 'supplier-qa': loopbackAgent(agent.url) } }, logger: quiet });
+    const options = opts.withoutBaton ? base : await withBaton(base, { config: { agents }, logger: quiet });
     const worker = await Worker.create({ ...options, shutdownGraceTime: '2s' });
     const client = new Client({ connection, namespace });
     const baton = new BatonClient(connection, { namespace, taskQueue, caller: CALLER });
@@ -59,9 +61,10 @@ describe('embedding: delegations in your own workflows', () => {
   after(async () => {
     await agent.close();
   });
+  const qa = (): Record<string, AgentEntry> => ({ 'supplier-qa': loopbackAgent(agent.url) });
 
   it('delegates from a parent workflow; a second workflow answers by Signal; the result is typed', async () => {
-    await withUserWorker(agent, async ({ client, taskQueue, baton }) => {
+    await withUserWorker(qa(), async ({ client, taskQueue, baton }) => {
       const parentId = `refund-${randomUUID()}`;
       const result = await client.workflow.execute(verifyWithLookup, { workflowId: parentId, taskQueue, args: [{ parts: ASK, caller: CALLER, serial: 'SN-4471' }] });
       const id = `${parentId}/supplier-qa-1`;
@@ -81,7 +84,7 @@ describe('embedding: delegations in your own workflows', () => {
   });
 
   it('cancelling the user workflow cancels the delegation and the remote task', async () => {
-    await withUserWorker(agent, async ({ client, taskQueue, baton }) => {
+    await withUserWorker(qa(), async ({ client, taskQueue, baton }) => {
       const parentId = `refund-${randomUUID()}`;
       const parent = await client.workflow.start(delegateAndWait, { workflowId: parentId, taskQueue, args: [{ parts: ASK, caller: CALLER }] });
       const id = `${parentId}/supplier-qa-1`;
@@ -99,7 +102,7 @@ describe('embedding: delegations in your own workflows', () => {
   });
 
   it('records refused Signal answers (stale request, other tenant, malformed) in the status, then takes a good one', async () => {
-    await withUserWorker(agent, async ({ client, taskQueue, baton }) => {
+    await withUserWorker(qa(), async ({ client, taskQueue, baton }) => {
       const parentId = `refund-${randomUUID()}`;
       const parent = await client.workflow.start(delegateAndWait, { workflowId: parentId, taskQueue, args: [{ parts: ASK, caller: CALLER }] });
       const id = `${parentId}/supplier-qa-1`;
@@ -125,10 +128,31 @@ describe('embedding: delegations in your own workflows', () => {
     });
   });
 
+  it('authorizes by Signal from another workflow, naming the variable, never the secret', async () => {
+    const secret = `portal-${process.pid}-embedded`;
+    process.env.BATON_TEST_EMBEDDED_TOKEN = secret;
+    const gate = await startAgentServer(portalGate(secret));
+    try {
+      await withUserWorker({ 'portal-gate': loopbackAgent(gate.url) }, async ({ client, taskQueue }) => {
+        const parentId = `stock-${randomUUID()}`;
+        const result = await client.workflow.execute(stockWithCredential, { workflowId: parentId, taskQueue, args: [{ caller: CALLER, fromEnv: 'BATON_TEST_EMBEDDED_TOKEN' }] });
+        assert.equal(result.outcome, 'ACCEPTED');
+        assert.equal(result.artifacts[0]?.name, 'stock');
+        for (const id of [result.id, parentId]) {
+          const history = await historyText(client, id);
+          assert.ok(history.includes('BATON_TEST_EMBEDDED_TOKEN'), `the reference is in ${id}'s history`);
+          assert.ok(!history.includes(secret), `the secret is not in ${id}'s history`);
+        }
+      });
+    } finally {
+      await gate.close();
+    }
+  });
+
   it("runs the delegation on Baton's own task queue and worker when asked to", async () => {
     await withWorker({ 'supplier-qa': loopbackAgent(agent.url) }, async (batonWorker) => {
       await withUserWorker(
-        agent,
+        qa(),
         async ({ client, taskQueue }) => {
           const parentId = `refund-${randomUUID()}`;
           const result = await client.workflow.execute(verifyWithLookup, {

@@ -3,7 +3,7 @@
  * answers the agent's question from a second workflow by Signal, and one that only waits.
  */
 import { getExternalWorkflowHandle, ParentClosePolicy, startChild } from '@temporalio/workflow';
-import { answerSignal, delegate, type Caller, type DelegationResult, type Part } from '../../workflows/api';
+import { answerSignal, authorizeSignal, delegate, type Caller, type DelegationResult, type Part } from '../../workflows/api';
 
 export interface VerifyInput {
   parts: Part[];
@@ -44,4 +44,25 @@ export async function answerBySignal(input: { delegationId: string; requestId: s
 /** Sends an arbitrary payload as an answer Signal (malformed ones included). */
 export async function sendRawAnswer(input: { delegationId: string; payload: unknown }): Promise<void> {
   await getExternalWorkflowHandle(input.delegationId).signal(answerSignal, input.payload as never);
+}
+
+/** Delegates to portal-gate; when it asks for authentication, a second workflow authorizes by Signal. */
+export async function stockWithCredential(input: { caller: Caller; fromEnv: string }): Promise<DelegationResult> {
+  return delegate({
+    agent: 'portal-gate',
+    text: 'Stock for BOLT-M8?',
+    caller: input.caller,
+    onRequest: async ({ delegationId, request }) => {
+      await startChild(authorizeBySignal, {
+        workflowId: `${request.requestId}/vault`,
+        args: [{ delegationId, requestId: request.requestId, fromEnv: input.fromEnv, caller: input.caller }],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+      });
+    },
+  });
+}
+
+/** Authorizes a delegation's pending AUTH_REQUIRED by Signal, naming the variable that holds the token. */
+export async function authorizeBySignal(input: { delegationId: string; requestId: string; fromEnv: string; caller: Caller }): Promise<void> {
+  await getExternalWorkflowHandle(input.delegationId).signal(authorizeSignal, { requestId: input.requestId, secretRef: { fromEnv: input.fromEnv }, caller: input.caller });
 }
