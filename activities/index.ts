@@ -266,6 +266,16 @@ export function createActivities(deps: ActivityDeps) {
       deps.logger.info({ delegationId: input.delegationId, policy: input.policy, accepted: decision.accepted, reasons: decision.reasons }, 'acceptance decided');
       return decision;
     },
+
+    /** Which of `agents` the registry lacks, and which of `policies` are unknown (graphs check before they start). */
+    async checkNames(input: { agents: string[]; policies: string[] }): Promise<{ unknownAgents: string[]; unknownPolicies: string[]; knownAgents: string[] }> {
+      const knownAgents = Object.keys(deps.config.agents);
+      return {
+        unknownAgents: input.agents.filter((a) => !(a in deps.config.agents)),
+        unknownPolicies: input.policies.filter((p) => !deps.policies.has(p)),
+        knownAgents,
+      };
+    },
   };
 }
 

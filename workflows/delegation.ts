@@ -25,7 +25,7 @@ import { AnswerSchema, AuthorizeSchema, CancelSchema, ReviewSchema, type Delegat
 import { isPermanentFailure, NON_RETRYABLE_FAILURES } from '../src/shared/failure-types';
 import { turnMessageId } from '../src/shared/ids';
 import { SA_AGENT, SA_OUTCOME, SA_PENDING_REQUEST, SA_REMOTE_STATE, SA_REMOTE_TASK_ID, SA_STATUS, SA_TENANT } from '../src/shared/search-attributes';
-import { answerSignal, answerUpdate, authorizeSignal, authorizeUpdate, cancelUpdate, requestSignal, reviewUpdate, statusQuery } from './messages';
+import { answerSignal, answerUpdate, authorizeSignal, authorizeUpdate, cancelUpdate, remoteTaskSignal, requestSignal, reviewUpdate, statusQuery } from './messages';
 
 const retry = {
   initialInterval: '1s',
@@ -143,6 +143,17 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
     }
   };
 
+  /** Tells the `notify` workflow, when it asked, which remote task and context the agent chose. */
+  const announceRemote = async (): Promise<void> => {
+    if (!input.notify?.remoteTask) return;
+    const { taskId, contextId } = state.record.remote;
+    try {
+      await getExternalWorkflowHandle(input.notify.workflowId).signal(remoteTaskSignal, { delegationId: id, agent: input.agent, taskId, contextId });
+    } catch (err) {
+      state.note(`could not tell workflow ${input.notify.workflowId} about the remote task: ${(err as Error).message}`);
+    }
+  };
+
   let review: { decision: 'accept' | 'reject'; by: string; reason?: string } | undefined;
   setHandler(
     reviewUpdate,
@@ -241,12 +252,14 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
     let sent = await send(agent);
     if (sent.kind === 'message') {
       state.replied(sent.reply);
+      await announceRemote();
       await accept(policy, { artifacts: [], reply: { parts: sent.reply.parts } });
       return;
     }
     const taskId = sent.snapshot.taskId;
     let next: NextStep = state.observed(sent.snapshot);
     publish();
+    await announceRemote();
     for (;;) {
       while (next.kind === 'observe') {
         const budget = state.callBudget;

@@ -1,1 +1,2 @@
 export { delegationWorkflow } from './delegation';
+export { taskGraphWorkflow } from './task-graph';

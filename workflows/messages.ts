@@ -2,7 +2,8 @@
  * Update, Signal and Query definitions shared by workflows and clients.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { Answer, Authorize, CancelRequest, DelegationRecord, RequestNotice, Review } from '../src/shared/delegation-types';
+import type { Answer, Authorize, CancelRequest, DelegationRecord, RemoteTaskNotice, RequestNotice, Review } from '../src/shared/delegation-types';
+import type { FollowUp, GraphRecord } from '../src/shared/graph-types';
 
 /** The full delegation record (what `baton show --json` prints). */
 export const statusQuery = defineQuery<DelegationRecord>('status');
@@ -33,3 +34,15 @@ export const authorizeSignal = defineSignal<[Authorize]>('authorizeSignal');
  * input, authentication or review, so that workflow can route an answer back by Signal.
  */
 export const requestSignal = defineSignal<[RequestNotice]>('batonRequest');
+
+/** Sent to the `notify` workflow (when it asked with `remoteTask`) once the remote task is known. */
+export const remoteTaskSignal = defineSignal<[RemoteTaskNotice]>('batonRemoteTask');
+
+/** The graph record (what `baton graph show --json` prints). */
+export const graphStatusQuery = defineQuery<GraphRecord>('graphStatus');
+
+/** Adds a node to a running graph; resolves with its id and delegation id once it is in the graph. */
+export const addFollowUpUpdate = defineUpdate<{ nodeId: string; delegationId: string }, [FollowUp]>('addFollowUp');
+
+/** Cancels a graph: running nodes are cancelled (and their remote tasks), pending ones skipped. */
+export const cancelGraphUpdate = defineUpdate<GraphRecord, [CancelRequest]>('cancelGraph');

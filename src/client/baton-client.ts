@@ -2,13 +2,15 @@
  * The typed client for applications: start a delegation, wait for it, read its record.
  */
 import { randomUUID } from 'node:crypto';
-import { Client, WorkflowNotFoundError, WorkflowUpdateFailedError, type ConnectionLike } from '@temporalio/client';
+import { Client, WorkflowNotFoundError, type ConnectionLike } from '@temporalio/client';
 import type { Part } from '../shared/a2a-types';
 import { DelegationInputSchema, type Caller, type Contract, type DelegationRecord } from '../shared/delegation-types';
 import { DELEGATION_ID_PREFIX } from '../shared/ids';
 import { describeIssues } from '../config/load';
 import type { delegationWorkflow } from '../../workflows/delegation';
 import { answerUpdate, authorizeUpdate, cancelUpdate, reviewUpdate, statusQuery } from '../../workflows/messages';
+import { sendUpdate } from './send-update';
+import { DelegationNotFoundError, InvalidRequestError, RequestRefusedError } from './errors';
 
 export interface StartDelegation {
   agent: string;
@@ -22,27 +24,7 @@ export interface StartDelegation {
   contract?: Contract;
 }
 
-export class InvalidRequestError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'InvalidRequestError';
-  }
-}
-
-/** The delegation refused the request (stale request id, another tenant, not waiting, malformed). */
-export class RequestRefusedError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'RequestRefusedError';
-  }
-}
-
-export class DelegationNotFoundError extends Error {
-  constructor(id: string) {
-    super(`no delegation with id ${id}`);
-    this.name = 'DelegationNotFoundError';
-  }
-}
+export { DelegationNotFoundError, InvalidRequestError, RequestRefusedError };
 
 export class BatonClient {
   readonly client: Client;
@@ -145,25 +127,7 @@ export class BatonClient {
     );
   }
 
-  private async update<T>(id: string, call: () => Promise<T>, tries = 3): Promise<T> {
-    try {
-      return await call();
-    } catch (err) {
-      // 👉 An Update that lands in the very workflow task that completes the workflow is turned away by
-      // the server ("unexpected workflow task failure"); asked again, it meets the settled workflow.
-      if (tries > 1 && /unexpected workflow task failure/i.test(`${(err as Error)?.message} ${(err as { cause?: Error }).cause?.message}`)) {
-        return this.update(id, call, tries - 1);
-      }
-      if (err instanceof WorkflowUpdateFailedError) throw new RequestRefusedError(`delegation ${id} refused: ${err.cause?.message ?? err.message}`);
-      if (err instanceof WorkflowNotFoundError) {
-        // The server answers an Update to a closed workflow itself, as "not found": tell the two apart
-        // (show() also hides another tenant's delegation).
-        await this.show(id);
-        throw new RequestRefusedError(`delegation ${id} refused: it has already settled`);
-      }
-      const cause = (err as { cause?: { message?: string } }).cause?.message;
-      if (cause && err instanceof Error && !err.message.includes(cause)) err.message = `${err.message}: ${cause}`;
-      throw err;
-    }
+  private update<T>(id: string, call: () => Promise<T>): Promise<T> {
+    return sendUpdate(`delegation ${id}`, call, () => this.show(id));
   }
 }

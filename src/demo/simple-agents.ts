@@ -7,29 +7,11 @@
  * - `build-investigator` streams progress and its report artifact in chunks, then completes.
  */
 import { randomUUID } from 'node:crypto';
-import { Message, Task, TaskArtifactUpdateEvent } from '@a2a-js/sdk';
-import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import { Message, TaskArtifactUpdateEvent } from '@a2a-js/sdk';
+import { AgentEvent } from '@a2a-js/sdk/server';
 import type { DemoAgentDefinition } from './agent-server';
-import { now, statusEvent } from './events';
-
-type Body = (ctx: RequestContext, bus: ExecutionEventBus) => Promise<void>;
-
-function executor(body: Body): AgentExecutor {
-  return {
-    execute: body,
-    async cancelTask(taskId, bus) {
-      bus.publish(statusEvent(taskId, '', 'TASK_STATE_CANCELED'));
-      bus.finished();
-    },
-  };
-}
-
-/** Publishes the task (new or continued); every execute must begin with it. */
-function openTask(ctx: RequestContext, bus: ExecutionEventBus): void {
-  bus.publish(AgentEvent.task(ctx.task ?? Task.fromJSON({ id: ctx.taskId, contextId: ctx.contextId, status: { state: 'TASK_STATE_SUBMITTED', timestamp: now() }, history: [Message.toJSON(ctx.userMessage)] })));
-}
-
-const skill = (id: string, description: string) => [{ id, name: id, description, tags: ['demo'] }];
+import { statusEvent } from './events';
+import { executor, openTask, skill } from './kit';
 
 export function messageDesk(): DemoAgentDefinition {
   return {

@@ -29,7 +29,7 @@ export interface Outcome {
 }
 
 /** Limits on identifiers a caller may choose; they end up in workflow ids and search attributes. */
-const identifier = z
+export const identifier = z
   .string()
   .min(1)
   .max(128)
@@ -113,7 +113,14 @@ export const DelegationInputSchema = z.object({
    * A workflow to tell when the delegation starts waiting for a person or system (Signal
    * `batonRequest`); the embedding API sets it to the parent workflow when it has `onRequest`.
    */
-  notify: z.object({ workflowId: z.string().min(1).max(1000) }).strict().optional(),
+  notify: z
+    .object({
+      workflowId: z.string().min(1).max(1000),
+      /** Also send `batonRemoteTask` once the remote task and its contextId are known (graphs use it). */
+      remoteTask: z.boolean().optional(),
+    })
+    .strict()
+    .optional(),
 });
 export type DelegationInput = z.infer<typeof DelegationInputSchema>;
 
@@ -198,6 +205,14 @@ export interface RequestNotice {
   delegationId: string;
   agent: string;
   request: PendingRequest;
+}
+
+/** What a delegation tells its `notify` workflow once the agent named the task and context. */
+export interface RemoteTaskNotice {
+  delegationId: string;
+  agent: string;
+  taskId?: string;
+  contextId?: string;
 }
 
 /** An answer or authorization that arrived by Signal and was refused: kept, never dropped silently. */

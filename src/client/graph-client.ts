@@ -1,0 +1,91 @@
+/**
+ * The typed client for task graphs: start one from a spec, read it, add follow-ups, cancel it.
+ */
+import { randomUUID } from 'node:crypto';
+import { Client, WorkflowNotFoundError, type ConnectionLike } from '@temporalio/client';
+import type { Caller } from '../shared/delegation-types';
+import { parseGraphSpec } from '../shared/graph-spec';
+import type { GraphNodeSpec, GraphRecord } from '../shared/graph-types';
+import type { taskGraphWorkflow } from '../../workflows/task-graph';
+import { addFollowUpUpdate, cancelGraphUpdate, graphStatusQuery } from '../../workflows/messages';
+import { GraphNotFoundError } from './errors';
+import { sendUpdate } from './send-update';
+
+/** Graph workflow ids without an explicit one. */
+export const GRAPH_ID_PREFIX = 'graph-';
+
+export class GraphClient {
+  readonly client: Client;
+
+  constructor(
+    connection: ConnectionLike,
+    private readonly opts: { namespace: string; taskQueue: string; caller: Caller },
+  ) {
+    this.client = new Client({ connection, namespace: opts.namespace });
+  }
+
+  /**
+   * Checks the spec (throws GraphSpecError naming each bad node; with `knownAgents`, unknown agents
+   * too) and starts the graph. The id: `opts.id`, else the spec's `id`, else `graph-<uuid>`.
+   */
+  async start(rawSpec: unknown, opts: { id?: string; knownAgents?: string[] } = {}): Promise<string> {
+    const spec = parseGraphSpec(rawSpec, opts.knownAgents);
+    const id = opts.id ?? spec.id ?? `${GRAPH_ID_PREFIX}${randomUUID()}`;
+    await this.client.workflow.start<typeof taskGraphWorkflow>('taskGraphWorkflow', {
+      workflowId: id,
+      taskQueue: this.opts.taskQueue,
+      args: [{ spec, tenant: this.opts.caller.tenant, owner: this.opts.caller.user }],
+      staticSummary: `Task graph of ${spec.nodes.length} node(s)`,
+    });
+    return id;
+  }
+
+  /** The graph now: its result once settled, the live record while it runs; another tenant's is not found. */
+  async show(id: string): Promise<GraphRecord> {
+    const handle = this.client.workflow.getHandle<typeof taskGraphWorkflow>(id);
+    let record: GraphRecord;
+    try {
+      const description = await handle.describe();
+      if (description.type !== 'taskGraphWorkflow') throw new GraphNotFoundError(id);
+      record = description.status.name === 'COMPLETED' ? await handle.result() : await handle.query(graphStatusQuery);
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) throw new GraphNotFoundError(id);
+      throw err;
+    }
+    if (record.tenant !== this.opts.caller.tenant) throw new GraphNotFoundError(id);
+    return record;
+  }
+
+  /** Waits until the graph settles. */
+  async result(id: string): Promise<GraphRecord> {
+    await this.show(id);
+    return this.client.workflow.getHandle<typeof taskGraphWorkflow>(id).result();
+  }
+
+  /** Reads the record every `intervalMs` until `done` holds. */
+  async until(id: string, done: (record: GraphRecord) => boolean, intervalMs = 250): Promise<GraphRecord> {
+    for (;;) {
+      const record = await this.show(id);
+      if (done(record)) return record;
+      await new Promise((r) => setTimeout(r, intervalMs));
+    }
+  }
+
+  /** Adds a node to the running graph (a refinement names the node it `refines`). */
+  addFollowUp(id: string, node: Omit<GraphNodeSpec, 'dependsOn'> & { dependsOn?: string[] }): Promise<{ nodeId: string; delegationId: string }> {
+    return sendUpdate(
+      `graph ${id}`,
+      () => this.client.workflow.getHandle(id).executeUpdate(addFollowUpUpdate, { args: [{ node: { ...node, dependsOn: node.dependsOn ?? [] }, caller: this.opts.caller }] }),
+      () => this.show(id),
+    );
+  }
+
+  /** Cancels the graph's running nodes (and their remote tasks) and skips the rest. */
+  cancel(id: string, reason?: string): Promise<GraphRecord> {
+    return sendUpdate(
+      `graph ${id}`,
+      () => this.client.workflow.getHandle(id).executeUpdate(cancelGraphUpdate, { args: [{ caller: this.opts.caller, ...(reason ? { reason } : {}) }] }),
+      () => this.show(id),
+    );
+  }
+}
