@@ -3,19 +3,21 @@
  * The `baton` command.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { DelegationNotFoundError, InvalidRequestError, RequestRefusedError } from '../client/baton-client';
+import { DelegationNotFoundError, GraphNotFoundError, InvalidRequestError, RequestRefusedError } from '../client/errors';
 import { ConfigError } from '../config/load';
 import { TemporalUnavailableError } from '../runtime/temporal-server';
 import { agentsCommand } from './commands/agents';
 import { configCheckCommand } from './commands/config-check';
 import { delegateCommand } from './commands/delegate';
 import { demoCommand, InterruptedError } from './commands/demo';
+import { graphDemoCommand } from './commands/demo-graphs';
 import { devCommand } from './commands/dev';
 import { serveAgentsCommand } from './commands/serve-agents';
 import { listCommand } from './commands/list';
 import { showCommand } from './commands/show';
 import { answerCommand, authorizeCommand, cancelCommand, reviewCommand } from './commands/steer';
 import { watchCommand } from './commands/watch';
+import { graphAddCommand, graphCancelCommand, graphRunCommand, graphShowCommand } from './commands/graph';
 import { workerCommand } from './commands/worker';
 import { UsageError } from './usage-error';
 
@@ -36,7 +38,7 @@ function run(action: () => Promise<number>): Promise<void> {
       process.exitCode = code;
     },
     (err: unknown) => {
-      const expected = err instanceof UsageError || err instanceof ConfigError || err instanceof InvalidRequestError || err instanceof DelegationNotFoundError || err instanceof RequestRefusedError || err instanceof TemporalUnavailableError || err instanceof InterruptedError;
+      const expected = err instanceof UsageError || err instanceof ConfigError || err instanceof InvalidRequestError || err instanceof DelegationNotFoundError || err instanceof GraphNotFoundError || err instanceof RequestRefusedError || err instanceof TemporalUnavailableError || err instanceof InterruptedError;
       process.stderr.write(`baton: ${expected ? (err as Error).message : ((err as Error)?.stack ?? String(err))}\n`);
       process.exitCode = err instanceof UsageError || err instanceof InvalidRequestError ? 2 : 1;
       // A client call may still be retrying after an interruption; nothing is left to finish.
@@ -54,9 +56,14 @@ const globals = (): { config?: string } => program.opts<{ config?: string }>();
 
 program
   .command('demo')
-  .description('run one delegation end to end on a private stack, print its outcome, and exit')
-  .option('--json', 'print the delegation record as JSON')
-  .action((o: { json?: boolean }) => run(() => demoCommand({ ...o, ...globals() })));
+  .description('run a scenario end to end on a private stack, print its outcome, and exit')
+  .argument('[scenario]', 'inspection (one delegation answered by a person), trip (a task graph) or image (a graph with a follow-up)', 'inspection')
+  .option('--json', 'print the record as JSON')
+  .action((scenario: string, o: { json?: boolean }) => {
+    if (scenario === 'trip' || scenario === 'image') return run(() => graphDemoCommand(scenario, { ...o, ...globals() }));
+    if (scenario !== 'inspection') return run(() => Promise.reject(new UsageError(`unknown demo scenario ${scenario}: use inspection, trip or image`)));
+    return run(() => demoCommand({ ...o, ...globals() }));
+  });
 
 program
   .command('dev')
@@ -158,6 +165,47 @@ program
   .argument('<id>', 'delegation id')
   .option('--json', 'print the final record as JSON')
   .action((id: string, o: { json?: boolean }) => run(() => watchCommand(id, { ...o, ...globals() })));
+
+const graph = program.command('graph').description('task graphs: delegations with dependencies, run in parallel where they can');
+
+graph
+  .command('run')
+  .description('start a graph from a spec file (YAML or JSON) and follow it until it settles')
+  .argument('<spec>', 'graph spec file')
+  .option('--id <id>', "graph id (default: the spec's id, else graph-<uuid>)")
+  .option('--detach', 'print the id and return once started')
+  .option('--json', 'print JSON')
+  .action((spec: string, o: { id?: string; detach?: boolean; json?: boolean }) => run(() => graphRunCommand(spec, { ...o, ...globals() })));
+
+graph
+  .command('show')
+  .description('print a graph: the DAG with node states, contexts and the latest accepted artifacts')
+  .argument('<id>', 'graph id')
+  .option('--json', 'print JSON')
+  .action((id: string, o: { json?: boolean }) => run(() => graphShowCommand(id, { ...o, ...globals() })));
+
+graph
+  .command('add')
+  .description('add a follow-up node to a running graph (a refinement is a new task that references the old one)')
+  .argument('<id>', 'graph id')
+  .requiredOption('--node <nodeId>', 'id of the new node')
+  .requiredOption('--agent <name>', 'agent name from the registry')
+  .requiredOption('--text <text>', 'the request as text')
+  .option('--refines <nodeId>', 'the node whose result this refines (same agent, same context)')
+  .option('--depends-on <nodeId...>', 'nodes that must be ACCEPTED first')
+  .option('--policy <name>', "acceptance policy (default: the agent's)")
+  .option('--json', 'print JSON')
+  .action((id: string, o: { node: string; agent: string; text: string; refines?: string; dependsOn?: string[]; policy?: string; json?: boolean }) =>
+    run(() => graphAddCommand(id, { ...o, ...globals() })),
+  );
+
+graph
+  .command('cancel')
+  .description("cancel a graph's running nodes (and their remote tasks), skip the rest")
+  .argument('<id>', 'graph id')
+  .option('--reason <text>', 'why (kept in the record)')
+  .option('--json', 'print JSON')
+  .action((id: string, o: { reason?: string; json?: boolean }) => run(() => graphCancelCommand(id, { ...o, ...globals() })));
 
 program
   .command('agents')

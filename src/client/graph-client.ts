@@ -47,7 +47,8 @@ export class GraphClient {
     try {
       const description = await handle.describe();
       if (description.type !== 'taskGraphWorkflow') throw new GraphNotFoundError(id);
-      record = description.status.name === 'COMPLETED' ? await handle.result() : await handle.query(graphStatusQuery);
+      // A graph whose spec the worker refused has failed: result() throws with the reason.
+      record = description.status.name === 'RUNNING' ? await handle.query(graphStatusQuery) : await handle.result();
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) throw new GraphNotFoundError(id);
       throw err;

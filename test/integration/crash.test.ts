@@ -4,40 +4,12 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { Connection } from '@temporalio/client';
-import { BatonClient } from '../../src/client/baton-client';
 import { startAgentServer } from '../../src/demo/agent-server';
 import { supplierQa } from '../../src/demo/supplier-qa';
-import { CliProcess, userEnv } from '../helpers/cli';
-import { testServer } from '../helpers/temporal';
+import { kill, workerProcesses } from '../helpers/worker-process';
 
 const REQUEST = [{ text: 'Verify inspection report inspection-92 against order A1042 for SN-4471', mediaType: 'text/plain' }];
-
-/** A worker in its own process, as in production, for a config that names one agent. */
-async function workerFor(agentUrl: string, taskQueue: string): Promise<{ start(): Promise<CliProcess>; baton: BatonClient; close(): Promise<void> }> {
-  const { address, namespace } = await testServer();
-  const config = join(mkdtempSync(join(tmpdir(), 'baton-crash-')), 'baton.config.yaml');
-  writeFileSync(config, [`temporal: { address: "${address}", taskQueue: "${taskQueue}" }`, 'agents:', `  supplier-qa: { card: "${agentUrl}", allowHttp: true, allowPrivateNetwork: true }`].join('\n'));
-  const connection = await Connection.connect({ address });
-  return {
-    async start() {
-      const worker = new CliProcess(['worker'], userEnv({ BATON_CONFIG: config, BATON_LOG_FORMAT: 'json' }));
-      await worker.waitFor('"msg":"worker started"', 'stderr');
-      return worker;
-    },
-    baton: new BatonClient(connection, { namespace, taskQueue, caller: { tenant: 'acme', user: 'ops-1' } }),
-    close: () => connection.close(),
-  };
-}
-
-async function kill(worker: CliProcess): Promise<void> {
-  worker.child.kill('SIGKILL');
-  assert.equal((await worker.exited).signal, 'SIGKILL');
-}
 
 describe('worker killed with SIGKILL and restarted', () => {
   it('during a send whose response never came back: no second remote task', async () => {
@@ -50,7 +22,7 @@ describe('worker killed with SIGKILL and restarted', () => {
       // The first SendMessage is acted on, but its response is held until long after the kill.
       { holdResponse: (method) => (method === 'SendMessage' && ++sends === 1 ? 120_000 : 0) },
     );
-    const stack = await workerFor(agent.url, `crash-send-${randomUUID()}`);
+    const stack = await workerProcesses({ 'supplier-qa': agent.url }, `crash-send-${randomUUID()}`);
     try {
       const first = await stack.start();
       const id = await stack.baton.start({ agent: 'supplier-qa', parts: REQUEST });
@@ -73,7 +45,7 @@ describe('worker killed with SIGKILL and restarted', () => {
   it('during observation: the wait resumes on the new worker', async () => {
     const created: string[] = [];
     const agent = await startAgentServer(supplierQa({ workMs: 6_000, onTaskCreated: (id) => created.push(id) }));
-    const stack = await workerFor(agent.url, `crash-observe-${randomUUID()}`);
+    const stack = await workerProcesses({ 'supplier-qa': agent.url }, `crash-observe-${randomUUID()}`);
     try {
       const first = await stack.start();
       const id = await stack.baton.start({ agent: 'supplier-qa', parts: REQUEST });

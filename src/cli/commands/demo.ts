@@ -14,7 +14,7 @@ export const DEMO_REQUEST = 'Please verify inspection report inspection-92 again
 /** What the demo's "person" answers when the agent asks for the serial number. */
 export const DEMO_ANSWER = 'SN-4471';
 
-function interrupted(): Promise<never> {
+export function interrupted(): Promise<never> {
   return new Promise((_resolve, reject) => {
     const stop = (signal: NodeJS.Signals): void => reject(new InterruptedError(signal));
     process.once('SIGINT', stop);

@@ -7,6 +7,7 @@ import { loadConfig } from '../../config/load';
 import { portalGate } from '../../demo/auth-gate';
 import { brokenLab, buildInvestigator, messageDesk, refusingVendor } from '../../demo/simple-agents';
 import { supplierQa } from '../../demo/supplier-qa';
+import { arcticTours, harborHotel, imageStudio, skywayAir } from '../../demo/trip-agents';
 import { createLogger } from '../../runtime/logger';
 import { projectRoot } from '../../runtime/project-root';
 import { startStack } from '../../runtime/stack';
@@ -25,7 +26,7 @@ export async function devCommand(opts: DevOptions): Promise<number> {
   const logger = createLogger({ app: 'baton-dev' });
   const { config, path } = loadConfig(opts.config);
   const dbFile = opts.db ?? join(projectRoot(), '.baton', 'dev', 'temporal.sqlite');
-  const stack = await startStack({ config, logger, server: { port: opts.port, uiPort: opts.uiPort, dbFile }, agents: [supplierQa(), portalGate(), buildInvestigator(), messageDesk(), refusingVendor(), brokenLab()], agentsPort: opts.agentsPort });
+  const stack = await startStack({ config, logger, server: { port: opts.port, uiPort: opts.uiPort, dbFile }, agents: [supplierQa(), portalGate(), buildInvestigator(), messageDesk(), refusingVendor(), brokenLab(), skywayAir(), harborHotel(), arcticTours(), imageStudio()], agentsPort: opts.agentsPort });
 
   let signalled = false;
   const onSignal = (signal: NodeJS.Signals): void => {

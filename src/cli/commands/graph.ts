@@ -1,0 +1,126 @@
+/**
+ * `baton graph run|show|add|cancel`: task graphs from a spec file (YAML or JSON).
+ */
+import { readFileSync } from 'node:fs';
+import { WorkflowFailedError } from '@temporalio/client';
+import { parse as parseYaml } from 'yaml';
+import type { GraphClient } from '../../client/graph-client';
+import { InvalidRequestError } from '../../client/errors';
+import type { GraphRecord } from '../../shared/graph-types';
+import { connectClient } from '../context';
+import { graphProgress, formatGraph } from '../graph-output';
+import { printJson } from '../output';
+import { UsageError } from '../usage-error';
+
+function readSpec(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read the graph spec ${file}: ${(err as Error).message}`);
+  }
+  try {
+    return parseYaml(text) as unknown;
+  } catch (err) {
+    throw new UsageError(`${file} is neither YAML nor JSON: ${(err as Error).message}`);
+  }
+}
+
+/** 0 when every node was accepted, 3 for any other settled outcome. */
+const exitOf = (g: GraphRecord): number => (g.outcome?.kind === 'ACCEPTED' ? 0 : 3);
+
+function print(g: GraphRecord, json?: boolean): void {
+  if (json) printJson(g);
+  else process.stdout.write(`${formatGraph(g)}\n`);
+}
+
+/** Follows a graph until it settles: a redrawn status line in a terminal, a line per change otherwise. */
+async function follow(graphs: GraphClient, id: string, json?: boolean): Promise<GraphRecord> {
+  const started = Date.now();
+  const tty = process.stderr.isTTY && !json;
+  let last = '';
+  try {
+    await graphs.until(id, (g) => {
+      const key = g.nodes.map((n) => `${n.id}:${n.status}`).join(',');
+      if (tty) process.stderr.write(`\r\x1b[2K${graphProgress(g, Date.now() - started)}`);
+      else if (key !== last) process.stderr.write(`${graphProgress(g, Date.now() - started)}\n`);
+      last = key;
+      return g.status === 'SETTLED';
+    }, 300);
+  } finally {
+    if (tty) process.stderr.write('\n');
+  }
+  return graphs.result(id);
+}
+
+export async function graphRunCommand(file: string, opts: { id?: string; detach?: boolean; json?: boolean; config?: string }): Promise<number> {
+  const raw = readSpec(file);
+  const { graphs, close } = await connectClient(opts.config);
+  try {
+    let id: string;
+    try {
+      id = await graphs.start(raw, { id: opts.id });
+    } catch (err) {
+      if (err instanceof Error && err.name === 'GraphSpecError') throw new InvalidRequestError(`${file}: ${err.message}`);
+      throw err;
+    }
+    if (opts.detach) {
+      if (opts.json) printJson({ id });
+      else process.stdout.write(`${id}\n`);
+      return 0;
+    }
+    try {
+      const g = await follow(graphs, id, opts.json);
+      print(g, opts.json);
+      return exitOf(g);
+    } catch (err) {
+      if (err instanceof WorkflowFailedError) throw new InvalidRequestError(`graph ${id} failed: ${err.cause?.message ?? err.message}`);
+      throw err;
+    }
+  } finally {
+    await close();
+  }
+}
+
+export async function graphShowCommand(id: string, opts: { json?: boolean; config?: string }): Promise<number> {
+  const { graphs, close } = await connectClient(opts.config);
+  try {
+    print(await graphs.show(id), opts.json);
+    return 0;
+  } finally {
+    await close();
+  }
+}
+
+export async function graphAddCommand(
+  id: string,
+  opts: { node: string; agent: string; text: string; refines?: string; dependsOn?: string[]; policy?: string; json?: boolean; config?: string },
+): Promise<number> {
+  const { graphs, close } = await connectClient(opts.config);
+  try {
+    const added = await graphs.addFollowUp(id, {
+      id: opts.node,
+      agent: opts.agent,
+      text: opts.text,
+      dependsOn: opts.dependsOn ?? [],
+      ...(opts.refines ? { refines: opts.refines } : {}),
+      ...(opts.policy ? { acceptance: opts.policy } : {}),
+    });
+    if (opts.json) printJson(added);
+    else process.stdout.write(`added node ${added.nodeId} (delegation ${added.delegationId})\n`);
+    return 0;
+  } finally {
+    await close();
+  }
+}
+
+export async function graphCancelCommand(id: string, opts: { reason?: string; json?: boolean; config?: string }): Promise<number> {
+  const { graphs, close } = await connectClient(opts.config);
+  try {
+    const g = await graphs.cancel(id, opts.reason);
+    print(g, opts.json);
+    return exitOf(g);
+  } finally {
+    await close();
+  }
+}

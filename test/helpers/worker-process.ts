@@ -1,0 +1,46 @@
+/**
+ * A Baton worker in its own process (`baton worker`), as in production, so a test can SIGKILL it and
+ * start another on the same task queue.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Connection } from '@temporalio/client';
+import { BatonClient } from '../../src/client/baton-client';
+import { GraphClient } from '../../src/client/graph-client';
+import { CliProcess, userEnv } from './cli';
+import { testServer } from './temporal';
+
+export interface WorkerProcesses {
+  /** Starts a worker process and resolves once it polls. */
+  start(): Promise<CliProcess>;
+  baton: BatonClient;
+  graphs: GraphClient;
+  close(): Promise<void>;
+}
+
+/** Worker processes for a config naming `agents` (name → loopback URL), on `taskQueue`. */
+export async function workerProcesses(agents: Record<string, string>, taskQueue: string): Promise<WorkerProcesses> {
+  const { address, namespace } = await testServer();
+  const config = join(mkdtempSync(join(tmpdir(), 'baton-crash-')), 'baton.config.yaml');
+  const entries = Object.entries(agents).map(([name, url]) => `  ${name}: { card: "${url}", allowHttp: true, allowPrivateNetwork: true }`);
+  writeFileSync(config, [`temporal: { address: "${address}", taskQueue: "${taskQueue}" }`, 'agents:', ...entries].join('\n'));
+  const connection = await Connection.connect({ address });
+  const caller = { tenant: 'acme', user: 'ops-1' };
+  return {
+    async start() {
+      const worker = new CliProcess(['worker'], userEnv({ BATON_CONFIG: config, BATON_LOG_FORMAT: 'json' }));
+      await worker.waitFor('"msg":"worker started"', 'stderr');
+      return worker;
+    },
+    baton: new BatonClient(connection, { namespace, taskQueue, caller }),
+    graphs: new GraphClient(connection, { namespace, taskQueue, caller }),
+    close: () => connection.close(),
+  };
+}
+
+export async function kill(worker: CliProcess): Promise<void> {
+  worker.child.kill('SIGKILL');
+  assert.equal((await worker.exited).signal, 'SIGKILL');
+}

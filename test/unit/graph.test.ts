@@ -1,0 +1,169 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { findCycle, GraphSpecError, parseGraphSpec } from '../../src/shared/graph-spec';
+import { GraphState } from '../../src/shared/graph-state';
+import type { DelegationResult } from '../../src/shared/delegation-result';
+import { GraphNodeSpecSchema, type GraphSpecInput } from '../../src/shared/graph-types';
+
+const problemsOf = (raw: unknown, agents?: string[]): string[] => {
+  try {
+    parseGraphSpec(raw, agents);
+    return [];
+  } catch (err) {
+    assert.ok(err instanceof GraphSpecError, String(err));
+    return err.problems;
+  }
+};
+
+const n = (id: string, agent: string, dependsOn: string[] = [], extra: object = {}) => ({ id, agent, text: `do ${id}`, dependsOn, ...extra });
+
+describe('graph spec', () => {
+  it('refuses cycles, unknown dependencies, unknown agents and duplicates, naming the node', () => {
+    assert.deepEqual(problemsOf({ nodes: [n('a', 'x', ['c']), n('b', 'x', ['a']), n('c', 'x', ['b'])] }), ['node a: dependency cycle a → c → b → a']);
+    assert.deepEqual(problemsOf({ nodes: [n('a', 'x', ['ghost'])] }), ['node a: depends on unknown node ghost']);
+    assert.deepEqual(problemsOf({ nodes: [n('a', 'x', ['a'])] }), ['node a: depends on itself']);
+    assert.deepEqual(problemsOf({ nodes: [n('a', 'x'), n('a', 'x')] }), ['node a: the id is used twice']);
+    assert.deepEqual(problemsOf({ nodes: [n('a', 'ghost-agent')] }, ['x', 'y']), ['node a: unknown agent ghost-agent (known: x, y)']);
+    assert.deepEqual(problemsOf({ nodes: [n('a', 'x', [], { refines: 'zz' })] }), ['node a: depends on unknown node zz', 'node a: refines unknown node zz']);
+  });
+
+  it('names the node in schema errors too', () => {
+    assert.deepEqual(problemsOf({ nodes: [{ id: 'hotel', agent: 'x' }] }), ['node hotel: give exactly one of text or parts']);
+    assert.deepEqual(problemsOf({ nodes: [n('hotel', 'x', [], { colour: 'red' })] }), ['node hotel: Unrecognized key: "colour"']);
+    assert.deepEqual(problemsOf({ nodes: [] }), ['nodes: Too small: expected array to have >=1 items']);
+    assert.deepEqual(problemsOf({ nodes: [n('a', 'x')], failurePolicy: 'yolo' }), ['failurePolicy: Invalid option: expected one of "fail-fast"|"continue"']);
+    assert.deepEqual(problemsOf('nodes: a'), ['spec: Invalid input: expected object, received string']);
+  });
+
+  it('folds refines into dependsOn and applies the defaults', () => {
+    const spec = parseGraphSpec({ nodes: [n('a', 'x'), n('b', 'x', [], { refines: 'a' })] });
+    assert.deepEqual(spec.nodes[1]?.dependsOn, ['a']);
+    assert.equal(spec.failurePolicy, 'continue');
+    assert.equal(spec.concurrency, 4);
+  });
+
+  it('finds a cycle in any graph that has one, and none in a DAG (property)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 12 }), fc.array(fc.tuple(fc.nat(11), fc.nat(11)), { maxLength: 30 }), (size, edges) => {
+        const ids = Array.from({ length: size }, (_, i) => `n${i}`);
+        // Edges from higher to lower index only: a DAG by construction.
+        const dag = ids.map((id, i) => ({ id, dependsOn: [...new Set(edges.filter(([a, b]) => a === i && b < i).map(([, b]) => `n${b}`))] }));
+        assert.equal(findCycle(dag), undefined);
+        // One back edge from the lowest node to the highest, over a path through all of them, closes a cycle.
+        const chain = ids.map((id, i) => ({ id, dependsOn: i > 0 ? [`n${i - 1}`] : [`n${size - 1}`] }));
+        const cycle = findCycle(chain);
+        assert.ok(cycle && cycle[0] === cycle[cycle.length - 1] && cycle.length === size + 1);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+const accepted = (taskId: string, contextId: string, artifacts: DelegationResult['artifacts'] = []): DelegationResult => ({
+  id: 'x',
+  outcome: 'ACCEPTED',
+  accepted: true,
+  reasons: ['ok'],
+  remote: { taskId, contextId, state: 'TASK_STATE_COMPLETED' },
+  artifacts,
+});
+const ended = (outcome: DelegationResult['outcome']): DelegationResult => ({ id: 'x', outcome, accepted: false, reasons: ['no'], remote: {}, artifacts: [] });
+const stateOf = (spec: GraphSpecInput) => new GraphState('g', { spec: parseGraphSpec(spec), tenant: 'acme', owner: 'ops' });
+const ids = (nodes: { id: string }[]) => nodes.map((x) => x.id);
+
+describe('GraphState', () => {
+  it('starts ready nodes under the concurrency limit, one context opener per agent', () => {
+    const s = stateOf({ concurrency: 2, nodes: [n('a1', 'A'), n('a2', 'A'), n('b', 'B'), n('c', 'C')] });
+    assert.deepEqual(ids(s.startable()), ['a1', 'b'], 'a2 waits for the context a1 opens; c waits for a slot');
+    s.start('a1');
+    s.start('b');
+    assert.deepEqual(ids(s.startable()), []);
+    s.remoteKnown('a1', 't-a1', 'ctx-A');
+    assert.deepEqual(s.record.contexts, { A: 'ctx-A' });
+    s.settled('b', accepted('t-b', 'ctx-B'));
+    assert.deepEqual(ids(s.startable()), ['a2'], 'the context is known, and a slot is free');
+    assert.equal(s.start('a2').contextId, 'ctx-A');
+  });
+
+  it('sends dependencies as referenceTaskIds and their artifacts as references', () => {
+    const s = stateOf({ nodes: [n('flight', 'air'), n('hotel', 'inn', ['flight'])] });
+    s.start('flight');
+    s.settled('flight', accepted('t-f', 'ctx-air', [{ artifactId: 'art-1', name: 'booking', size: 10, sha256: 'ab' }]));
+    const req = s.start('hotel');
+    assert.deepEqual(req.referenceTaskIds, ['t-f']);
+    assert.equal(req.contextId, undefined, 'another agent: its own context');
+    assert.deepEqual(req.parts[1]?.data, { references: [{ node: 'flight', taskId: 't-f', artifactId: 'art-1', name: 'booking', mediaType: undefined, sha256: 'ab', size: 10 }] });
+  });
+
+  it('continue: skips dependents transitively, with the reason', () => {
+    const s = stateOf({ nodes: [n('a', 'A'), n('b', 'B', ['a']), n('c', 'C', ['b']), n('d', 'D')] });
+    s.start('a');
+    s.start('d');
+    assert.deepEqual(s.settled('a', ended('REMOTE_REJECTED')), []);
+    assert.deepEqual(s.record.nodes.map((x) => [x.id, x.status, x.reasons[0]]), [
+      ['a', 'SETTLED', 'no'],
+      ['b', 'SKIPPED', 'depends on a, which ended REMOTE_REJECTED'],
+      ['c', 'SKIPPED', 'depends on b, which was skipped'],
+      ['d', 'RUNNING', undefined],
+    ]);
+    assert.equal(s.done, false);
+    s.settled('d', accepted('t-d', 'ctx-d'));
+    assert.equal(s.done, true);
+    assert.equal(s.finish().outcome?.kind, 'FAILED');
+  });
+
+  it('fail-fast: returns the running nodes to cancel and skips the pending ones', () => {
+    const s = stateOf({ failurePolicy: 'fail-fast', nodes: [n('a', 'A'), n('b', 'B'), n('c', 'C', ['a'])] });
+    s.start('a');
+    s.start('b');
+    assert.deepEqual(s.settled('a', ended('TIMED_OUT')), ['b']);
+    assert.equal(s.record.nodes[2]?.status, 'SKIPPED');
+    assert.deepEqual(s.startable(), []);
+    assert.deepEqual(s.settled('b', ended('CANCELED')), [], 'the cancelled node does not trigger it again');
+    const done = s.finish();
+    assert.equal(done.outcome?.kind, 'FAILED');
+    assert.deepEqual(done.cancel, { by: 'fail-fast', reason: 'fail-fast: node a ended TIMED_OUT' });
+  });
+
+  it('refuses follow-ups that break the graph, and takes a refinement', () => {
+    const s = stateOf({ nodes: [n('pic', 'studio')] });
+    const caller = { tenant: 'acme', user: 'u' };
+    assert.match(s.refuseFollowUp(parseNode(n('x', 'studio', ['nope'])), caller) ?? '', /depends on unknown node nope/);
+    assert.match(s.refuseFollowUp(parseNode(n('x', 'other', [], { refines: 'pic' })), caller) ?? '', /same agent/);
+    assert.match(s.refuseFollowUp(parseNode(n('x', 'studio')), { tenant: 'globex', user: 'm' }) ?? '', /no access/);
+    assert.equal(s.refuseFollowUp(parseNode(n('red', 'studio', [], { refines: 'pic' })), caller), undefined);
+    const added = s.addFollowUp(parseNode(n('red', 'studio', [], { refines: 'pic' })));
+    assert.deepEqual(added.dependsOn, ['pic']);
+    assert.equal(added.followUp, true);
+    s.requestCancel('acme/u', 'enough');
+    assert.equal(s.refuseFollowUp(parseNode(n('y', 'studio')), caller), 'the graph is no longer running');
+  });
+
+  it('keeps lineage per context and name, marking the newest accepted version', () => {
+    const s = stateOf({ nodes: [n('v1', 'studio'), n('v2', 'studio', ['v1']), n('v3', 'studio', ['v2'])] });
+    const pic = (id: string) => [{ artifactId: id, name: 'picture', size: 1, sha256: id }];
+    s.start('v1');
+    s.settled('v1', accepted('t1', 'ctx', pic('p1')));
+    s.start('v2');
+    s.settled('v2', accepted('t2', 'ctx', pic('p2')));
+    s.start('v3');
+    s.settled('v3', { ...ended('REJECTED'), remote: { taskId: 't3', contextId: 'ctx' }, artifacts: pic('p3') });
+    assert.deepEqual(s.record.lineage, [
+      {
+        contextId: 'ctx',
+        name: 'picture',
+        latestAccepted: 'p2',
+        versions: [
+          { artifactId: 'p1', taskId: 't1', nodeId: 'v1', accepted: true, sha256: 'p1', size: 1 },
+          { artifactId: 'p2', taskId: 't2', nodeId: 'v2', accepted: true, sha256: 'p2', size: 1 },
+          { artifactId: 'p3', taskId: 't3', nodeId: 'v3', accepted: false, sha256: 'p3', size: 1 },
+        ],
+      },
+    ]);
+  });
+});
+
+function parseNode(raw: object) {
+  return GraphNodeSpecSchema.parse(raw);
+}
