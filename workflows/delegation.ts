@@ -135,7 +135,7 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
   /** Tells the `notify` workflow what the delegation now waits for; a failure to reach it is noted. */
   const announce = async (): Promise<void> => {
     const request = state.record.pending;
-    if (!input.notify || !request) return;
+    if (!input.notify || input.notify.requests === false || !request) return;
     try {
       await getExternalWorkflowHandle(input.notify.workflowId).signal(requestSignal, { delegationId: id, agent: input.agent, request });
     } catch (err) {

@@ -110,7 +110,8 @@ export async function taskGraphWorkflow(input: GraphInput): Promise<GraphRecord>
             ...(request.contextId ? { contextId: request.contextId } : {}),
             ...(request.referenceTaskIds.length ? { referenceTaskIds: request.referenceTaskIds } : {}),
             ...(spec.contract ? { contract: spec.contract } : {}),
-            notify: { workflowId: id, remoteTask: true },
+            // Requests are answered at the node itself (`baton answer <graphId>/<nodeId>`), not by the graph.
+            notify: { workflowId: id, remoteTask: true, requests: false },
           },
         ],
         parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,

@@ -28,7 +28,10 @@ export function nodeState(n: GraphNodeRecord): string {
 
 const short = (id: string | undefined): string => (id ? (id.length > 12 ? `${id.slice(0, 8)}…` : id) : '-');
 
-export function formatGraph(g: GraphRecord): string {
+/** What a running node's delegation is doing now (read from the child), for the text view. */
+export type LiveNodes = Map<string, { status: string; pending?: { kind: string; requestId: string } }>;
+
+export function formatGraph(g: GraphRecord, live: LiveNodes = new Map()): string {
   const depth = depths(g.nodes);
   const ordered = [...g.nodes].sort((a, b) => (depth.get(a.id) ?? 0) - (depth.get(b.id) ?? 0));
   const width = Math.max(...g.nodes.map((n) => n.id.length + 2 * (depth.get(n.id) ?? 0)));
@@ -45,6 +48,10 @@ export function formatGraph(g: GraphRecord): string {
     const refines = n.refines ? `  refines ${n.refines}` : '';
     const task = n.remote.taskId ? `  task ${short(n.remote.taskId)}` : '';
     lines.push(`  ${name}  ${nodeState(n).padEnd(15)} ${n.agent.padEnd(agentWidth)}${after}${refines}${task}${n.followUp ? '  (follow-up)' : ''}`);
+    const now = live.get(n.id);
+    if (n.status === 'RUNNING' && now) {
+      lines.push(`  ${' '.repeat(width)}  - now ${now.status}${now.pending ? `: waiting for ${now.pending.kind}, answer with \`baton ${now.pending.kind === 'auth' ? 'authorize' : now.pending.kind === 'review' ? 'review' : 'answer'} ${n.delegationId}\`` : ''}`);
+    }
     if (n.status === 'SKIPPED' || (n.status === 'SETTLED' && n.outcome !== 'ACCEPTED')) lines.push(`  ${' '.repeat(width)}  - ${JSON.stringify(n.reasons.join('; '))}`);
   }
   const contexts = Object.entries(g.contexts);

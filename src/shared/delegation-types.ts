@@ -116,7 +116,9 @@ export const DelegationInputSchema = z.object({
   notify: z
     .object({
       workflowId: z.string().min(1).max(1000),
-      /** Also send `batonRemoteTask` once the remote task and its contextId are known (graphs use it). */
+      /** Send `batonRequest` when the delegation starts waiting for input, auth or review. Default true. */
+      requests: z.boolean().optional(),
+      /** Send `batonRemoteTask` once the remote task and its contextId are known (graphs use it). Default false. */
       remoteTask: z.boolean().optional(),
     })
     .strict()

@@ -11,6 +11,8 @@ import { parse as parseYaml } from 'yaml';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
 import { SAILBOAT, TRIP_TO_HELSINKI } from '../../src/demo/graph-specs';
 import { arcticTours, harborHotel, imageStudio, skywayAir } from '../../src/demo/trip-agents';
+import { supplierQa } from '../../src/demo/supplier-qa';
+import { GraphClient } from '../../src/client/graph-client';
 import { parseGraphSpec } from '../../src/shared/graph-spec';
 import type { GraphRecord } from '../../src/shared/graph-types';
 import { projectRoot } from '../../src/runtime/project-root';
@@ -81,5 +83,33 @@ describe('baton graph', () => {
       assert.equal(refusedAgent.code, 2, refusedAgent.stderr);
       assert.match(refusedAgent.stderr, /node paint: unknown agent paint-bot \(known: /);
     });
+  });
+  it('shows a node waiting for input with the command that answers it; the answer goes to the node', async () => {
+    const qa = await startAgentServer(supplierQa({ workMs: 50 }));
+    try {
+      await withWorker({ 'supplier-qa': loopbackAgent(qa.url) }, async (ctx) => {
+        const { address } = await testServer();
+        const config = join(mkdtempSync(join(tmpdir(), 'baton-graph-')), 'baton.config.yaml');
+        writeFileSync(config, `temporal: { address: "${address}", taskQueue: "${ctx.taskQueue}" }\ncaller: { tenant: acme, user: ops-1 }\n`);
+        const env = userEnv({ BATON_CONFIG: config });
+        const spec = join(mkdtempSync(join(tmpdir(), 'baton-graph-')), 'check.yaml');
+        writeFileSync(spec, 'nodes:\n  - { id: check, agent: supplier-qa, text: Verify inspection-92 against order A1042 }\n');
+        const started = await runCli(['graph', 'run', spec, '--detach', '--json'], env);
+        assert.equal(started.code, 0, started.stderr);
+        const { id } = JSON.parse(started.stdout) as { id: string };
+        let shown = '';
+        for (let i = 0; i < 200 && !/now WAITING_INPUT/.test(shown); i++) shown = (await runCli(['graph', 'show', id], env)).stdout;
+        assert.match(shown, new RegExp(`now WAITING_INPUT: waiting for input, answer with \`baton answer ${id}/check\``));
+        const answered = await runCli(['answer', `${id}/check`, '--text', 'SN-4471'], env);
+        assert.equal(answered.code, 0, answered.stderr);
+        const g = await new GraphClient(ctx.client.connection, { namespace: ctx.client.options.namespace, taskQueue: ctx.taskQueue, caller: { tenant: 'acme', user: 'ops-1' } }).result(id);
+        assert.equal(g.outcome?.kind, 'ACCEPTED');
+        // The node told the graph about its remote task, but not about its question.
+        const signals = ((await ctx.client.workflow.getHandle(id).fetchHistory()).events ?? []).flatMap((e) => (e.workflowExecutionSignaledEventAttributes ? [e.workflowExecutionSignaledEventAttributes.signalName] : []));
+        assert.deepEqual(signals, ['batonRemoteTask']);
+      });
+    } finally {
+      await qa.close();
+    }
   });
 });

@@ -8,7 +8,7 @@ import type { GraphClient } from '../../client/graph-client';
 import { InvalidRequestError } from '../../client/errors';
 import type { GraphRecord } from '../../shared/graph-types';
 import { connectClient } from '../context';
-import { graphProgress, formatGraph } from '../graph-output';
+import { graphProgress, formatGraph, type LiveNodes } from '../graph-output';
 import { printJson } from '../output';
 import { UsageError } from '../usage-error';
 
@@ -83,9 +83,20 @@ export async function graphRunCommand(file: string, opts: { id?: string; detach?
 }
 
 export async function graphShowCommand(id: string, opts: { json?: boolean; config?: string }): Promise<number> {
-  const { graphs, close } = await connectClient(opts.config);
+  const { graphs, baton, close } = await connectClient(opts.config);
   try {
-    print(await graphs.show(id), opts.json);
+    const g = await graphs.show(id);
+    if (opts.json) {
+      printJson(g);
+      return 0;
+    }
+    // Running nodes are delegations of their own: show what each is doing now (waiting for someone?).
+    const live: LiveNodes = new Map();
+    for (const n of g.nodes.filter((x) => x.status === 'RUNNING')) {
+      const r = await baton.show(n.delegationId).catch(() => undefined);
+      if (r) live.set(n.id, { status: r.status, ...(r.pending ? { pending: { kind: r.pending.kind, requestId: r.pending.requestId } } : {}) });
+    }
+    process.stdout.write(`${formatGraph(g, live)}\n`);
     return 0;
   } finally {
     await close();
