@@ -12,6 +12,9 @@ import type { Lookup } from '../src/a2a/guarded-fetch';
 import { failure } from '../src/a2a/errors';
 import type { PolicyRegistry, Candidate, Decision } from '../src/acceptance/policies';
 import { snapshotOf } from '../src/a2a/snapshot';
+import { ArtifactAssembly } from '../src/artifacts/assembly';
+import { MAX_INLINE_ARTIFACT_BYTES } from '../src/artifacts/digest';
+import type { ArtifactStore } from '../src/artifacts/store';
 import type { BatonConfig } from '../src/config/schema';
 import type { Part } from '../src/shared/a2a-types';
 import type { ResolvedAgent, RemoteSnapshot } from '../src/shared/delegation-types';
@@ -19,7 +22,9 @@ import { FailureType } from '../src/shared/failure-types';
 import { isSettled, statusKey } from '../src/shared/remote-state';
 
 export interface ActivityDeps {
-  config: Pick<BatonConfig, 'agents'>;
+  config: Pick<BatonConfig, 'agents'> & Partial<Pick<BatonConfig, 'artifacts'>>;
+  /** Holds artifact bytes too large for history. Default: none (large artifacts keep only their digest). */
+  store?: ArtifactStore;
   policies: PolicyRegistry;
   logger: Logger;
   /** DNS lookup for the guarded fetch. Default: the system resolver (tests point names at chosen addresses). */
@@ -58,6 +63,9 @@ export function createActivities(deps: ActivityDeps) {
   const cardTtlMs = deps.cardTtlMs ?? 5 * 60_000;
   const poll = deps.poll ?? { initialMs: 250, maxMs: 5_000 };
   const cards = new Map<string, { fetched: FetchedCard; at: number }>();
+  const recordOpts = { store: deps.store, inlineMaxBytes: deps.config.artifacts?.inlineMaxBytes };
+  /** A snapshot for history: large artifacts go to the store. */
+  const snap = (task: Parameters<typeof snapshotOf>[0]) => snapshotOf(task, recordOpts);
   const clients = new Map<string, AgentClient>();
 
   function entryOf(agent: string) {
@@ -107,7 +115,7 @@ export function createActivities(deps: ActivityDeps) {
       const found = await client.findTurn(input.turn.messageId, { taskId: input.turn.taskId, since, signal: cancellationSignal() });
       if (found && found !== 'unsupported') {
         log.warn({ remoteTaskId: found.id, attempt: info.attempt }, 'retried send: the agent already had this turn; not sending it again');
-        return { kind: 'task', snapshot: snapshotOf(found), sentAt, reconciliation: 'found', calls: calls - 1 };
+        return { kind: 'task', snapshot: await snap(found), sentAt, reconciliation: 'found', calls: calls - 1 };
       }
       reconciliation = found === 'unsupported' ? 'unsupported' : 'not-found';
       log.warn({ attempt: info.attempt, reconciliation }, 'retried send: sending the turn again');
@@ -123,12 +131,12 @@ export function createActivities(deps: ActivityDeps) {
         calls,
       };
     }
-    const snapshot = snapshotOf(result.task);
+    const snapshot = await snap(result.task);
     log.info({ remoteTaskId: snapshot.taskId, contextId: snapshot.contextId, state: snapshot.state }, input.turn.taskId ? 'turn sent' : 'remote task created');
     return { kind: 'task', snapshot, sentAt, calls, ...(reconciliation ? { reconciliation } : {}) };
   }
 
-  type ObserveInput = { agent: ResolvedAgent; taskId: string; staleStatusKey?: string; callBudget?: number };
+  type ObserveInput = { delegationId: string; agent: ResolvedAgent; taskId: string; staleStatusKey?: string; callBudget?: number };
 
   /** News: a settled state that is not the question we already answered. */
   const isNews = (snapshot: RemoteSnapshot, stale?: string): boolean => isSettled(snapshot.state) && statusKey(snapshot) !== stale;
@@ -149,12 +157,34 @@ export function createActivities(deps: ActivityDeps) {
         lastState = task.status.state;
       }
       heartbeat({ state: task.status.state });
-      const snapshot = { ...snapshotOf(task), calls };
+      const snapshot = { ...(await snap(task)), calls };
       if (isNews(snapshot, input.staleStatusKey)) return snapshot;
       if (input.callBudget !== undefined && calls >= input.callBudget) return { ...snapshot, budgetExhausted: true };
       await pauseWithHeartbeats(pause, { state: task.status.state });
       pause = Math.min(Math.round(pause * 1.5), poll.maxMs);
     }
+  }
+
+  /**
+   * The task as the agent has it now. While artifacts are being assembled from the stream, the status
+   * alone is read (ListTasks without artifacts), so a half-streamed artifact is not downloaded after a
+   * drop; once the task settled with every artifact whole (`lastChunk`) and some too large for history,
+   * the assembled ones are used: a large artifact is downloaded once. Otherwise GetTask.
+   */
+  async function authority(client: AgentClient, input: ObserveInput, assembly: ArtifactAssembly | undefined, contextId: string | undefined, log: Logger): Promise<RemoteSnapshot> {
+    const inlineMax = deps.config.artifacts?.inlineMaxBytes ?? MAX_INLINE_ARTIFACT_BYTES;
+    const large = assembly ? Object.values(assembly.cursor()).some((a) => a.bytes > inlineMax) : false;
+    if (assembly && contextId && large) {
+      const status = await client.statusOnly(input.taskId, contextId, cancellationSignal());
+      // Still running: the caller subscribes again (the snapshot it starts with resets the assembly).
+      if (status && !isSettled(status.status.state)) return { ...(await snap(status)), artifacts: [] };
+      if (status && assembly.allComplete) {
+        const assembled = [...(await assembly.completed(inlineMax)).values()];
+        log.info({ artifacts: assembled.map((a) => ({ artifactId: a.artifactId, size: a.size, sha256: a.sha256 })) }, 'artifacts assembled from the stream');
+        return { ...(await snap(status)), artifacts: assembled };
+      }
+    }
+    return snap(await client.getTask(input.taskId, cancellationSignal()));
   }
 
   /**
@@ -164,13 +194,33 @@ export function createActivities(deps: ActivityDeps) {
   async function followStream(client: AgentClient, input: ObserveInput, log: Logger): Promise<RemoteSnapshot> {
     let pause = poll.initialMs;
     let calls = 0;
+    const assembly = deps.store ? new ArtifactAssembly(deps.store, `${input.delegationId}/${input.taskId}`) : undefined;
+    let contextId: string | undefined;
+    // The SDK reads at most 4 MiB per stream event, and a resubscription starts with the whole task:
+    // once that is too large, the task is followed by its status alone until it settles.
+    let subscribable = true;
     for (let round = 1; ; round++) {
+      if (!subscribable) {
+        const snapshot = { ...(await authority(client, input, assembly, contextId, log)), calls: (calls += 1) };
+        if (isNews(snapshot, input.staleStatusKey) || (input.callBudget !== undefined && calls >= input.callBudget)) {
+          assembly?.discard();
+          return isNews(snapshot, input.staleStatusKey) ? snapshot : { ...snapshot, budgetExhausted: true };
+        }
+        await pauseWithHeartbeats(pause, { mode: 'status', round });
+        pause = Math.min(Math.round(pause * 1.5), poll.maxMs);
+        continue;
+      }
       calls += 1;
       const timeout = activityInfo().heartbeatTimeoutMs;
       // 👉 A quiet stream sends nothing: heartbeat on a timer, or the worker looks dead.
-      const beat = setInterval(() => heartbeat({ mode: 'stream', round }), Math.max(100, Math.floor((timeout ?? 10_000) / 2)));
+      const beat = setInterval(() => heartbeat({ mode: 'stream', round, artifacts: assembly?.cursor() }), Math.max(100, Math.floor((timeout ?? 10_000) / 2)));
       try {
         for await (const event of client.subscribe(input.taskId, cancellationSignal())) {
+          if ('task' in event) {
+            contextId = event.task.contextId;
+            await assembly?.snapshot(event.task.artifacts ?? []);
+          }
+          if ('artifactUpdate' in event) await assembly?.chunk(event.artifactUpdate);
           const status = 'task' in event ? event.task.status : 'statusUpdate' in event ? event.statusUpdate.status : undefined;
           if (status) log.info({ state: status.state, via: 'stream' }, 'remote state');
           const key = status && statusKey({ state: status.state, remoteTimestamp: status.timestamp, statusMessageId: status.message?.messageId });
@@ -179,11 +229,19 @@ export function createActivities(deps: ActivityDeps) {
       } catch (err) {
         if (err instanceof CancelledFailure || cancellationSignal().aborted || (err as ApplicationFailure).type === FailureType.INVALID_AGENT_RESPONSE) throw err;
         log.warn({ err: (err as Error).message, round }, 'stream broke; reading the task');
+        if (/exceeded the maximum allowed size/.test((err as Error).message)) {
+          subscribable = false;
+          log.warn({ round }, 'the task is too large to subscribe to again; following its status until it settles, then reading it whole');
+        }
       } finally {
         clearInterval(beat);
       }
-      const snapshot = { ...snapshotOf(await client.getTask(input.taskId, cancellationSignal())), calls: (calls += 1) };
-      if (isNews(snapshot, input.staleStatusKey)) return snapshot;
+      const snapshot = { ...(await authority(client, input, assembly, contextId, log)), calls: (calls += 1) };
+      if (isNews(snapshot, input.staleStatusKey)) {
+        if (assembly?.duplicates) log.info({ duplicates: assembly.duplicates }, 'dropped duplicated artifact chunks');
+        assembly?.discard();
+        return snapshot;
+      }
       if (input.callBudget !== undefined && calls >= input.callBudget) return { ...snapshot, budgetExhausted: true };
       log.info({ state: snapshot.state, round }, 'stream ended before the task settled; subscribing again');
       await pauseWithHeartbeats(pause, { mode: 'stream', round });
@@ -236,13 +294,13 @@ export function createActivities(deps: ActivityDeps) {
       try {
         const task = await client.cancel(input.taskId, cancellationSignal());
         log.info({ state: task.status.state }, 'remote cancel requested');
-        return { ...snapshotOf(task), calls: 1 };
+        return { ...(await snap(task)), calls: 1 };
       } catch (err) {
         const reason = ((err as { details?: unknown[] }).details?.[0] as { reason?: string } | undefined)?.reason;
         if (reason !== 'TASK_NOT_CANCELABLE') throw err;
         const task = await client.getTask(input.taskId, cancellationSignal());
         log.info({ state: task.status.state }, 'remote task could not be cancelled; recorded its real state');
-        return { ...snapshotOf(task), calls: 2 };
+        return { ...(await snap(task)), calls: 2 };
       }
     },
 

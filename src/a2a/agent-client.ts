@@ -104,6 +104,31 @@ export class AgentClient {
     }
   }
 
+  /**
+   * The task's status without its artifacts (ListTasks in its context with `includeArtifacts: false`),
+   * for when the artifacts were assembled from the stream and are too large to fetch again. Undefined
+   * when the agent cannot list (0.3) or the task is not among the first pages.
+   */
+  async statusOnly(taskId: string, contextId: string, signal?: AbortSignal): Promise<Task | undefined> {
+    if (this.protocolVersion.startsWith('0.')) return undefined;
+    try {
+      let pageToken = '';
+      for (let page = 0; page < 5; page++) {
+        const res = await this.client.listTasks(
+          { tenant: '', contextId, status: 0, pageSize: 100, pageToken, historyLength: 0, statusTimestampAfter: '', includeArtifacts: false },
+          { signal },
+        );
+        const found = res.tasks.find((t) => t.id === taskId);
+        if (found) return { ...taskFromSdk(found), artifacts: [] };
+        if (!res.nextPageToken) return undefined;
+        pageToken = res.nextPageToken;
+      }
+      return undefined;
+    } catch (err) {
+      throw toFailure(err, `agent ${this.agentName}: ListTasks in context ${contextId}`);
+    }
+  }
+
   /** The protocol version of the chosen interface. */
   get protocolVersion(): string {
     return this.client.protocolVersion;

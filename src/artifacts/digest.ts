@@ -1,23 +1,42 @@
 /**
  * Turns a remote artifact into what history may hold: its digest and size always, its parts only
- * when they are small enough to travel through Temporal payloads.
+ * when small, and otherwise a reference into the artifact store, which holds the bytes.
  */
 import { createHash } from 'node:crypto';
-import type { Artifact } from '../shared/a2a-types';
+import type { Artifact, Part } from '../shared/a2a-types';
 import type { ArtifactRecord } from '../shared/delegation-types';
+import type { ArtifactStore } from './store';
 
-/** Artifacts whose parts serialise to more than this stay out of history (only the digest goes in). */
+/** Artifacts larger than this stay out of history (digest and store reference only). */
 export const MAX_INLINE_ARTIFACT_BYTES = 64 * 1024;
 
-export function recordArtifact(artifact: Artifact, inlineCap = MAX_INLINE_ARTIFACT_BYTES): ArtifactRecord {
-  const bytes = Buffer.from(JSON.stringify(artifact.parts), 'utf8');
+/**
+ * The bytes an artifact stands for, the same whether it arrived whole or in chunks: the decoded
+ * bytes of `raw` parts, the text of `text` parts, or, for anything mixed, the parts as JSON.
+ */
+export function contentOf(parts: Part[]): Buffer {
+  if (parts.length && parts.every((p) => p.raw !== undefined)) return Buffer.concat(parts.map((p) => Buffer.from(p.raw ?? '', 'base64')));
+  if (parts.length && parts.every((p) => p.text !== undefined)) return Buffer.from(parts.map((p) => p.text).join(''), 'utf8');
+  return Buffer.from(JSON.stringify(parts), 'utf8');
+}
+
+export interface RecordOptions {
+  store?: ArtifactStore;
+  inlineMaxBytes?: number;
+}
+
+export async function recordArtifact(artifact: Artifact, opts: RecordOptions = {}): Promise<ArtifactRecord> {
+  const bytes = contentOf(artifact.parts);
   const mediaType = artifact.parts.find((p) => p.mediaType)?.mediaType;
+  const inline = bytes.length <= (opts.inlineMaxBytes ?? MAX_INLINE_ARTIFACT_BYTES);
+  const stored = !inline && opts.store ? await opts.store.put(bytes) : undefined;
   return {
     artifactId: artifact.artifactId,
     ...(artifact.name !== undefined ? { name: artifact.name } : {}),
     ...(mediaType !== undefined ? { mediaType } : {}),
     size: bytes.length,
-    sha256: createHash('sha256').update(bytes).digest('hex'),
-    ...(bytes.length <= inlineCap ? { parts: artifact.parts } : {}),
+    sha256: stored?.sha256 ?? createHash('sha256').update(bytes).digest('hex'),
+    ...(inline ? { parts: artifact.parts } : {}),
+    ...(stored ? { ref: stored.ref } : {}),
   };
 }

@@ -89,6 +89,16 @@ export const DeclaredPolicySchema = z
   })
   .strict();
 
+/** Where artifact bytes are kept when they are too large for workflow history. */
+export const ArtifactsSchema = z
+  .object({
+    /** Folder of the content-addressed store (filesystem). Default `.baton/artifacts` under the working folder. */
+    path: z.string().min(1).default('.baton/artifacts'),
+    /** Artifacts up to this size are kept inline in history; larger ones go to the store. Default 64 KiB; at most 256 KiB. */
+    inlineMaxBytes: z.number().int().min(0).max(256 * 1024).default(64 * 1024),
+  })
+  .strict();
+
 export const ConfigSchema = z
   .object({
     temporal: z
@@ -106,6 +116,7 @@ export const ConfigSchema = z
       .default({ tenant: 'local', user: 'dev' }),
     agents: z.record(name, AgentEntrySchema).default({}),
     policies: z.record(name, DeclaredPolicySchema).default({}),
+    artifacts: ArtifactsSchema.default({ path: '.baton/artifacts', inlineMaxBytes: 64 * 1024 }),
   })
   .strict();
 export type BatonConfig = z.infer<typeof ConfigSchema>;

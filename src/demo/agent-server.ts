@@ -63,6 +63,8 @@ export interface AgentServerOptions {
    * a dropped stream, for fault tests.
    */
   cutStream?: (method: string) => number;
+  /** Writes every streamed artifact-update event twice (a duplicated event on the wire), for fault tests. */
+  duplicateArtifactEvents?: boolean;
   /** Serve the card's interfaces as A2A 0.3 only (JSON-RPC and HTTP+JSON through the SDK's compat layer). */
   protocol?: '1.0' | '0.3';
 }
@@ -106,6 +108,17 @@ export async function startAgentServer(def: DemoAgentDefinition, opts: AgentServ
     app.use('/a2a/jsonrpc', (req, res, next) => {
       const ms = cut(String((req.body as { method?: unknown } | undefined)?.method ?? ''));
       if (ms > 0) setTimeout(() => res.socket?.destroy(), ms).unref();
+      next();
+    });
+  }
+  if (opts.duplicateArtifactEvents) {
+    app.use('/a2a/jsonrpc', (_req, res, next) => {
+      const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
+      res.write = ((chunk: unknown, ...rest: unknown[]) => {
+        const text = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : '';
+        if (text.startsWith('data:') && text.includes('"artifactUpdate"')) write(chunk);
+        return write(chunk, ...rest);
+      }) as typeof res.write;
       next();
     });
   }

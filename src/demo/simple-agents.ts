@@ -84,3 +84,41 @@ export function buildInvestigator(opts: { chunks?: number; stepMs?: number } = {
     }),
   };
 }
+
+/**
+ * `bulk-archive`: streams one large binary artifact (`archive`, application/octet-stream) in chunks.
+ * Chunk i is `chunkBytes` bytes of `chunkByte(i)`, so a test knows the whole content's digest.
+ */
+export function bulkArchive(opts: { chunks: number; chunkBytes: number; stepMs?: number }): DemoAgentDefinition {
+  return {
+    name: 'bulk-archive',
+    description: 'Exports a large archive as one streamed artifact, in chunks.',
+    streaming: true,
+    skills: skill('export', 'Exports an archive'),
+    executor: executor(async (ctx, bus) => {
+      openTask(ctx, bus);
+      const { taskId, contextId } = ctx;
+      bus.publish(statusEvent(taskId, contextId, 'TASK_STATE_WORKING', 'Exporting'));
+      for (let i = 0; i < opts.chunks; i++) {
+        await new Promise((r) => setTimeout(r, opts.stepMs ?? 20));
+        const raw = Buffer.alloc(opts.chunkBytes, chunkByte(i)).toString('base64');
+        bus.publish(
+          AgentEvent.artifactUpdate(
+            TaskArtifactUpdateEvent.fromJSON({
+              taskId,
+              contextId,
+              append: i > 0,
+              lastChunk: i === opts.chunks - 1,
+              artifact: { artifactId: `${taskId}-archive`, name: 'archive', parts: [{ raw, mediaType: 'application/octet-stream' }] },
+            }),
+          ),
+        );
+      }
+      bus.publish(statusEvent(taskId, contextId, 'TASK_STATE_COMPLETED', 'Archive ready.'));
+      bus.finished();
+    }),
+  };
+}
+
+/** The byte chunk i of bulk-archive's artifact is filled with. */
+export const chunkByte = (i: number): number => (i * 7 + 1) % 251;

@@ -8,6 +8,7 @@ import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { WorkerOptions } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { createActivities } from '../../activities';
+import { FsArtifactStore } from '../artifacts/store';
 import { PolicyRegistry } from '../acceptance/policies';
 import { ConfigError, loadConfig, parseConfig } from '../config/load';
 import type { BatonConfig } from '../config/schema';
@@ -73,7 +74,7 @@ export async function withBaton(options: WorkerOptions, baton: WithBatonOptions 
   const config = configOf(baton.config);
   const policies = (baton.policies ?? new PolicyRegistry()).declareAll(config.policies);
   const logger = baton.logger ?? createLogger({ component: 'baton' });
-  const ours = createActivities({ config, policies, logger });
+  const ours = createActivities({ config, policies, logger, store: new FsArtifactStore(config.artifacts.path) });
   const theirs = (options.activities ?? {}) as Record<string, unknown>;
   const clash = Object.keys(ours).filter((name) => name in theirs);
   if (clash.length) {

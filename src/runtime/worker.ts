@@ -5,6 +5,7 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import type { Logger } from 'pino';
 import { createActivities, type ActivityDeps } from '../../activities';
 import { PolicyRegistry } from '../acceptance/policies';
+import { DEFAULT_ARTIFACTS_PATH, FsArtifactStore } from '../artifacts/store';
 import type { BatonConfig } from '../config/schema';
 import { freshWorkflowBundlePath, workflowsPath } from './bundle-workflows';
 
@@ -12,7 +13,7 @@ export interface BatonWorkerOptions {
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
-  config: Pick<BatonConfig, 'agents'> & Partial<Pick<BatonConfig, 'policies'>>;
+  config: Pick<BatonConfig, 'agents'> & Partial<Pick<BatonConfig, 'policies' | 'artifacts'>>;
   logger: Logger;
   /** Extra acceptance policies beside the built-in ones. */
   policies?: PolicyRegistry;
@@ -38,6 +39,7 @@ export async function createBatonWorker(opts: BatonWorkerOptions): Promise<Worke
     ...(bundled ? { workflowBundle: bundled } : { workflowsPath: workflowsPath() }),
     activities: createActivities({
       config: opts.config,
+      store: new FsArtifactStore(opts.config.artifacts?.path ?? DEFAULT_ARTIFACTS_PATH),
       policies: (opts.policies ?? new PolicyRegistry()).declareAll(opts.config.policies ?? {}),
       logger: opts.logger.child({ component: 'activities' }),
       ...opts.activityOverrides,

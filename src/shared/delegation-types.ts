@@ -160,11 +160,13 @@ export interface ArtifactRecord {
   artifactId: string;
   name?: string;
   mediaType?: string;
-  /** Bytes of the artifact's canonical JSON parts. */
+  /** Bytes of the artifact's content: decoded `raw` parts, `text` parts' text, else the parts as JSON. */
   size: number;
   sha256: string;
   /** The parts, present when `size` is within the inline cap. */
   parts?: Part[];
+  /** Where the artifact store keeps the bytes (`sha256:<hex>`) when they are too large to inline. */
+  ref?: string;
 }
 
 /** One observation of the remote task, taken by an activity (which owns the clock). */

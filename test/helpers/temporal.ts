@@ -57,7 +57,7 @@ export function batonFor(ctx: TestWorkerContext, tenant = 'acme', user = 'ops-1'
 export async function withWorker<T>(
   agents: Record<string, AgentEntry>,
   fn: (ctx: TestWorkerContext) => Promise<T>,
-  opts: { policies?: PolicyRegistry; logLines?: Record<string, unknown>[]; poll?: { initialMs: number; maxMs: number }; maxActivities?: number } = {},
+  opts: { policies?: PolicyRegistry; logLines?: Record<string, unknown>[]; poll?: { initialMs: number; maxMs: number }; maxActivities?: number; artifactsPath?: string } = {},
 ): Promise<T> {
   installTemporalRuntime(pino({ level: 'warn' }, pino.destination(2)));
   const { address, namespace } = await testServer();
@@ -77,7 +77,7 @@ export async function withWorker<T>(
       connection: nativeConnection,
       namespace,
       taskQueue,
-      config: { agents },
+      config: { agents, ...(opts.artifactsPath ? { artifacts: { path: opts.artifactsPath, inlineMaxBytes: 64 * 1024 } } : {}) },
       logger,
       policies: opts.policies,
       workflowBundle: await testBundle(),

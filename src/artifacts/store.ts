@@ -1,0 +1,116 @@
+/**
+ * The content-addressed artifact store: bytes live here, history keeps only sha256, size and the
+ * reference. Filesystem by default; an object store can implement `ArtifactStore` later.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { createReadStream, existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { open, readFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+
+/** The filesystem store's folder when the config names none (relative to the working folder). */
+export const DEFAULT_ARTIFACTS_PATH = '.baton/artifacts';
+
+/** Where stored bytes are: `sha256:<hex>`, the same for the same bytes on every store. */
+export type ArtifactRef = `sha256:${string}`;
+
+export interface StoredBytes {
+  ref: ArtifactRef;
+  sha256: string;
+  size: number;
+}
+
+export interface ArtifactStore {
+  /** Stores bytes (a no-op when the same bytes are there already). */
+  put(bytes: Uint8Array): Promise<StoredBytes>;
+  get(ref: ArtifactRef): Promise<Buffer>;
+  has(ref: ArtifactRef): Promise<boolean>;
+  /** A staging file to assemble a streamed artifact in, kept across activity retries on this host. */
+  staging(key: string): StagingFile;
+}
+
+/** An artifact being assembled chunk by chunk; `commit` moves it into the store by its digest. */
+export interface StagingFile {
+  /** Bytes written so far (0 when new). */
+  size(): number;
+  /** Drops what is there and starts again (a snapshot replaces the assembly). */
+  reset(bytes?: Uint8Array): Promise<void>;
+  append(bytes: Uint8Array): Promise<void>;
+  commit(): Promise<StoredBytes>;
+  discard(): void;
+}
+
+const isRef = (ref: string): ref is ArtifactRef => /^sha256:[0-9a-f]{64}$/.test(ref);
+
+export class FsArtifactStore implements ArtifactStore {
+  readonly root: string;
+
+  constructor(root: string) {
+    this.root = resolve(root);
+  }
+
+  private pathOf(ref: ArtifactRef): string {
+    if (!isRef(ref)) throw new Error(`not an artifact reference: ${ref}`);
+    const hex = ref.slice('sha256:'.length);
+    return join(this.root, 'sha256', hex.slice(0, 2), hex);
+  }
+
+  async put(bytes: Uint8Array): Promise<StoredBytes> {
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    const ref: ArtifactRef = `sha256:${sha256}`;
+    const path = this.pathOf(ref);
+    if (!existsSync(path)) {
+      mkdirSync(dirname(path), { recursive: true });
+      // Written aside and renamed: a reader never sees half a file under a digest.
+      const tmp = `${path}.${randomUUID()}.tmp`;
+      writeFileSync(tmp, bytes);
+      renameSync(tmp, path);
+    }
+    return { ref, sha256, size: bytes.byteLength };
+  }
+
+  async get(ref: ArtifactRef): Promise<Buffer> {
+    return readFile(this.pathOf(ref));
+  }
+
+  async has(ref: ArtifactRef): Promise<boolean> {
+    return existsSync(this.pathOf(ref));
+  }
+
+  staging(key: string): StagingFile {
+    const path = join(this.root, 'staging', createHash('sha256').update(key).digest('hex'));
+    mkdirSync(dirname(path), { recursive: true });
+    const store = this;
+    return {
+      size: () => (existsSync(path) ? statSync(path).size : 0),
+      async reset(bytes = new Uint8Array()) {
+        writeFileSync(path, bytes);
+      },
+      async append(bytes) {
+        const file = await open(path, 'a');
+        try {
+          await file.write(bytes);
+        } finally {
+          await file.close();
+        }
+      },
+      async commit() {
+        const hash = createHash('sha256');
+        let size = 0;
+        if (existsSync(path)) {
+          for await (const chunk of createReadStream(path)) {
+            hash.update(chunk as Buffer);
+            size += (chunk as Buffer).length;
+          }
+        }
+        const sha256 = hash.digest('hex');
+        const ref: ArtifactRef = `sha256:${sha256}`;
+        const target = store.pathOf(ref);
+        mkdirSync(dirname(target), { recursive: true });
+        if (existsSync(path)) renameSync(path, target);
+        else writeFileSync(target, new Uint8Array());
+        return { ref, sha256, size };
+      },
+      discard: () => rmSync(path, { force: true }),
+    };
+  }
+}

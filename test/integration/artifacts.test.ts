@@ -1,0 +1,72 @@
+/**
+ * Large artifacts: 50 MiB streamed in 1 MiB chunks with every artifact event duplicated on the wire,
+ * once straight through and once with the stream cut midway. The artifact is assembled once, its
+ * digest is right, its bytes are in the store and history holds only the reference.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { FsArtifactStore } from '../../src/artifacts/store';
+import { startAgentServer, type AgentServerOptions } from '../../src/demo/agent-server';
+import { bulkArchive, chunkByte } from '../../src/demo/simple-agents';
+import { batonFor, loopbackAgent, withWorker } from '../helpers/temporal';
+
+const CHUNKS = 50;
+const MiB = 1024 * 1024;
+
+async function exportArchive(server: AgentServerOptions): Promise<{ logLines: Record<string, unknown>[]; subscriptions: number }> {
+  const expected = createHash('sha256');
+  for (let i = 0; i < CHUNKS; i++) expected.update(Buffer.alloc(MiB, chunkByte(i)));
+  const digest = expected.digest('hex');
+  let subscriptions = 0;
+  const cut = server.cutStream;
+  const agent = await startAgentServer(bulkArchive({ chunks: CHUNKS, chunkBytes: MiB, stepMs: 30 }), {
+    ...server,
+    cutStream: (method) => (method === 'SubscribeToTask' ? (subscriptions += 1, cut?.(method) ?? 0) : 0),
+    duplicateArtifactEvents: true,
+  });
+  const storeDir = mkdtempSync(join(tmpdir(), 'baton-artifacts-'));
+  const logLines: Record<string, unknown>[] = [];
+  try {
+    await withWorker(
+      { 'bulk-archive': loopbackAgent(agent.url, { observe: 'stream', limits: { maxResponseBytes: 256 * MiB } }) },
+      async (ctx) => {
+        const baton = batonFor(ctx);
+        const id = await baton.start({ agent: 'bulk-archive', parts: [{ text: 'Export the archive' }] });
+        const record = await baton.result(id);
+        assert.equal(record.outcome?.kind, 'ACCEPTED', JSON.stringify(record.outcome));
+        const archive = record.artifacts[0];
+        assert.equal(archive?.size, CHUNKS * MiB);
+        assert.equal(archive?.sha256, digest, 'no chunk appended twice, none missing');
+        assert.equal(archive?.ref, `sha256:${digest}`);
+        assert.equal(archive?.parts, undefined, 'not inline');
+        const stored = await new FsArtifactStore(storeDir).get(`sha256:${digest}`);
+        assert.equal(createHash('sha256').update(stored).digest('hex'), digest, 'the store holds the bytes');
+        assert.deepEqual(readdirSync(join(storeDir, 'staging')), [], 'no staging leftovers');
+        const history = JSON.stringify(await ctx.client.workflow.getHandle(id).fetchHistory());
+        assert.ok(history.length < 200_000, `history is ${history.length} characters`);
+      },
+      { logLines, artifactsPath: storeDir },
+    );
+  } finally {
+    await agent.close();
+  }
+  return { logLines, subscriptions };
+}
+
+describe('large streamed artifacts', () => {
+  it('assembles 50 MiB from the stream once, dropping duplicated chunks, and does not download it again', { timeout: 120_000 }, async () => {
+    const { logLines } = await exportArchive({});
+    assert.ok(logLines.some((l) => l.msg === 'dropped duplicated artifact chunks' && Number(l.duplicates) >= CHUNKS - 1), 'duplicates were dropped');
+    assert.ok(logLines.some((l) => l.msg === 'artifacts assembled from the stream'), 'the artifact came from the stream: status read without it');
+  });
+
+  it('gets 50 MiB right when the stream is cut midway', { timeout: 120_000 }, async () => {
+    const { logLines, subscriptions } = await exportArchive({ cutStream: () => 800 });
+    assert.ok(subscriptions >= 2, 'cut, then subscribed again');
+    assert.ok(logLines.some((l) => l.msg === 'stream broke; reading the task'));
+  });
+});
