@@ -79,7 +79,7 @@ export class FsArtifactStore implements ArtifactStore {
   staging(key: string): StagingFile {
     const path = join(this.root, 'staging', createHash('sha256').update(key).digest('hex'));
     mkdirSync(dirname(path), { recursive: true });
-    const store = this;
+    const target = (ref: ArtifactRef): string => this.pathOf(ref);
     return {
       size: () => (existsSync(path) ? statSync(path).size : 0),
       async reset(bytes = new Uint8Array()) {
@@ -104,10 +104,10 @@ export class FsArtifactStore implements ArtifactStore {
         }
         const sha256 = hash.digest('hex');
         const ref: ArtifactRef = `sha256:${sha256}`;
-        const target = store.pathOf(ref);
-        mkdirSync(dirname(target), { recursive: true });
-        if (existsSync(path)) renameSync(path, target);
-        else writeFileSync(target, new Uint8Array());
+        const into = target(ref);
+        mkdirSync(dirname(into), { recursive: true });
+        if (existsSync(path)) renameSync(path, into);
+        else writeFileSync(into, new Uint8Array());
         return { ref, sha256, size };
       },
       discard: () => rmSync(path, { force: true }),
