@@ -14,6 +14,7 @@ import type { PolicyRegistry, Candidate, Decision } from '../src/acceptance/poli
 import { snapshotOf } from '../src/a2a/snapshot';
 import { ArtifactAssembly } from '../src/artifacts/assembly';
 import { MAX_INLINE_ARTIFACT_BYTES } from '../src/artifacts/digest';
+import { downloadUrlPart } from '../src/artifacts/url-download';
 import type { ArtifactStore } from '../src/artifacts/store';
 import type { BatonConfig } from '../src/config/schema';
 import type { Part } from '../src/shared/a2a-types';
@@ -165,6 +166,23 @@ export function createActivities(deps: ActivityDeps) {
     }
   }
 
+  /** Downloads the URL parts of a settled snapshot's artifacts, when the agent's entry has a download policy. */
+  async function withDownloads(agentName: string, snapshot: RemoteSnapshot, log: Logger): Promise<RemoteSnapshot> {
+    const policy = entryOf(agentName).downloads;
+    if (!policy || !deps.store || !isSettled(snapshot.state)) return snapshot;
+    for (const artifact of snapshot.artifacts) {
+      const urls = (artifact.parts ?? []).flatMap((p) => (p.url !== undefined ? [{ url: p.url, ...(p.mediaType ? { mediaType: p.mediaType } : {}) }] : []));
+      if (!urls.length) continue;
+      artifact.downloads = [];
+      for (const part of urls) {
+        const got = await downloadUrlPart(part, policy, deps.store, { lookup: deps.lookup, signal: cancellationSignal() });
+        log.info({ artifactId: artifact.artifactId, url: part.url, ok: got.ok, ...(got.ok ? { sha256: got.sha256, size: got.size } : { reason: got.reason, detail: got.detail }) }, got.ok ? 'URL part downloaded' : 'URL part refused');
+        artifact.downloads.push(got);
+      }
+    }
+    return snapshot;
+  }
+
   /**
    * The task as the agent has it now. While artifacts are being assembled from the stream, the status
    * alone is read (ListTasks without artifacts), so a half-streamed artifact is not downloaded after a
@@ -312,7 +330,8 @@ export function createActivities(deps: ActivityDeps) {
     async awaitRemoteTask(input: { delegationId: string } & ObserveInput): Promise<RemoteSnapshot> {
       const log = deps.logger.child({ delegationId: input.delegationId, agent: input.agent.name, remoteTaskId: input.taskId });
       const client = await clientFor(input.agent);
-      return input.agent.observe === 'stream' ? followStream(client, input, log) : poll_(client, input, log);
+      const snapshot = await (input.agent.observe === 'stream' ? followStream(client, input, log) : poll_(client, input, log));
+      return withDownloads(input.agent.name, snapshot, log);
     },
 
     async evaluateAcceptance(input: { delegationId: string; policy: string; candidate: Candidate }): Promise<Decision> {

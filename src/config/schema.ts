@@ -53,6 +53,27 @@ export const AgentLimitsSchema = z
 export type AgentLimits = z.infer<typeof AgentLimitsSchema>;
 export const DEFAULT_LIMITS: AgentLimits = AgentLimitsSchema.parse({});
 
+/** When and how an agent's URL parts are downloaded. Without it they are kept as references only. */
+export const DownloadPolicySchema = z
+  .object({
+    /** Hosts URL parts may be fetched from: exact names, or `*.example.com` for subdomains. */
+    allowedHosts: z.array(z.string().min(1)).min(1),
+    /** Largest download, in bytes. Default 10 MiB. */
+    maxBytes: z.number().int().positive().default(10 * 1024 * 1024),
+    /** Whole download deadline. Default 30000 ms. */
+    timeoutMs: z.number().int().positive().default(30_000),
+    /** Media types accepted (besides each part's own declared type). Default: any. */
+    mediaTypes: z.array(z.string().min(1)).default([]),
+    /** Plain http. Default false. */
+    allowHttp: z.boolean().default(false),
+    /** Private and loopback addresses (never link-local or metadata). Default false. */
+    allowPrivateNetwork: z.boolean().default(false),
+    /** Redirects followed, each re-checked. Default 2. */
+    maxRedirects: z.number().int().min(0).max(10).default(2),
+  })
+  .strict();
+export type DownloadPolicy = z.infer<typeof DownloadPolicySchema>;
+
 export const AgentEntrySchema = z
   .object({
     /** Card URL, or the agent's base URL (then `/.well-known/agent-card.json` is appended). */
@@ -74,6 +95,8 @@ export const AgentEntrySchema = z
     contract: ContractSchema.default({ maxInputRounds: 10, maxRemoteCalls: 500 }),
     /** Acceptance policy used when a delegation names none. */
     acceptance: z.string().default('completed-with-artifact'),
+    /** Download the agent's URL parts under this policy. Default: never (the URL is kept as the reference). */
+    downloads: DownloadPolicySchema.optional(),
   })
   .strict();
 export type AgentEntry = z.infer<typeof AgentEntrySchema>;

@@ -167,7 +167,16 @@ export interface ArtifactRecord {
   parts?: Part[];
   /** Where the artifact store keeps the bytes (`sha256:<hex>`) when they are too large to inline. */
   ref?: string;
+  /** The artifact's URL parts, each downloaded under the agent's policy or refused (the URL stays the reference). */
+  downloads?: UrlDownload[];
 }
+
+/** Why a URL part was not downloaded. */
+export type DownloadRefusal = 'host-not-allowed' | 'address' | 'scheme' | 'redirect' | 'too-large' | 'media-type' | 'timeout' | 'http-status' | 'network';
+
+export type UrlDownload =
+  | { url: string; ok: true; ref: string; sha256: string; size: number; mediaType?: string }
+  | { url: string; ok: false; reason: DownloadRefusal; detail: string };
 
 /** One observation of the remote task, taken by an activity (which owns the clock). */
 export interface RemoteSnapshot {
