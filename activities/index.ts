@@ -15,6 +15,7 @@ import { snapshotOf } from '../src/a2a/snapshot';
 import { ArtifactAssembly } from '../src/artifacts/assembly';
 import { MAX_INLINE_ARTIFACT_BYTES } from '../src/artifacts/digest';
 import { downloadUrlPart } from '../src/artifacts/url-download';
+import { pushToken } from '../src/push/token';
 import type { ArtifactStore } from '../src/artifacts/store';
 import type { BatonConfig } from '../src/config/schema';
 import type { Part } from '../src/shared/a2a-types';
@@ -23,7 +24,7 @@ import { FailureType } from '../src/shared/failure-types';
 import { isSettled, statusKey } from '../src/shared/remote-state';
 
 export interface ActivityDeps {
-  config: Pick<BatonConfig, 'agents'> & Partial<Pick<BatonConfig, 'artifacts'>>;
+  config: Pick<BatonConfig, 'agents'> & Partial<Pick<BatonConfig, 'artifacts' | 'push'>>;
   /** Holds artifact bytes too large for history. Default: none (large artifacts keep only their digest). */
   store?: ArtifactStore;
   policies: PolicyRegistry;
@@ -87,6 +88,18 @@ export function createActivities(deps: ActivityDeps) {
   }
 
   /** The client for the interface recorded at resolve time, on the very card that was recorded. */
+  /** auto: a stream when the card offers one, else push when the card offers it and push is set up, else polling. */
+  function observeMode(agent: string, wanted: 'auto' | 'stream' | 'poll' | 'push', caps: { streaming?: boolean; pushNotifications?: boolean }): ResolvedAgent['observe'] {
+    if (wanted === 'push') {
+      if (!deps.config.push) throw failure(FailureType.CONFIG_INVALID, `agents.${agent}.observe is push, but the config has no push section (push.url, push.secretFromEnv)`);
+      if (caps.pushNotifications !== true) throw failure(FailureType.CONFIG_INVALID, `agents.${agent}.observe is push, but the agent's card does not offer push notifications`);
+      return 'push';
+    }
+    if (wanted !== 'auto') return wanted;
+    if (caps.streaming === true) return 'stream';
+    return caps.pushNotifications === true && deps.config.push ? 'push' : 'poll';
+  }
+
   async function clientFor(resolved: ResolvedAgent): Promise<AgentClient> {
     const key = `${resolved.name}|${resolved.cardSha256}|${resolved.interface.url}`;
     const existing = clients.get(key);
@@ -283,8 +296,8 @@ export function createActivities(deps: ActivityDeps) {
         defaultPolicy: entry.acceptance,
         reconcile: iface.protocolVersion.startsWith('0.') ? 'unavailable' : 'list-tasks',
         contract: entry.contract,
-        // auto: stream when the card says it can; push arrives with its own issue and polls until then.
-        observe: entry.observe === 'stream' || (entry.observe === 'auto' && fetched.card.capabilities?.streaming === true) ? 'stream' : 'poll',
+        observe: observeMode(input.agent, entry.observe, fetched.card.capabilities ?? {}),
+        ...(deps.config.push ? { backstopPoll: deps.config.push.backstopPoll } : {}),
         capabilities: { streaming: fetched.card.capabilities?.streaming === true, pushNotifications: fetched.card.capabilities?.pushNotifications === true },
       };
       return { agent, card: fetched.snapshot };
@@ -342,6 +355,32 @@ export function createActivities(deps: ActivityDeps) {
       const decision = await policy(input.candidate);
       deps.logger.info({ delegationId: input.delegationId, policy: input.policy, accepted: decision.accepted, reasons: decision.reasons }, 'acceptance decided');
       return decision;
+    },
+
+    /**
+     * Asks the agent to push the task's events to the webhook, with a token only this delegation and
+     * task can use. The token is computed here from the worker's secret and never enters history.
+     */
+    async registerPush(input: { delegationId: string; agent: ResolvedAgent; taskId: string }): Promise<{ url: string; calls: number }> {
+      const push = deps.config.push;
+      if (!push) throw failure(FailureType.CONFIG_INVALID, 'push is not configured on this worker (config push.url, push.secretFromEnv)');
+      const secret = process.env[push.secretFromEnv];
+      if (!secret) throw failure(FailureType.CONFIG_INVALID, `push: environment variable ${push.secretFromEnv} is not set on this worker`);
+      const url = `${push.url.replace(/\/$/, '')}/push/${encodeURIComponent(input.delegationId)}`;
+      const client = await clientFor(input.agent);
+      await client.createPushConfig(input.taskId, url, pushToken(secret, input.delegationId, input.taskId), cancellationSignal());
+      deps.logger.info({ delegationId: input.delegationId, agent: input.agent.name, remoteTaskId: input.taskId, url }, 'push registered');
+      return { url, calls: 1 };
+    },
+
+    /** One GetTask: what a push (a hint) or the backstop timer asks for. */
+    async readTask(input: { delegationId: string; agent: ResolvedAgent; taskId: string }): Promise<RemoteSnapshot> {
+      const log = deps.logger.child({ delegationId: input.delegationId, agent: input.agent.name, remoteTaskId: input.taskId });
+      const client = await clientFor(input.agent);
+      const task = await client.getTask(input.taskId, cancellationSignal());
+      if (task.id !== input.taskId) throw failure(FailureType.INVALID_AGENT_RESPONSE, `agent ${input.agent.name}: GetTask ${input.taskId} answered with task ${task.id}`);
+      log.info({ state: task.status.state, via: 'push' }, 'remote state');
+      return withDownloads(input.agent.name, { ...(await snap(task)), calls: 1 }, log);
     },
 
     /** Which of `agents` the registry lacks, and which of `policies` are unknown (graphs check before they start). */

@@ -25,7 +25,7 @@ import { AnswerSchema, AuthorizeSchema, CancelSchema, ReviewSchema, type Delegat
 import { isPermanentFailure, NON_RETRYABLE_FAILURES } from '../src/shared/failure-types';
 import { turnMessageId } from '../src/shared/ids';
 import { SA_AGENT, SA_OUTCOME, SA_PENDING_REQUEST, SA_REMOTE_STATE, SA_REMOTE_TASK_ID, SA_STATUS, SA_TENANT } from '../src/shared/search-attributes';
-import { answerSignal, answerUpdate, authorizeSignal, authorizeUpdate, cancelUpdate, remoteTaskSignal, requestSignal, reviewUpdate, statusQuery } from './messages';
+import { answerSignal, answerUpdate, authorizeSignal, authorizeUpdate, cancelUpdate, pushSignal, remoteTaskSignal, requestSignal, reviewUpdate, statusQuery } from './messages';
 
 const retry = {
   initialInterval: '1s',
@@ -132,6 +132,14 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
     state.queue({ requestId: parsed.data.requestId, kind: 'auth', secretEnv: parsed.data.secretRef.fromEnv });
   });
 
+  // Pushes only say "look again": the webhook verified the token for this delegation and task.
+  let pushes = 0;
+  let pushesRead = 0;
+  let pushRegistered = false;
+  setHandler(pushSignal, (p) => {
+    if (typeof p?.taskId === 'string' && p.taskId === state.record.remote.taskId) pushes += 1;
+  });
+
   /** Tells the `notify` workflow what the delegation now waits for; a failure to reach it is noted. */
   const announce = async (): Promise<void> => {
     const request = state.record.pending;
@@ -231,6 +239,25 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
     return sent;
   };
 
+  /**
+   * Push mode: register the webhook once, then read the task whenever a push arrives or the backstop
+   * timer fires. 👉 Waiting here is a condition, not an activity: no slot is held while the agent works.
+   */
+  const awaitPush = async (resolved: ResolvedAgent, taskId: string) => {
+    if (!pushRegistered) {
+      const registered = await quick.registerPush({ delegationId: id, agent: resolved, taskId });
+      state.countCalls(registered.calls);
+      pushRegistered = true;
+    } else {
+      await condition(() => pushes > pushesRead, resolved.backstopPoll ?? '5m');
+    }
+    // Pushes that arrive while this read runs are read again: none is lost between read and wait.
+    const upTo = pushes;
+    const seen = await quick.readTask({ delegationId: id, agent: resolved, taskId });
+    pushesRead = upTo;
+    return seen;
+  };
+
   /** Resolve, send, observe, route answers, accept. Returns once the delegation has an outcome. */
   const run = async (): Promise<void> => {
     agent = (await quick.resolveAgent({ delegationId: id, agent: input.agent })).agent;
@@ -263,7 +290,10 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
     for (;;) {
       while (next.kind === 'observe') {
         const budget = state.callBudget;
-        const seen = await observe.awaitRemoteTask({ delegationId: id, agent, taskId, staleStatusKey: state.staleStatusKey, callBudget: Number.isFinite(budget) ? budget : undefined });
+        const seen =
+          agent.observe === 'push'
+            ? await awaitPush(agent, taskId)
+            : await observe.awaitRemoteTask({ delegationId: id, agent, taskId, staleStatusKey: state.staleStatusKey, callBudget: Number.isFinite(budget) ? budget : undefined });
         const over = state.countCalls(seen.calls ?? 0);
         next = state.observed(seen);
         publish();

@@ -46,3 +46,6 @@ export const addFollowUpUpdate = defineUpdate<{ nodeId: string; delegationId: st
 
 /** Cancels a graph: running nodes are cancelled (and their remote tasks), pending ones skipped. */
 export const cancelGraphUpdate = defineUpdate<GraphRecord, [CancelRequest]>('cancelGraph');
+
+/** From the webhook: the agent pushed an event about `taskId` (verified, deduplicated). A hint: the workflow reads the task. */
+export const pushSignal = defineSignal<[{ taskId: string }]>('batonPush');

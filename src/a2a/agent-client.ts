@@ -129,6 +129,18 @@ export class AgentClient {
     }
   }
 
+  /**
+   * CreateTaskPushNotificationConfig: the agent will POST the task's events to `url` with
+   * `Authorization: Bearer <token>` (and the token field, for agents that send it as a header).
+   */
+  async createPushConfig(taskId: string, url: string, token: string, signal?: AbortSignal): Promise<void> {
+    try {
+      await this.client.createTaskPushNotificationConfig({ tenant: '', id: '', taskId, url, token, authentication: { scheme: 'Bearer', credentials: token } }, { signal });
+    } catch (err) {
+      throw toFailure(err, `agent ${this.agentName}: CreateTaskPushNotificationConfig for ${taskId}`);
+    }
+  }
+
   /** The protocol version of the chosen interface. */
   get protocolVersion(): string {
     return this.client.protocolVersion;

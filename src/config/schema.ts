@@ -3,7 +3,7 @@
  * registry. Every field has a default that suits a laptop running `baton dev`.
  */
 import { z } from 'zod';
-import { ContractSchema } from '../shared/delegation-types';
+import { ContractSchema, DurationSchema } from '../shared/delegation-types';
 
 const name = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'use lower-case letters, digits and -');
 
@@ -122,6 +122,27 @@ export const ArtifactsSchema = z
   })
   .strict();
 
+/** Push notifications: where agents send them, and the secret their per-task tokens are made with. */
+export const PushSchema = z
+  .object({
+    /** The webhook's base URL as agents reach it; pushes go to `<url>/push/<delegation id>`. */
+    url: z.url({ message: 'must be the absolute URL agents reach the webhook at' }),
+    /** Environment variable with the HMAC secret: the same on every worker and webhook. Default BATON_PUSH_SECRET. */
+    secretFromEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')
+      .default('BATON_PUSH_SECRET'),
+    /** Read the task this often even without a push, so a lost push is caught. Default 5m. */
+    backstopPoll: DurationSchema.default('5m'),
+    /** Where `baton webhook` listens. Default 127.0.0.1:41240. */
+    listen: z
+      .object({ host: z.string().min(1).default('127.0.0.1'), port: z.number().int().min(0).max(65535).default(41240) })
+      .strict()
+      .default({ host: '127.0.0.1', port: 41240 }),
+  })
+  .strict();
+export type PushConfig = z.infer<typeof PushSchema>;
+
 export const ConfigSchema = z
   .object({
     temporal: z
@@ -140,6 +161,8 @@ export const ConfigSchema = z
     agents: z.record(name, AgentEntrySchema).default({}),
     policies: z.record(name, DeclaredPolicySchema).default({}),
     artifacts: ArtifactsSchema.default({ path: '.baton/artifacts', inlineMaxBytes: 64 * 1024 }),
+    /** Push notifications (agents with `observe: push`, or `auto` on a card that offers them). Default: off. */
+    push: PushSchema.optional(),
   })
   .strict();
 export type BatonConfig = z.infer<typeof ConfigSchema>;

@@ -5,7 +5,7 @@
 import type { Server } from 'node:http';
 import express from 'express';
 import { AGENT_CARD_PATH, AgentCard, type AgentCardSignatureGenerator } from '@a2a-js/sdk';
-import { DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor } from '@a2a-js/sdk/server';
+import { DefaultPushNotificationSender, DefaultRequestHandler, InMemoryPushNotificationStore, InMemoryTaskStore, type AgentExecutor, type PushNotificationSender } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 
 export interface DemoAgentDefinition {
@@ -15,6 +15,8 @@ export interface DemoAgentDefinition {
   skills: { id: string; name: string; description: string; tags: string[]; examples?: string[] }[];
   executor: AgentExecutor;
   streaming?: boolean;
+  /** Offer push notifications (CreateTaskPushNotificationConfig; a POST per task event). */
+  push?: boolean;
 }
 
 export interface RunningAgent {
@@ -35,7 +37,7 @@ export function demoCard(def: DemoAgentDefinition, baseUrl: string, protocol: '1
       { url: `${baseUrl}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: protocol },
       { url: `${baseUrl}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: protocol },
     ],
-    capabilities: { streaming: def.streaming ?? false, pushNotifications: false },
+    capabilities: { streaming: def.streaming ?? false, pushNotifications: def.push ?? false },
     defaultInputModes: ['text/plain', 'application/json'],
     defaultOutputModes: ['application/json', 'text/plain'],
     skills: def.skills,
@@ -65,6 +67,11 @@ export interface AgentServerOptions {
   cutStream?: (method: string) => number;
   /** Writes every streamed artifact-update event twice (a duplicated event on the wire), for fault tests. */
   duplicateArtifactEvents?: boolean;
+  /**
+   * Decides, per push the agent is about to send, to send it, drop it (a lost push) or send it twice
+   * (a duplicated push), for fault tests. Default: send.
+   */
+  pushFault?: (event: unknown) => 'send' | 'drop' | 'duplicate';
   /** Serve the card's interfaces as A2A 0.3 only (JSON-RPC and HTTP+JSON through the SDK's compat layer). */
   protocol?: '1.0' | '0.3';
 }
@@ -83,7 +90,9 @@ export async function startAgentServer(def: DemoAgentDefinition, opts: AgentServ
   const baseUrl = (opts.publicUrl ?? `http://${host}:${port}`).replace(/\/$/, '');
   const protocol = opts.protocol ?? '1.0';
   const card = demoCard(def, baseUrl, protocol);
-  const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), def.executor, undefined, undefined, undefined, undefined, opts.signer);
+  const pushStore = def.push ? new InMemoryPushNotificationStore() : undefined;
+  const pushSender = pushStore ? faulty(new DefaultPushNotificationSender(pushStore, { timeout: 5_000 }), opts.pushFault) : undefined;
+  const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), def.executor, undefined, pushStore, pushSender, undefined, opts.signer);
   const legacyCompat = protocol === '0.3' ? { enabled: true } : undefined;
   if (opts.requireAuthorization) {
     const expected = opts.requireAuthorization;
@@ -134,5 +143,18 @@ export async function startAgentServer(def: DemoAgentDefinition, opts: AgentServ
         server.closeAllConnections();
         server.close(() => resolveClose());
       }),
+  };
+}
+
+/** Wraps a push sender so a test can lose or duplicate pushes. */
+function faulty(inner: PushNotificationSender, fault: AgentServerOptions['pushFault']): PushNotificationSender {
+  if (!fault) return inner;
+  return {
+    async send(event, context, task) {
+      const what = fault(event);
+      if (what === 'drop') return;
+      await inner.send(event, context, task);
+      if (what === 'duplicate') await inner.send(event, context, task);
+    },
   };
 }

@@ -13,7 +13,7 @@ export interface BatonWorkerOptions {
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
-  config: Pick<BatonConfig, 'agents'> & Partial<Pick<BatonConfig, 'policies' | 'artifacts'>>;
+  config: Pick<BatonConfig, 'agents'> & Partial<Pick<BatonConfig, 'policies' | 'artifacts' | 'push'>>;
   logger: Logger;
   /** Extra acceptance policies beside the built-in ones. */
   policies?: PolicyRegistry;

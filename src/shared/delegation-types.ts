@@ -151,8 +151,13 @@ export interface ResolvedAgent {
   reconcile: 'list-tasks' | 'unavailable';
   /** The agent's contract defaults from the registry. */
   contract: Contract;
-  /** How the remote task is followed: a stream (SubscribeToTask, GetTask after any break) or polling. */
-  observe: 'stream' | 'poll';
+  /**
+   * How the remote task is followed: a stream (SubscribeToTask, GetTask after any break), polling, or
+   * push (the agent calls our webhook; the workflow waits without an activity and reads with GetTask).
+   */
+  observe: 'stream' | 'poll' | 'push';
+  /** With push: how often the task is read anyway, so a lost push is caught (a duration). */
+  backstopPoll?: string;
 }
 
 /** An artifact as the delegation keeps it: digest and size always, the value inline only when small. */

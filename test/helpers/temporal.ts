@@ -9,7 +9,7 @@ import { bundleWorkflowCode, NativeConnection, type Worker } from '@temporalio/w
 import pino, { type Logger } from 'pino';
 import { PolicyRegistry } from '../../src/acceptance/policies';
 import { BatonClient } from '../../src/client/baton-client';
-import { loopbackAgentEntry, type AgentEntry } from '../../src/config/schema';
+import { loopbackAgentEntry, type AgentEntry, type PushConfig } from '../../src/config/schema';
 import { workflowsPath } from '../../src/runtime/bundle-workflows';
 import { installTemporalRuntime } from '../../src/runtime/logger';
 import { startTemporal, type RunningServer } from '../../src/runtime/temporal-server';
@@ -57,7 +57,7 @@ export function batonFor(ctx: TestWorkerContext, tenant = 'acme', user = 'ops-1'
 export async function withWorker<T>(
   agents: Record<string, AgentEntry>,
   fn: (ctx: TestWorkerContext) => Promise<T>,
-  opts: { policies?: PolicyRegistry; logLines?: Record<string, unknown>[]; poll?: { initialMs: number; maxMs: number }; maxActivities?: number; artifactsPath?: string } = {},
+  opts: { policies?: PolicyRegistry; logLines?: Record<string, unknown>[]; poll?: { initialMs: number; maxMs: number }; maxActivities?: number; artifactsPath?: string; push?: PushConfig } = {},
 ): Promise<T> {
   installTemporalRuntime(pino({ level: 'warn' }, pino.destination(2)));
   const { address, namespace } = await testServer();
@@ -77,7 +77,7 @@ export async function withWorker<T>(
       connection: nativeConnection,
       namespace,
       taskQueue,
-      config: { agents, ...(opts.artifactsPath ? { artifacts: { path: opts.artifactsPath, inlineMaxBytes: 64 * 1024 } } : {}) },
+      config: { agents, ...(opts.artifactsPath ? { artifacts: { path: opts.artifactsPath, inlineMaxBytes: 64 * 1024 } } : {}), ...(opts.push ? { push: opts.push } : {}) },
       logger,
       policies: opts.policies,
       workflowBundle: await testBundle(),
