@@ -19,6 +19,7 @@ import { answerCommand, authorizeCommand, cancelCommand, reviewCommand } from '.
 import { watchCommand } from './commands/watch';
 import { graphAddCommand, graphCancelCommand, graphRunCommand, graphShowCommand } from './commands/graph';
 import { workerCommand } from './commands/worker';
+import { webhookCommand } from './commands/webhook';
 import { UsageError } from './usage-error';
 
 function port(value: string): number {
@@ -71,8 +72,14 @@ program
   .option('--port <port>', 'Temporal front-end port', port, 7233)
   .option('--ui-port <port>', 'Temporal Web UI port', port, 8233)
   .option('--agents-port <port>', 'first port for the demo agents (one port each, counting up)', port, 41241)
+  .option('--webhook-port <port>', 'port of the push webhook', listenPort, 41240)
   .option('--db <file>', 'SQLite file of the dev server (default .baton/dev/temporal.sqlite)')
-  .action((o: { port: number; uiPort: number; agentsPort: number; db?: string }) => run(() => devCommand({ ...o, ...globals() })));
+  .action((o: { port: number; uiPort: number; agentsPort: number; webhookPort: number; db?: string }) => run(() => devCommand({ ...o, ...globals() })));
+
+program
+  .command('webhook')
+  .description('receive push notifications from agents and pass them to their delegations (needs push in the config)')
+  .action(() => run(() => webhookCommand({ ...globals() })));
 
 program
   .command('worker')

@@ -6,6 +6,7 @@ import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { loopbackAgentEntry, type BatonConfig } from '../config/schema';
 import { startAgentServer, type DemoAgentDefinition, type RunningAgent } from '../demo/agent-server';
+import { startPushReceiver, type PushReceiver } from '../push/receiver';
 import { installTemporalRuntime } from './logger';
 import { startTemporal, type DevServerOptions, type RunningServer } from './temporal-server';
 import { createBatonWorker, type BatonWorkerOptions } from './worker';
@@ -19,11 +20,15 @@ export interface StackOptions {
   /** First port for the demo agents (then +1 each); 0 for free ports. Default 0. */
   agentsPort?: number;
   activityOverrides?: BatonWorkerOptions['activityOverrides'];
+  /** Also run the push webhook (on this port; 0 for a free one), and let agents that offer push use it. */
+  webhook?: { port: number };
 }
 
 export interface RunningStack {
   server: RunningServer;
   agents: RunningAgent[];
+  /** The push webhook, when asked for. */
+  push?: PushReceiver;
   /** The config as the worker sees it, with the demo agents registered. */
   config: BatonConfig;
   worker: Worker;
@@ -49,8 +54,11 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
       agents.push(agent);
       cleanups.push(() => agent.close());
     }
+    const receiver = opts.webhook ? await startPushReceiver(opts.config, server.address, opts.logger, { devDefaults: true, port: opts.webhook.port }) : undefined;
+    if (receiver) cleanups.push(() => receiver.close());
     const config: BatonConfig = {
       ...opts.config,
+      ...(receiver ? { push: receiver.push } : {}),
       temporal: { ...opts.config.temporal, address: server.address },
       agents: {
         ...opts.config.agents,
@@ -76,7 +84,7 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
       await running;
     });
     let stopping: Promise<void> | undefined;
-    return { server, agents, config, worker, running, stop: () => (stopping ??= unwind()) };
+    return { server, agents, ...(receiver ? { push: receiver } : {}), config, worker, running, stop: () => (stopping ??= unwind()) };
   } catch (err) {
     await unwind();
     throw err;

@@ -34,9 +34,9 @@ describe('baton demo', () => {
 describe('baton dev', () => {
   it('stops cleanly on SIGTERM and SIGINT, and keeps workflows across a restart', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'baton-dev-'));
-    const [port, uiPort, agentsPort] = [await freePort(), await freePort(), await freePort()];
+    const [port, uiPort, agentsPort, webhookPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
     const db = join(dir, 'temporal.sqlite');
-    const args = ['dev', '--port', String(port), '--ui-port', String(uiPort), '--agents-port', String(agentsPort), '--db', db];
+    const args = ['dev', '--port', String(port), '--ui-port', String(uiPort), '--agents-port', String(agentsPort), '--webhook-port', String(webhookPort), '--db', db];
     const config = join(dir, 'baton.config.yaml');
     writeFileSync(config, `temporal: { address: "127.0.0.1:${port}" }\ncaller: { tenant: acme, user: ops-1 }\n`);
     const clientEnv = userEnv({ BATON_CONFIG: config });
@@ -50,6 +50,14 @@ describe('baton dev', () => {
     assert.equal(delegated.code, 0, delegated.stderr);
     const record = JSON.parse(delegated.stdout) as DelegationRecord;
     assert.equal(record.outcome?.kind, 'ACCEPTED');
+
+    // skyway-air offers push, and dev runs the webhook: the flight is followed by push.
+    assert.match(first.stdout, new RegExp(`Webhook {6}http://127\\.0\\.0\\.1:${webhookPort}/push/`));
+    const pushed = await runCli(['delegate', '--agent', 'skyway-air', '--text', 'Book a flight to Helsinki', '--wait', '--json'], clientEnv);
+    assert.equal(pushed.code, 0, pushed.stderr);
+    const flight = JSON.parse(pushed.stdout) as DelegationRecord;
+    assert.equal(flight.agent.observe, 'push');
+    assert.equal(flight.outcome?.kind, 'ACCEPTED');
 
     first.child.kill('SIGTERM');
     assert.deepEqual(await first.exited, { code: 0, signal: null });

@@ -18,6 +18,8 @@ export interface DevOptions {
   port: number;
   uiPort: number;
   agentsPort: number;
+  /** Port of the push webhook. */
+  webhookPort: number;
   /** SQLite file of the dev server. Default `.baton/dev/temporal.sqlite`. */
   db?: string;
 }
@@ -26,7 +28,7 @@ export async function devCommand(opts: DevOptions): Promise<number> {
   const logger = createLogger({ app: 'baton-dev' });
   const { config, path } = loadConfig(opts.config);
   const dbFile = opts.db ?? join(projectRoot(), '.baton', 'dev', 'temporal.sqlite');
-  const stack = await startStack({ config, logger, server: { port: opts.port, uiPort: opts.uiPort, dbFile }, agents: [supplierQa(), portalGate(), buildInvestigator(), messageDesk(), refusingVendor(), brokenLab(), skywayAir(), harborHotel(), arcticTours(), imageStudio()], agentsPort: opts.agentsPort });
+  const stack = await startStack({ config, logger, server: { port: opts.port, uiPort: opts.uiPort, dbFile }, agents: [supplierQa(), portalGate(), buildInvestigator(), messageDesk(), refusingVendor(), brokenLab(), { ...skywayAir(), push: true }, harborHotel(), arcticTours(), imageStudio()], agentsPort: opts.agentsPort, webhook: { port: opts.webhookPort } });
 
   let signalled = false;
   const onSignal = (signal: NodeJS.Signals): void => {
@@ -45,6 +47,7 @@ export async function devCommand(opts: DevOptions): Promise<number> {
     `  Database     ${stack.server.source.kind === 'address' ? '(existing server)' : dbFile}`,
     `  Task queue   ${config.temporal.taskQueue}`,
     `  Config       ${path ?? '(built-in defaults)'}`,
+    ...(stack.push ? [`  Webhook      ${stack.push.webhook.url}/push/<delegation id>  (skyway-air pushes)`] : []),
     ...stack.agents.map((a) => `  Agent        ${a.name.padEnd(12)} ${a.url}`),
     '',
     'Try:  npx baton delegate --agent supplier-qa --text "Verify inspection-92 against order A1042, product SN-4471" --wait',

@@ -1,0 +1,22 @@
+/**
+ * `baton webhook`: the push receiver on its own, for a deployment where agents reach it at the
+ * config's `push.url` and workers run elsewhere. Stops on Ctrl-C or SIGTERM.
+ */
+import { loadConfig } from '../../config/load';
+import { startPushReceiver } from '../../push/receiver';
+import { createLogger } from '../../runtime/logger';
+import { DEFAULT_ADDRESS } from '../context';
+
+export async function webhookCommand(opts: { config?: string }): Promise<number> {
+  const logger = createLogger({ app: 'baton-webhook' });
+  const { config } = loadConfig(opts.config);
+  const receiver = await startPushReceiver(config, config.temporal.address ?? DEFAULT_ADDRESS, logger);
+  logger.info({ listening: receiver.webhook.url, publicUrl: receiver.push.url }, 'webhook started');
+  process.stderr.write(`Webhook listening at ${receiver.webhook.url}; agents push to ${receiver.push.url}/push/<delegation id> (Ctrl-C stops it)\n`);
+  await new Promise<void>((resolveStop) => {
+    process.once('SIGINT', () => resolveStop());
+    process.once('SIGTERM', () => resolveStop());
+  });
+  await receiver.close();
+  return 0;
+}
