@@ -89,7 +89,7 @@ export function buildInvestigator(opts: { chunks?: number; stepMs?: number } = {
  * `bulk-archive`: streams one large binary artifact (`archive`, application/octet-stream) in chunks.
  * Chunk i is `chunkBytes` bytes of `chunkByte(i)`, so a test knows the whole content's digest.
  */
-export function bulkArchive(opts: { chunks: number; chunkBytes: number; stepMs?: number }): DemoAgentDefinition {
+export function bulkArchive(opts: { chunks: number; chunkBytes: number; stepMs?: number; /** Wait for this before the first chunk (tests start once someone listens). */ startWhen?: Promise<void> }): DemoAgentDefinition {
   return {
     name: 'bulk-archive',
     description: 'Exports a large archive as one streamed artifact, in chunks.',
@@ -99,6 +99,7 @@ export function bulkArchive(opts: { chunks: number; chunkBytes: number; stepMs?:
       openTask(ctx, bus);
       const { taskId, contextId } = ctx;
       bus.publish(statusEvent(taskId, contextId, 'TASK_STATE_WORKING', 'Exporting'));
+      await opts.startWhen;
       for (let i = 0; i < opts.chunks; i++) {
         await new Promise((r) => setTimeout(r, opts.stepMs ?? 20));
         const raw = Buffer.alloc(opts.chunkBytes, chunkByte(i)).toString('base64');
