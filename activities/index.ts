@@ -140,7 +140,7 @@ export function createActivities(deps: ActivityDeps) {
       return {
         kind: 'message',
         sentAt,
-        reply: { messageId: result.message.messageId, parts: result.message.parts, ...(result.message.contextId ? { contextId: result.message.contextId } : {}) },
+        reply: { messageId: result.message.messageId, parts: await boundedReply(result.message.parts), ...(result.message.contextId ? { contextId: result.message.contextId } : {}) },
         ...(reconciliation ? { reconciliation } : {}),
         calls,
       };
@@ -177,6 +177,19 @@ export function createActivities(deps: ActivityDeps) {
       await pauseWithHeartbeats(pause, { state: task.status.state });
       pause = Math.min(Math.round(pause * 1.5), poll.maxMs);
     }
+  }
+
+  /**
+   * A direct Message reply as history may hold it: inline when small, else stored, its parts replaced
+   * by one data part naming the stored bytes (an acceptance policy can fetch them by reference).
+   */
+  async function boundedReply(parts: Part[]): Promise<Part[]> {
+    const inlineMax = deps.config.artifacts?.inlineMaxBytes ?? MAX_INLINE_ARTIFACT_BYTES;
+    const bytes = Buffer.from(JSON.stringify(parts), 'utf8');
+    if (bytes.length <= inlineMax) return parts;
+    if (!deps.store) return [{ text: `(the agent's reply of ${bytes.length} bytes was not kept: over ${inlineMax} and no artifact store)` }];
+    const stored = await deps.store.put(bytes);
+    return [{ data: { storedReply: { ref: stored.ref, sha256: stored.sha256, size: stored.size, mediaType: 'application/json' } }, mediaType: 'application/json' }];
   }
 
   /** Downloads the URL parts of a settled snapshot's artifacts, when the agent's entry has a download policy. */

@@ -38,8 +38,8 @@ export const CardSignatureSchema = z
 
 export const AgentLimitsSchema = z
   .object({
-    /** Largest card accepted, in bytes. Default 64 KiB. */
-    maxCardBytes: z.number().int().positive().max(1024 * 1024).default(64 * 1024),
+    /** Largest card accepted, in bytes (its snapshot is kept in history). Default 64 KiB, at most 256 KiB. */
+    maxCardBytes: z.number().int().positive().max(256 * 1024).default(64 * 1024),
     /** Largest response body, in bytes. Default 8 MiB. */
     maxResponseBytes: z.number().int().positive().default(8 * 1024 * 1024),
     /** Time to open a connection. Default 5000 ms. */

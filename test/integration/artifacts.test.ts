@@ -12,6 +12,9 @@ import { describe, it } from 'node:test';
 import { FsArtifactStore } from '../../src/artifacts/store';
 import { startAgentServer, type AgentServerOptions } from '../../src/demo/agent-server';
 import { bulkArchive, chunkByte } from '../../src/demo/simple-agents';
+import { executor, skill } from '../../src/demo/kit';
+import { Message } from '@a2a-js/sdk';
+import { AgentEvent } from '@a2a-js/sdk/server';
 import { batonFor, loopbackAgent, withWorker } from '../helpers/temporal';
 
 const CHUNKS = 50;
@@ -71,5 +74,37 @@ describe('large streamed artifacts', () => {
     const { logLines, subscriptions } = await exportArchive({ cutStream: () => 800 });
     assert.ok(subscriptions >= 2, 'cut, then subscribed again');
     assert.ok(logLines.some((l) => l.msg === 'stream broke; reading the task'));
+  });
+  it('keeps a 300 KiB direct reply out of history, stored by reference', async () => {
+    const text = 'lead times '.repeat(28_000);
+    const agent = await startAgentServer({
+      name: 'chatty-desk',
+      description: 'Answers at length, directly',
+      skills: skill('answer', 'Answers at length'),
+      executor: executor(async (ctx, bus) => {
+        bus.publish(AgentEvent.message(Message.fromJSON({ messageId: 'reply-1', role: 'ROLE_AGENT', contextId: ctx.contextId, parts: [{ text }] })));
+        bus.finished();
+      }),
+    });
+    const storeDir = mkdtempSync(join(tmpdir(), 'baton-artifacts-'));
+    try {
+      await withWorker(
+        { 'chatty-desk': loopbackAgent(agent.url, { acceptance: 'accept-any' }) },
+        async (ctx) => {
+          const baton = batonFor(ctx);
+          const id = await baton.start({ agent: 'chatty-desk', parts: [{ text: 'Tell me everything' }] });
+          const record = await baton.result(id);
+          const stored = (record.reply?.parts[0]?.data as { storedReply?: { ref: string; size: number } } | undefined)?.storedReply;
+          assert.ok(stored, JSON.stringify(record.reply).slice(0, 200));
+          const bytes = await new FsArtifactStore(storeDir).get(stored.ref as `sha256:${string}`);
+          assert.deepEqual(JSON.parse(bytes.toString('utf8')), [{ text }]);
+          const history = JSON.stringify(await ctx.client.workflow.getHandle(id).fetchHistory());
+          assert.ok(history.length < 100_000, `history is ${history.length} characters`);
+        },
+        { artifactsPath: storeDir },
+      );
+    } finally {
+      await agent.close();
+    }
   });
 });
