@@ -74,5 +74,14 @@ describe('baton agents and baton config check', () => {
     const present = await runCli(['--config', good, 'config', 'check'], userEnv({ BATON_TEST_UNSET_TOKEN: 'x' }));
     assert.equal(present.code, 0, present.stdout);
     assert.match(present.stdout, /ok \(1 agent\(s\): qa\)/);
+
+    const pushed = join(dir, 'push.yaml');
+    writeFileSync(pushed, ['agents:', '  qa: { card: "https://qa.example", observe: push }', 'push: { url: "https://hooks.example/baton", secretFromEnv: BATON_TEST_PUSH_UNSET }'].join('\n'));
+    const unsetSecret = await runCli(['--config', pushed, 'config', 'check'], userEnv({ BATON_TEST_PUSH_UNSET: undefined }));
+    assert.equal(unsetSecret.code, 1);
+    assert.match(unsetSecret.stdout, /push\.secretFromEnv: BATON_TEST_PUSH_UNSET is not set/);
+    const noPush = join(dir, 'no-push.yaml');
+    writeFileSync(noPush, ['agents:', '  qa: { card: "https://qa.example", observe: push }'].join('\n'));
+    assert.match((await runCli(['--config', noPush, 'config', 'check'], userEnv())).stdout, /agents\.qa\.observe: push needs a push section/);
   });
 });

@@ -50,6 +50,11 @@ export function checkConfig(configPath?: string): ConfigReport {
       problems.push(`agents.${name}.allowHttp: true for a non-loopback card URL; use https, or keep allowHttp for local agents only`);
     }
   }
+  const push = loaded.config.push;
+  if (push && !process.env[push.secretFromEnv]) problems.push(`push.secretFromEnv: ${push.secretFromEnv} is not set; set it to the same random secret on the webhook and every worker`);
+  for (const [name, entry] of Object.entries(loaded.config.agents)) {
+    if (entry.observe === 'push' && !push) problems.push(`agents.${name}.observe: push needs a push section (push.url: where agents reach the webhook)`);
+  }
   return { file: loaded.path, ok: problems.length === 0, agents: Object.keys(loaded.config.agents), problems };
 }
 
