@@ -38,7 +38,12 @@ export interface ActivityDeps {
   poll?: { initialMs: number; maxMs: number };
   /** How long a fetched card is reused before it is fetched again. Default 5 minutes. */
   cardTtlMs?: number;
+  /** After this long without a stream event, GetTask checks whether the task settled. Default 30 s. */
+  streamSilenceMs?: number;
 }
+
+/** Consecutive failed polls ridden out inside one observation before the activity itself fails (and is retried). */
+const MAX_POLL_FAILURES = 6;
 
 /** How a retried send went: the turn was found at the agent, not found (sent again), or could not be looked for. */
 export type Reconciliation = 'found' | 'not-found' | 'unsupported';
@@ -64,6 +69,7 @@ async function pauseWithHeartbeats(ms: number, details: unknown): Promise<void> 
 export function createActivities(deps: ActivityDeps) {
   const cardTtlMs = deps.cardTtlMs ?? 5 * 60_000;
   const poll = deps.poll ?? { initialMs: 250, maxMs: 5_000 };
+  const streamSilenceMs = deps.streamSilenceMs ?? 30_000;
   const cards = new Map<string, { fetched: FetchedCard; at: number }>();
   const recordOpts = { store: deps.store, inlineMaxBytes: deps.config.artifacts?.inlineMaxBytes };
   /** A snapshot for history: large artifacts go to the store. */
@@ -160,8 +166,23 @@ export function createActivities(deps: ActivityDeps) {
     let pause = poll.initialMs;
     let calls = 0;
     let lastState = (activityInfo().heartbeatDetails as { state?: string } | undefined)?.state;
+    let failures = 0;
     for (;;) {
-      const task = await client.getTask(input.taskId, cancellationSignal());
+      let task: Awaited<ReturnType<AgentClient['getTask']>>;
+      try {
+        task = await client.getTask(input.taskId, cancellationSignal());
+        failures = 0;
+      } catch (err) {
+        // A passing fault (5xx, 429, a dropped connection) during a long wait is ridden out here, at the
+        // poll's own pace: failing the activity would spend one of its few attempts on each blip.
+        calls += 1;
+        const f = err as ApplicationFailure;
+        if (f.type !== FailureType.RETRY_LATER || cancellationSignal().aborted || ++failures >= MAX_POLL_FAILURES) throw err;
+        log.warn({ err: f.message, failures }, 'poll failed; polling on');
+        await pauseWithHeartbeats(Math.max(pause, Number(f.nextRetryDelay ?? 0) || 0), { state: lastState });
+        pause = Math.min(Math.round(pause * 1.5), poll.maxMs);
+        continue;
+      }
       calls += 1;
       if (task.id !== input.taskId) {
         throw failure(FailureType.INVALID_AGENT_RESPONSE, `agent ${input.agent.name}: GetTask ${input.taskId} answered with task ${task.id}`);
@@ -258,8 +279,31 @@ export function createActivities(deps: ActivityDeps) {
       const timeout = activityInfo().heartbeatTimeoutMs;
       // 👉 A quiet stream sends nothing: heartbeat on a timer, or the worker looks dead.
       const beat = setInterval(() => heartbeat({ mode: 'stream', round, artifacts: assembly?.cursor() }), Math.max(100, Math.floor((timeout ?? 10_000) / 2)));
+      // A stream may stall (headers, then nothing): after a silence, GetTask says whether the task
+      // settled meanwhile; if so the stream is dropped instead of waiting out the read timeout.
+      const silent = new AbortController();
+      let lastEvent = Date.now();
+      let checking = false;
+      const watchdog = setInterval(() => {
+        if (checking || Date.now() - lastEvent < streamSilenceMs) return;
+        checking = true;
+        calls += 1;
+        client
+          .getTask(input.taskId, cancellationSignal())
+          .then((task) => {
+            lastEvent = Date.now();
+            const key = statusKey({ state: task.status.state, remoteTimestamp: task.status.timestamp, statusMessageId: task.status.message?.messageId });
+            if (isSettled(task.status.state) && key !== input.staleStatusKey) {
+              log.warn({ state: task.status.state, silentMs: streamSilenceMs }, 'the stream went silent and the task had settled; dropping the stream');
+              silent.abort();
+            }
+          })
+          .catch(() => {})
+          .finally(() => (checking = false));
+      }, Math.max(50, Math.min(1_000, Math.floor(streamSilenceMs / 4))));
       try {
-        for await (const event of client.subscribe(input.taskId, cancellationSignal())) {
+        for await (const event of client.subscribe(input.taskId, AbortSignal.any([cancellationSignal(), silent.signal]))) {
+          lastEvent = Date.now();
           if ('task' in event) {
             contextId = event.task.contextId;
             await assembly?.snapshot(event.task.artifacts ?? []);
@@ -279,6 +323,7 @@ export function createActivities(deps: ActivityDeps) {
         }
       } finally {
         clearInterval(beat);
+        clearInterval(watchdog);
       }
       const snapshot = { ...(await authority(client, input, assembly, contextId, log)), calls: (calls += 1) };
       if (isNews(snapshot, input.staleStatusKey)) {

@@ -23,7 +23,7 @@ export interface BatonWorkerOptions {
    */
   workflowBundle?: { code: string } | { codePath: string };
   /** Passed to the activities (tests shorten the poll interval). */
-  activityOverrides?: Partial<Pick<ActivityDeps, 'poll' | 'lookup' | 'cardTtlMs'>>;
+  activityOverrides?: Partial<Pick<ActivityDeps, 'poll' | 'lookup' | 'cardTtlMs' | 'streamSilenceMs'>>;
   /** Extra worker options (slots, shutdown grace). */
   workerOptions?: Partial<Pick<WorkerOptions, 'maxConcurrentActivityTaskExecutions' | 'maxConcurrentWorkflowTaskExecutions' | 'shutdownGraceTime'>>;
 }

@@ -57,7 +57,7 @@ export function batonFor(ctx: TestWorkerContext, tenant = 'acme', user = 'ops-1'
 export async function withWorker<T>(
   agents: Record<string, AgentEntry>,
   fn: (ctx: TestWorkerContext) => Promise<T>,
-  opts: { policies?: PolicyRegistry; logLines?: Record<string, unknown>[]; poll?: { initialMs: number; maxMs: number }; maxActivities?: number; artifactsPath?: string; push?: PushConfig } = {},
+  opts: { policies?: PolicyRegistry; logLines?: Record<string, unknown>[]; poll?: { initialMs: number; maxMs: number }; maxActivities?: number; artifactsPath?: string; push?: PushConfig; streamSilenceMs?: number } = {},
 ): Promise<T> {
   installTemporalRuntime(pino({ level: 'warn' }, pino.destination(2)));
   const { address, namespace } = await testServer();
@@ -81,7 +81,7 @@ export async function withWorker<T>(
       logger,
       policies: opts.policies,
       workflowBundle: await testBundle(),
-      activityOverrides: { poll: opts.poll ?? { initialMs: 50, maxMs: 500 } },
+      activityOverrides: { poll: opts.poll ?? { initialMs: 50, maxMs: 500 }, ...(opts.streamSilenceMs ? { streamSilenceMs: opts.streamSilenceMs } : {}) },
       ...(opts.maxActivities ? { workerOptions: { maxConcurrentActivityTaskExecutions: opts.maxActivities } } : {}),
     });
     const client = new Client({ connection, namespace });
