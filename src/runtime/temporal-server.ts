@@ -92,6 +92,8 @@ export interface DevServerOptions {
   logger?: Logger;
   /** How long to wait for the server to answer. Default 60 s. */
   readyTimeoutMs?: number;
+  /** Start a server of our own even when TEMPORAL_ADDRESS names one (chaos runs stop and restart it). */
+  own?: boolean;
 }
 
 export interface RunningServer {
@@ -141,6 +143,17 @@ async function waitReady(address: string, child: ChildProcess | undefined, timeo
     }
   }
   throw new TemporalUnavailableError(`the server at ${address} did not answer within ${timeoutMs} ms (${(lastError as Error)?.message}).\n${stderrTail()}`);
+}
+
+/** Runs `find` with TEMPORAL_ADDRESS hidden when `hide` is set. */
+function withoutAddress<T>(hide: boolean | undefined, find: () => T): T {
+  const saved = process.env.TEMPORAL_ADDRESS;
+  if (hide) delete process.env.TEMPORAL_ADDRESS;
+  try {
+    return find();
+  } finally {
+    if (hide && saved !== undefined) process.env.TEMPORAL_ADDRESS = saved;
+  }
 }
 
 /** Registers Baton's search attributes on an existing server (the dev server gets them as flags). */
@@ -205,7 +218,7 @@ function stopChild(child: ChildProcess): Promise<void> {
  */
 export async function startTemporal(opts: DevServerOptions & { configAddress?: string } = {}): Promise<RunningServer> {
   const namespace = opts.namespace ?? 'default';
-  const source = findTemporal({ configAddress: opts.configAddress });
+  const source = withoutAddress(opts.own, () => findTemporal({ configAddress: opts.own ? undefined : opts.configAddress }));
   const readyTimeoutMs = opts.readyTimeoutMs ?? 60_000;
   if (source.kind === 'address') {
     await waitReady(source.address, undefined, Math.min(readyTimeoutMs, 15_000), () => '');
