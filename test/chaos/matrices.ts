@@ -1,0 +1,179 @@
+/**
+ * Refusal matrices: every case must be refused. SSRF (literal private, loopback, link-local,
+ * metadata and reserved addresses in their IPv4, IPv6, mapped and numeric spellings; names that
+ * resolve inside; redirects inside), forged push calls, and another tenant's calls on a delegation
+ * and a graph.
+ */
+import { createServer } from 'node:http';
+import pino from 'pino';
+import { createGuardedFetch, FetchRefusedError, type Lookup } from '../../src/a2a/guarded-fetch';
+import { findCause } from '../../src/a2a/cause';
+import { pushToken } from '../../src/push/token';
+import { startWebhook } from '../../src/push/webhook';
+import { GraphClient } from '../../src/client/graph-client';
+import { startAgentServer } from '../../src/demo/agent-server';
+import { supplierQa } from '../../src/demo/supplier-qa';
+import { imageStudio } from '../../src/demo/trip-agents';
+import { answerSignal } from '../../workflows/messages';
+import { batonFor, loopbackAgent, withWorker } from '../helpers/temporal';
+
+export interface MatrixReport {
+  matrix: string;
+  cases: number;
+  refused: number;
+  /** Cases that went through, by name (must be empty). */
+  let_through: string[];
+}
+
+const INSIDE: string[] = [
+  '10.0.0.1', '10.255.255.254', '172.16.0.1', '172.31.255.1', '192.168.0.1', '192.168.255.255', '100.64.0.1', '127.0.0.1', '127.1.2.3',
+  '0.0.0.0', '169.254.0.1', '169.254.169.254', '169.254.170.2', '100.100.100.200', '224.0.0.1', '255.255.255.255',
+  '[::1]', '[::]', '[fc00::1]', '[fd12:3456::1]', '[fe80::1]', '[fd00:ec2::254]', '[::ffff:10.0.0.1]', '[::ffff:127.0.0.1]',
+  '[::ffff:169.254.169.254]', '[::ffff:a00:1]', '[64:ff9b::a00:1]', '[2002:a00:1::]', '2130706433', '0x7f000001', '0177.0.0.1', '017700000001', '10.1',
+];
+
+/** Names an attacker controls that resolve inside. */
+const NAMES: Record<string, string> = { 'inside.test': '10.1.2.3', 'loop.test': '127.0.0.1', 'meta.test': '169.254.169.254', 'v6.test': '::1', 'mixed.test': '8.8.8.8,10.0.0.9' };
+
+const lookup = ((host: string, options: unknown, callback: unknown) => {
+  const cb = (typeof options === 'function' ? options : callback) as (err: Error | null, a: { address: string; family: number }[]) => void;
+  const hit = NAMES[host];
+  if (!hit) return cb(new Error(`${host} does not resolve here`), []);
+  cb(null, hit.split(',').map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+}) as Lookup;
+
+async function refusedBy(fetchImpl: typeof fetch, url: string): Promise<boolean> {
+  try {
+    const res = await fetchImpl(url, { signal: AbortSignal.timeout(3_000) });
+    void res.body?.cancel();
+    return false;
+  } catch (err) {
+    return Boolean(findCause(err, FetchRefusedError));
+  }
+}
+
+export async function ssrfMatrix(): Promise<MatrixReport> {
+  const report: MatrixReport = { matrix: 'SSRF', cases: 0, refused: 0, let_through: [] };
+  const strict = createGuardedFetch({ allowHttp: true, allowPrivateNetwork: false, maxResponseBytes: 1024, connectTimeoutMs: 2_000, readTimeoutMs: 2_000, maxRedirects: 3 }, { lookup });
+  const check = async (name: string, fetchImpl: typeof fetch, url: string): Promise<void> => {
+    report.cases += 1;
+    if (await refusedBy(fetchImpl, url)) report.refused += 1;
+    else report.let_through.push(name);
+  };
+  for (const host of INSIDE) await check(`literal ${host}`, strict, `http://${host}/x`);
+  for (const host of Object.keys(NAMES)) await check(`name ${host}`, strict, `http://${host}/x`);
+  // Redirects from a server we may reach (loopback allowed for this first hop) to places never allowed.
+  const targets = ['http://169.254.169.254/latest/meta-data/', 'http://[fd00:ec2::254]/', 'http://169.254.0.1/', 'http://meta.test/', 'http://[::ffff:169.254.169.254]/', 'http://0.0.0.0/'];
+  const server = createServer((req, res) => res.writeHead(302, { location: targets[Number(req.url?.slice(1))] ?? '/' }).end());
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  const loopbackOk = createGuardedFetch({ allowHttp: true, allowPrivateNetwork: true, maxResponseBytes: 1024, connectTimeoutMs: 2_000, readTimeoutMs: 2_000, maxRedirects: 3 }, { lookup });
+  try {
+    for (const [i, target] of targets.entries()) await check(`redirect to ${target}`, loopbackOk, `http://127.0.0.1:${port}/${i}`);
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+  return report;
+}
+
+export async function forgedPushMatrix(): Promise<MatrixReport> {
+  const secret = 'matrix-secret';
+  const delivered: string[] = [];
+  const webhook = await startWebhook({ secret, logger: pino({ level: 'silent' }), deliver: async (d, t) => void delivered.push(`${d}|${t}`) });
+  const report: MatrixReport = { matrix: 'forged push calls', cases: 0, refused: 0, let_through: [] };
+  const id = 'dlg-matrix';
+  const task = 'task-1';
+  const body = JSON.stringify({ statusUpdate: { taskId: task, contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } } });
+  const good = pushToken(secret, id, task);
+  const post = (path: string, b: string, headers: Record<string, string>) => fetch(`${webhook.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/a2a+json', ...headers }, body: b });
+  try {
+    // One genuine push first, so the replay below is a replay.
+    await post(`/push/${id}`, body, { authorization: `Bearer ${good}` });
+    const before = delivered.length;
+    const cases: [string, string, string, Record<string, string>][] = [
+      ['no token', `/push/${id}`, body, {}],
+      ['empty bearer', `/push/${id}`, body, { authorization: 'Bearer ' }],
+      ['forged token', `/push/${id}`, body, { authorization: 'Bearer AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }],
+      ['token of another task', `/push/${id}`, body, { authorization: `Bearer ${pushToken(secret, id, 'task-2')}` }],
+      ['token of another delegation', `/push/${id}`, body, { authorization: `Bearer ${pushToken(secret, 'dlg-other', task)}` }],
+      ['token under another secret', `/push/${id}`, body, { authorization: `Bearer ${pushToken('other-secret', id, task)}` }],
+      ['genuine token, other delegation in the path', '/push/dlg-other', body, { authorization: `Bearer ${good}` }],
+      ['genuine token, body names another task', `/push/${id}`, body.replace(task, 'task-2'), { authorization: `Bearer ${good}` }],
+      ['token with a suffix', `/push/${id}`, body, { authorization: `Bearer ${good}x` }],
+      ['token truncated', `/push/${id}`, body, { authorization: `Bearer ${good.slice(0, -1)}` }],
+      ['legacy header, forged', `/push/${id}`, body, { 'x-a2a-notification-token': 'forged' }],
+      ['not JSON', `/push/${id}`, '{"statusUpdate":', { authorization: `Bearer ${good}` }],
+      ['no task in the body', `/push/${id}`, JSON.stringify({ hello: 'world' }), { authorization: `Bearer ${good}` }],
+      ['oversize body', `/push/${id}`, JSON.stringify({ statusUpdate: { taskId: task, pad: 'x'.repeat(2 * 1024 * 1024) } }), { authorization: `Bearer ${good}` }],
+      ['replay of the genuine push', `/push/${id}`, body, { authorization: `Bearer ${good}` }],
+    ];
+    for (const [name, path, b, headers] of cases) {
+      report.cases += 1;
+      const was = delivered.length;
+      const res = await post(path, b, headers);
+      await res.text();
+      if (delivered.length === was && (res.status >= 400 || name.startsWith('replay'))) report.refused += 1;
+      else report.let_through.push(name);
+    }
+    if (delivered.length !== before) report.let_through.push(`${delivered.length - before} delivered`);
+  } finally {
+    await webhook.close();
+  }
+  return report;
+}
+
+/** Another tenant's calls on a waiting delegation and a running graph: every one refused, nothing changed. */
+export async function crossTenantMatrix(): Promise<MatrixReport> {
+  const qa = await startAgentServer(supplierQa({ workMs: 50 }));
+  const studio = await startAgentServer(imageStudio({ workMs: 20_000 }));
+  const report: MatrixReport = { matrix: 'cross-tenant calls', cases: 0, refused: 0, let_through: [] };
+  try {
+    await withWorker({ 'supplier-qa': loopbackAgent(qa.url), 'image-studio': loopbackAgent(studio.url) }, async (ctx) => {
+      const owner = batonFor(ctx, 'acme', 'ops-1');
+      const stranger = batonFor(ctx, 'globex', 'mallory');
+      const graphsOf = (tenant: string, user: string) => new GraphClient(ctx.client.connection, { namespace: ctx.client.options.namespace, taskQueue: ctx.taskQueue, caller: { tenant, user } });
+      const id = await owner.start({ agent: 'supplier-qa', parts: [{ text: 'Verify inspection-92 against order A1042' }] });
+      const waiting = await owner.until(id, (r) => r.status === 'WAITING_INPUT', 20);
+      const requestId = waiting.pending?.requestId ?? '';
+      const graphId = await graphsOf('acme', 'ops-1').start({ nodes: [{ id: 'sailboat', agent: 'image-studio', text: 'Draw a sailboat' }] });
+      await graphsOf('acme', 'ops-1').until(graphId, (g) => g.nodes[0]?.status === 'RUNNING', 20);
+      const foreignGraphs = graphsOf('globex', 'mallory');
+      const cases: [string, () => Promise<unknown>][] = [
+        ['show', () => stranger.show(id)],
+        ['answer', () => stranger.answer(id, requestId, [{ text: 'SN-666' }])],
+        ['authorize', () => stranger.authorize(id, requestId, 'PATH')],
+        ['review', () => stranger.review(id, requestId, 'accept')],
+        ['cancel', () => stranger.cancel(id, 'mine now')],
+        ['graph show', () => foreignGraphs.show(graphId)],
+        ['graph addFollowUp', () => foreignGraphs.addFollowUp(graphId, { id: 'x', agent: 'image-studio', text: 'paint it black' })],
+        ['graph cancel', () => foreignGraphs.cancel(graphId)],
+        ['show of the graph node', () => stranger.show(`${graphId}/sailboat`)],
+        ['cancel of the graph node', () => stranger.cancel(`${graphId}/sailboat`)],
+      ];
+      for (const [name, call] of cases) {
+        report.cases += 1;
+        try {
+          await call();
+          report.let_through.push(name);
+        } catch {
+          report.refused += 1;
+        }
+      }
+      // A Signal cannot be refused before history: it must be recorded as refused, changing nothing.
+      report.cases += 1;
+      await ctx.client.workflow.getHandle(id).signal(answerSignal, { requestId, parts: [{ text: 'SN-666' }], caller: { tenant: 'globex', user: 'mallory' } });
+      const after = await owner.until(id, (r) => r.refusedSignals.length > 0, 20);
+      if (after.refusedSignals[0]?.reason.includes('no access') && after.status === 'WAITING_INPUT' && after.turns.length === 1) report.refused += 1;
+      else report.let_through.push('answer signal');
+      const graph = await graphsOf('acme', 'ops-1').show(graphId);
+      if (graph.status !== 'RUNNING' || graph.nodes.length !== 1) report.let_through.push('the graph changed');
+      await graphsOf('acme', 'ops-1').cancel(graphId, 'matrix done');
+      await owner.cancel(id, 'matrix done');
+    });
+  } finally {
+    await qa.close();
+    await studio.close();
+  }
+  return report;
+}
