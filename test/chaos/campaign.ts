@@ -1,0 +1,129 @@
+/**
+ * The long chaos campaign, outside CI: `npm run chaos -- --kill-runs 50 --fuzz 10000`. Runs the
+ * fuzzers, the refusal matrices, Temporal server restarts and worker SIGKILL runs, prints the figures
+ * and writes docs/RELIABILITY.md with the command, date, machine and versions.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import pino from 'pino';
+import { installTemporalRuntime } from '../../src/runtime/logger';
+import { projectRoot } from '../../src/runtime/project-root';
+import { TEMPORAL_CLI_VERSION } from '../../src/runtime/temporal-server';
+import { stopTestServer, testServer } from '../helpers/temporal';
+import { fuzzBoundaries, type FuzzReport } from './fuzz';
+import { campaignAgent, killRun, restartServerRun, type CrashRunReport, type RestartReport } from './kill-campaign';
+import { crossTenantMatrix, forgedPushMatrix, ssrfMatrix, type MatrixReport } from './matrices';
+
+const version = (pkg: string): string => (JSON.parse(readFileSync(join(projectRoot(), 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      'kill-runs': { type: 'string', default: '50' },
+      'per-run': { type: 'string', default: '3' },
+      fuzz: { type: 'string', default: '10000' },
+      restarts: { type: 'string', default: '3' },
+      out: { type: 'string', default: join(projectRoot(), 'docs', 'RELIABILITY.md') },
+    },
+  });
+  const killRuns = Number(values['kill-runs']);
+  const perRun = Number(values['per-run']);
+  const fuzzRuns = Number(values.fuzz);
+  const restarts = Number(values.restarts);
+  const command = `npm run chaos -- --kill-runs ${killRuns} --per-run ${perRun} --fuzz ${fuzzRuns} --restarts ${restarts}`;
+  const started = Date.now();
+  // Retries are expected here by design; only errors are worth printing.
+  installTemporalRuntime(pino({ level: 'error' }, pino.destination(2)));
+  const say = (line: string): void => void process.stderr.write(`${line}\n`);
+
+  say(`fuzzing ${fuzzRuns} cases per boundary…`);
+  const fuzz: FuzzReport[] = await fuzzBoundaries(fuzzRuns);
+  for (const f of fuzz) say(`  ${f.boundary}: ${f.cases} cases, ${f.accepted} accepted, ${f.refused} refused, ${f.crashes} crashes, ${f.falseSuccesses} false successes`);
+
+  await testServer();
+  say('refusal matrices…');
+  const matrices: MatrixReport[] = [await ssrfMatrix(), await forgedPushMatrix(), await crossTenantMatrix()];
+  for (const m of matrices) say(`  ${m.matrix}: ${m.refused}/${m.cases} refused${m.let_through.length ? ` (let through: ${m.let_through.join(', ')})` : ''}`);
+
+  const agent = await campaignAgent(20261202).start();
+  let restart: RestartReport;
+  const kills: CrashRunReport[] = [];
+  try {
+    say(`Temporal server stopped and restarted ${restarts} time(s) mid-run…`);
+    restart = await restartServerRun(agent, restarts, perRun * 2);
+    say(`  ${JSON.stringify(restart)}`);
+    let seed = 20261202;
+    const random = (): number => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    for (let run = 1; run <= killRuns; run++) {
+      const report = await killRun(agent, run, perRun, random);
+      kills.push(report);
+      say(`  SIGKILL run ${run}/${killRuns}: killed after ${report.killedAfterMs} ms, lost ${report.lost}, duplicates ${report.duplicates}, wrong ${report.wrongOutcomes}, ${report.tookMs} ms`);
+    }
+  } finally {
+    await agent.close();
+    await stopTestServer();
+  }
+
+  const sum = (k: keyof CrashRunReport): number => kills.reduce((n, r) => n + Number(r[k]), 0);
+  const zero = (n: number): string => (n === 0 ? '0 ✅' : `${n} ❌`);
+  const faults = Object.entries(agent.faults).map(([k, v]) => `${k} ${v}`).join(', ');
+  const lines = [
+    '# Reliability and security figures',
+    '',
+    'Measured by the chaos campaign, not by hand. Reproduce with:',
+    '',
+    '```bash',
+    command,
+    '```',
+    '',
+    `Date ${new Date().toISOString().slice(0, 10)}; ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB; Node ${process.version}; Temporal CLI ${TEMPORAL_CLI_VERSION} (dev server, SQLite); @temporalio/* ${version('@temporalio/worker')}; @a2a-js/sdk ${version('@a2a-js/sdk')}; fast-check ${version('fast-check')}. The campaign took ${Math.round((Date.now() - started) / 60_000)} min.`,
+    '',
+    'The short form of every part runs in CI (`test/chaos/`, part of `npm test`): 2 SIGKILL runs, one server restart, 400 fuzz cases per boundary, and the three matrices.',
+    '',
+    '## Worker crashes (SIGKILL) and server restarts',
+    '',
+    `Each run starts ${perRun} delegations to the fault agent \`chaos-desk\` (it drops the connection after creating a task 15% of the time and answers 5xx bursts 5% of the time; every task works 1.5 s), SIGKILLs the worker process 0.2 to 2.5 s later, starts a new worker and waits for every outcome. Faults injected over the campaign: ${faults || 'none'}.`,
+    '',
+    '| Figure | Value | Required |',
+    '|---|---|---|',
+    `| SIGKILL runs | ${kills.length} | ≥ 50 |`,
+    `| Delegations in them | ${sum('delegations')} | |`,
+    `| Lost delegations | ${zero(sum('lost'))} | 0 |`,
+    `| Duplicate remote tasks | ${zero(sum('duplicates'))} | 0 |`,
+    `| Wrong outcomes (not ACCEPTED) | ${zero(sum('wrongOutcomes'))} | 0 |`,
+    `| Slowest run (kill to all settled, with worker restart) | ${Math.max(0, ...kills.map((k) => k.tookMs))} ms | |`,
+    `| Server stopped and restarted on its SQLite file mid-run | ${restart.restarts} time(s), ${restart.delegations} delegations | |`,
+    `| … lost / duplicates / wrong outcomes | ${zero(restart.lost)} / ${zero(restart.duplicates)} / ${zero(restart.wrongOutcomes)} | 0 / 0 / 0 |`,
+    '',
+    '## Fuzzing every boundary',
+    '',
+    'fast-check samples (seed 20261202); each case must be accepted only when an independent check finds it valid, or refused with the boundary\'s typed error. A crash is any other exception.',
+    '',
+    '| Boundary | Cases | Accepted | Refused | Crashes | False successes |',
+    '|---|---|---|---|---|---|',
+    ...fuzz.map((f) => `| ${f.boundary} | ${f.cases} | ${f.accepted} | ${f.refused} | ${zero(f.crashes)} | ${zero(f.falseSuccesses)} |`),
+    '',
+    '## Refusal matrices',
+    '',
+    '| Matrix | Cases | Refused | Let through |',
+    '|---|---|---|---|',
+    ...matrices.map((m) => `| ${m.matrix} | ${m.cases} | ${m.refused} | ${m.let_through.length ? m.let_through.join(', ') : 'none ✅'} |`),
+    '',
+    'SSRF: literal private, loopback, CGN, link-local, metadata, multicast and reserved addresses, IPv6 (ULA, link-local, mapped, NAT64, 6to4) and numeric spellings (`2130706433`, `0x7f000001`, `0177.0.0.1`); names that resolve inside (one of several addresses is enough); redirects to metadata and link-local addresses. Forged push: missing, empty, forged, truncated or extended tokens, another task\'s, delegation\'s or secret\'s token, a body naming another task, non-JSON, no task, a 2 MiB body, and a replay. Cross-tenant: show, answer, authorize, review and cancel of a waiting delegation, show, follow-up and cancel of a running graph and its node, and an answer Signal (recorded as refused).',
+    '',
+  ];
+  writeFileSync(values.out, lines.join('\n'));
+  say(`wrote ${values.out}`);
+  const bad = sum('lost') + sum('duplicates') + sum('wrongOutcomes') + restart.lost + restart.duplicates + restart.wrongOutcomes + fuzz.reduce((n, f) => n + f.crashes + f.falseSuccesses, 0) + matrices.reduce((n, m) => n + m.let_through.length, 0);
+  return bad === 0 ? 0 : 1;
+}
+
+void main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`chaos campaign failed: ${(err as Error)?.stack ?? String(err)}\n`);
+    process.exit(1);
+  },
+);
