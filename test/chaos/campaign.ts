@@ -99,7 +99,7 @@ async function main(): Promise<number> {
     '',
     '## Fuzzing every boundary',
     '',
-    'fast-check samples (seed 20261202); each case must be accepted only when an independent check finds it valid, or refused with the boundary\'s typed error. A crash is any other exception.',
+    'fast-check samples (seed 20261202); each case must be accepted only when an independent check finds it valid, or refused with the boundary\'s typed error. A crash is any other exception. CLI arguments are fuzzed through the value parsers behind the flags (`--text`/`--data-file` parts, durations); whole command lines are exercised by the CLI integration tests, not fuzzed.',
     '',
     '| Boundary | Cases | Accepted | Refused | Crashes | False successes |',
     '|---|---|---|---|---|---|',
