@@ -113,6 +113,17 @@ async function main(): Promise<number> {
     '',
     'SSRF: literal private, loopback, CGN, link-local, metadata, multicast and reserved addresses, IPv6 (ULA, link-local, mapped, NAT64, 6to4) and numeric spellings (`2130706433`, `0x7f000001`, `0177.0.0.1`); names that resolve inside (one of several addresses is enough); redirects to metadata and link-local addresses. Forged push: missing, empty, forged, truncated or extended tokens, another task\'s, delegation\'s or secret\'s token, a body naming another task, non-JSON, no task, a 2 MiB body, and a replay. Cross-tenant: show, answer, authorize, review and cancel of a waiting delegation, show, follow-up and cancel of a running graph and its node, and an answer Signal (recorded as refused).',
     '',
+    '## Reading the figures',
+    '',
+    '- A killed worker is noticed by timeouts: 10 s heartbeat timeout for a delegation being observed,',
+    '  15 s start-to-close for one being sent. So a run takes about 13 to 15 s from kill to all settled; the',
+    '  slowest runs also met 5xx bursts, whose retries back off exponentially (1 s, 2 s, 4 s, …).',
+    '- Duplicate remote tasks are counted at the agent: more than one task for one first-turn messageId.',
+    '  They stay at 0 because a retried send first looks for its turn (ListTasks); a 0.3 agent cannot be',
+    '  asked, and there a lost response can still create a second task (the delegation notes it).',
+    '- The fault agent runs on loopback; network partitions between hosts, clock skew and a lost Temporal',
+    '  database are not part of this campaign.',
+    '',
   ];
   writeFileSync(values.out, lines.join('\n'));
   say(`wrote ${values.out}`);
