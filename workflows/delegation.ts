@@ -11,6 +11,7 @@ import {
   isCancellation,
   log,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   sleep,
   upsertSearchAttributes,
@@ -36,6 +37,10 @@ const retry = {
 };
 
 const quick = proxyActivities<BatonActivities>({ startToCloseTimeout: '30s', retry });
+
+// 👉 Resolving the agent (a cached card, usually) and running the acceptance policy are short and
+// local to this worker: as local activities they skip the task-queue round trip of a normal one.
+const local = proxyLocalActivities<BatonActivities>({ startToCloseTimeout: '30s', retry });
 
 // A send that outlives this is retried (after looking for the turn at the agent): short, so a worker
 // that died mid-send is noticed soon.
@@ -180,7 +185,7 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
 
   /** Runs the policy; an accepted result the policy marks for review waits for a person. */
   const accept = async (policy: string, candidate: Omit<Candidate, 'request'>): Promise<void> => {
-    const decision = await quick.evaluateAcceptance({ delegationId: id, policy, candidate: { ...candidate, request: input.parts } });
+    const decision = await local.evaluateAcceptance({ delegationId: id, policy, candidate: { ...candidate, request: input.parts } });
     if (!decision.accepted || !decision.review) {
       state.decided(decision.accepted, decision.reasons);
       return;
@@ -260,7 +265,7 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
 
   /** Resolve, send, observe, route answers, accept. Returns once the delegation has an outcome. */
   const run = async (): Promise<void> => {
-    agent = (await quick.resolveAgent({ delegationId: id, agent: input.agent })).agent;
+    agent = (await local.resolveAgent({ delegationId: id, agent: input.agent })).agent;
     const policy = state.resolved(agent);
     state.countCalls(1); // the card
     const deadline = state.record.contract?.deadline;

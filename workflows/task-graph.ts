@@ -9,7 +9,7 @@ import {
   condition,
   isCancellation,
   ParentClosePolicy,
-  proxyActivities,
+  proxyLocalActivities,
   setHandler,
   startChild,
   workflowInfo,
@@ -24,7 +24,7 @@ import type { GraphNodeSpec } from '../src/shared/graph-types';
 import { delegationWorkflow } from './delegation';
 import { addFollowUpUpdate, cancelGraphUpdate, graphStatusQuery, remoteTaskSignal } from './messages';
 
-const { checkNames } = proxyActivities<BatonActivities>({ startToCloseTimeout: '10s', retry: { maximumAttempts: 5 } });
+const { checkNames } = proxyLocalActivities<BatonActivities>({ startToCloseTimeout: '10s', retry: { maximumAttempts: 5 } });
 
 /** Problems with the agents and policies `nodes` name, as the worker's registry sees them. */
 async function unknownNames(nodes: GraphNodeSpec[]): Promise<string[]> {

@@ -13,7 +13,7 @@ export interface BatonWorkerOptions {
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
-  config: Pick<BatonConfig, 'agents'> & Partial<Pick<BatonConfig, 'policies' | 'artifacts' | 'push'>>;
+  config: Pick<BatonConfig, 'agents'> & Partial<Pick<BatonConfig, 'policies' | 'artifacts' | 'push' | 'worker'>>;
   logger: Logger;
   /** Extra acceptance policies beside the built-in ones. */
   policies?: PolicyRegistry;
@@ -45,6 +45,7 @@ export async function createBatonWorker(opts: BatonWorkerOptions): Promise<Worke
       ...opts.activityOverrides,
     }),
     shutdownGraceTime: '5s',
+    ...(opts.config.worker ? { maxCachedWorkflows: opts.config.worker.maxCachedWorkflows, maxConcurrentActivityTaskExecutions: opts.config.worker.maxConcurrentActivities } : {}),
     ...opts.workerOptions,
   });
 }

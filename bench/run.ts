@@ -1,0 +1,295 @@
+/**
+ * `npm run bench`: the cost of durability, measured side by side on the embedded dev server with
+ * loopback agents. Prints a table and writes docs/BENCHMARKS.md. Never fails on a number.
+ *
+ *   npm run bench              # the full run (10,000 parked delegations, a 10-minute poll)
+ *   npm run bench -- --quick   # small sizes, for trying it out
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import pino from 'pino';
+import { BatonClient } from '../src/client/baton-client';
+import { loopbackAgentEntry, PushSchema } from '../src/config/schema';
+import { startAgentServer, type DemoAgentDefinition, type RunningAgent } from '../src/demo/agent-server';
+import { supplierQa } from '../src/demo/supplier-qa';
+import { bookingDesk } from '../src/demo/trip-agents';
+import { withBaton } from '../src/embed/with-baton';
+import { startWebhook } from '../src/push/webhook';
+import { installTemporalRuntime } from '../src/runtime/logger';
+import { projectRoot } from '../src/runtime/project-root';
+import { startTemporal, TEMPORAL_CLI_VERSION } from '../src/runtime/temporal-server';
+import { pushSignal } from '../workflows/messages';
+import * as benchActivities from './activities';
+import { directCall } from './direct-call';
+import { bareCallWorkflow } from './workflows';
+import { CliProcess, userEnv } from '../test/helpers/cli';
+
+const say = (line: string): void => void process.stderr.write(`${line}\n`);
+const quantile = (xs: number[], q: number): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? NaN;
+};
+const ms = (n: number): string => `${n.toFixed(0)} ms`;
+const version = (pkg: string): string => (JSON.parse(readFileSync(join(projectRoot(), 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
+
+interface Counted {
+  agent: RunningAgent;
+  calls: () => number;
+}
+
+async function counted(def: DemoAgentDefinition): Promise<Counted> {
+  let n = 0;
+  const agent = await startAgentServer(def, { holdResponse: () => ((n += 1), 0) });
+  return { agent, calls: () => n };
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, out: { type: 'string', default: join(projectRoot(), 'docs', 'BENCHMARKS.md') } } });
+  const quick = values.quick ?? false;
+  const size = quick
+    ? { latency: 10, levels: [1, 10, 50], total: 50, parked: 300, pollMinutes: 1, modeRuns: 2 }
+    : { latency: 50, levels: [1, 10, 100], total: 300, parked: 10_000, pollMinutes: 10, modeRuns: 5 };
+  const command = quick ? 'npm run bench -- --quick' : 'npm run bench';
+  const started = Date.now();
+  installTemporalRuntime(pino({ level: 'error' }, pino.destination(2)));
+  const quiet = pino({ level: 'error' }, pino.destination(2));
+
+  const server = await startTemporal({ own: true, uiPort: false });
+  const connection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection, namespace: server.namespace });
+  const secret = randomUUID();
+  process.env.BATON_BENCH_PUSH_SECRET = secret;
+  const webhook = await startWebhook({ secret, logger: quiet, deliver: (d, t) => client.workflow.getHandle(d).signal(pushSignal, { taskId: t }) });
+  const instant = await counted({ ...bookingDesk('instant', 'Completes at once', { workMs: 0 }), streaming: true });
+  const working = { stream: await counted({ ...bookingDesk('works-stream', 'Works 3 s', { workMs: 3_000 }), streaming: true }), poll: await counted(bookingDesk('works-poll', 'Works 3 s', { workMs: 3_000 })), push: await counted({ ...bookingDesk('works-push', 'Works 3 s', { workMs: 3_000 }), push: true }) };
+  const qa = await counted(supplierQa({ workMs: 50 }));
+  const slow = await counted(bookingDesk('slow', 'Works for a long time', { workMs: (size.pollMinutes + 2) * 60_000 }));
+  const agents = {
+    instant: loopbackAgentEntry(instant.agent.url, { acceptance: 'accept-any' }),
+    'works-stream': loopbackAgentEntry(working.stream.agent.url, { acceptance: 'accept-any' }),
+    'works-poll': loopbackAgentEntry(working.poll.agent.url, { acceptance: 'accept-any', observe: 'poll' }),
+    'works-push': loopbackAgentEntry(working.push.agent.url, { acceptance: 'accept-any', observe: 'push' }),
+    'supplier-qa': loopbackAgentEntry(qa.agent.url),
+    slow: loopbackAgentEntry(slow.agent.url, { observe: 'poll' }),
+  };
+  const push = PushSchema.parse({ url: webhook.url, secretFromEnv: 'BATON_BENCH_PUSH_SECRET', backstopPoll: '5m' });
+  const taskQueue = 'bench';
+  const native = await NativeConnection.connect({ address: server.address });
+  const worker = await Worker.create({
+    ...(await withBaton({ connection: native, namespace: server.namespace, taskQueue, workflowsPath: require.resolve('./workflows'), activities: benchActivities }, { config: { agents, push, artifacts: { path: mkdtempSync(join(tmpdir(), 'bench-artifacts-')) } }, logger: quiet })),
+    maxCachedWorkflows: 2_000,
+  });
+  const running = worker.run();
+  const baton = new BatonClient(connection, { namespace: server.namespace, taskQueue, caller: { tenant: 'bench', user: 'bench' } });
+  const report: string[] = [];
+  const row = (cells: (string | number)[]): void => void report.push(`| ${cells.join(' | ')} |`);
+
+  try {
+    // 1. Latency, all three in the same run, sequential, after a warm-up.
+    say('latency…');
+    const one = {
+      direct: async () => void (await directCall(instant.agent.url, 'book it', randomUUID())),
+      bare: async () => void (await client.workflow.execute(bareCallWorkflow, { taskQueue, workflowId: `bare-${randomUUID()}`, args: [{ baseUrl: instant.agent.url, text: 'book it', messageId: randomUUID() }] })),
+      baton: async () => void (await baton.result(await baton.start({ agent: 'instant', parts: [{ text: 'book it' }] }))),
+    };
+    const lat: Record<string, number[]> = { direct: [], bare: [], baton: [] };
+    for (const k of Object.keys(one) as (keyof typeof one)[]) for (let i = 0; i < 3; i++) await one[k]();
+    for (let i = 0; i < size.latency; i++) {
+      for (const k of Object.keys(one) as (keyof typeof one)[]) {
+        const t = performance.now();
+        await one[k]();
+        lat[k]?.push(performance.now() - t);
+      }
+    }
+    const p = (k: string, q: number): number => quantile(lat[k] ?? [], q);
+
+    // 2. Throughput at several concurrencies, Baton and the bare workflow in the same run.
+    say('throughput…');
+    const rate = async (fn: () => Promise<void>, concurrency: number, total: number): Promise<number> => {
+      let next = 0;
+      const t = performance.now();
+      await Promise.all(Array.from({ length: concurrency }, async () => {
+        while (next < total) {
+          next += 1;
+          await fn();
+        }
+      }));
+      return total / ((performance.now() - t) / 1000);
+    };
+    const tput: { level: number; baton: number; bare: number }[] = [];
+    for (const level of size.levels) {
+      const total = Math.max(level * 2, level === 1 ? 20 : size.total);
+      tput.push({ level, bare: await rate(one.bare, level, total), baton: await rate(one.baton, level, total) });
+      say(`  concurrency ${level}: baton ${tput.at(-1)?.baton.toFixed(1)}/s, bare ${tput.at(-1)?.bare.toFixed(1)}/s`);
+    }
+
+    // 3. History per delegation, per input round, and while polling.
+    say('history…');
+    const describe = async (id: string) => client.workflow.getHandle(id).describe();
+    const simple = await baton.start({ agent: 'instant', parts: [{ text: 'book it' }] });
+    await baton.result(simple);
+    const simpleD = await describe(simple);
+    const asked = await baton.start({ agent: 'supplier-qa', parts: [{ text: 'Verify inspection-92 against order A1042' }] });
+    const waiting = await baton.until(asked, (r) => r.pending !== null, 50);
+    await baton.answer(asked, waiting.pending?.requestId ?? '', [{ text: 'SN-4471' }]);
+    await baton.result(asked);
+    const askedD = await describe(asked);
+    const poller = await baton.start({ agent: 'slow', parts: [{ text: 'take your time' }] });
+    await baton.until(poller, (r) => r.status === 'REMOTE_ACTIVE', 50);
+    const pollStart = Date.now();
+    const pollSamples: { minute: number; events: number; bytes: number; calls: number }[] = [];
+    const samplePoll = async (minute: number): Promise<void> => {
+      const d = await describe(poller);
+      pollSamples.push({ minute, events: d.historyLength, bytes: d.historySize ?? 0, calls: slow.calls() });
+    };
+    await samplePoll(0);
+
+    // 4. Remote requests per delegation, by observation mode (an agent that works 3 s).
+    say('remote requests per mode…');
+    const perMode: Record<string, number> = {};
+    for (const [mode, agent] of Object.entries(working)) {
+      const before = agent.calls();
+      for (let i = 0; i < size.modeRuns; i++) await baton.result(await baton.start({ agent: `works-${mode}`, parts: [{ text: 'book it' }] }));
+      perMode[mode] = (agent.calls() - before) / size.modeRuns;
+    }
+
+    // 5. Parked delegations, on a worker process of their own so its memory can be read.
+    say(`parking ${size.parked} delegations in WAITING_INPUT…`);
+    const dir = mkdtempSync(join(tmpdir(), 'bench-parked-'));
+    const parkedQueue = 'bench-parked';
+    const config = join(dir, 'baton.config.yaml');
+    writeFileSync(config, [`temporal: { address: "${server.address}", taskQueue: "${parkedQueue}" }`, 'agents:', `  supplier-qa: { card: "${qa.agent.url}", allowHttp: true, allowPrivateNetwork: true }`, `artifacts: { path: "${dir}/artifacts" }`].join('\n'));
+    const parkedWorker = new CliProcess(['worker'], userEnv({ BATON_CONFIG: config, BATON_LOG_LEVEL: 'info', BATON_LOG_FORMAT: 'json' }));
+    await parkedWorker.waitFor('worker started', 'stderr');
+    const rss = (): number => {
+      const status = readFileSync(`/proc/${parkedWorker.child.pid}/status`, 'utf8');
+      return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024;
+    };
+    const rssIdle = rss();
+    const parkedBaton = new BatonClient(connection, { namespace: server.namespace, taskQueue: parkedQueue, caller: { tenant: 'bench', user: 'bench' } });
+    const parkStart = performance.now();
+    const ids: string[] = [];
+    let cursor = 0;
+    await Promise.all(Array.from({ length: 50 }, async () => {
+      while (cursor < size.parked) {
+        cursor += 1;
+        ids.push(await parkedBaton.start({ agent: 'supplier-qa', parts: [{ text: 'Verify inspection-92 against order A1042' }] }));
+      }
+    }));
+    let parkedNow = 0;
+    while (parkedNow < size.parked && performance.now() - parkStart < 30 * 60_000) {
+      await new Promise((r) => setTimeout(r, 2_000));
+      parkedNow = (await client.workflow.count(`TaskQueue = '${parkedQueue}' AND BatonStatus = 'WAITING_INPUT'`)).count;
+      say(`  parked ${parkedNow}/${size.parked}`);
+    }
+    const parkSeconds = (performance.now() - parkStart) / 1000;
+    const callsBefore = qa.calls();
+    await new Promise((r) => setTimeout(r, 30_000));
+    const callsWhileParked = qa.calls() - callsBefore;
+    const rssParked = rss();
+    let pendingActivities = 0;
+    for (const id of ids.slice(0, 100)) pendingActivities += (await describe(id)).raw.pendingActivities?.length ?? 0;
+    parkedWorker.child.kill('SIGTERM');
+    await parkedWorker.exited;
+
+    // 6. One against two worker processes on one task queue (an agent that completes at once).
+    say('one against two worker processes…');
+    const workersRate = async (count: number): Promise<number> => {
+      const queue = `bench-workers-${count}`;
+      const cfg = join(dir, `workers-${count}.yaml`);
+      writeFileSync(cfg, [`temporal: { address: "${server.address}", taskQueue: "${queue}" }`, 'agents:', `  instant: { card: "${instant.agent.url}", allowHttp: true, allowPrivateNetwork: true, acceptance: accept-any }`, `artifacts: { path: "${dir}/artifacts" }`].join('\n'));
+      const procs = Array.from({ length: count }, () => new CliProcess(['worker'], userEnv({ BATON_CONFIG: cfg, BATON_LOG_LEVEL: 'info', BATON_LOG_FORMAT: 'json' })));
+      await Promise.all(procs.map((w) => w.waitFor('worker started', 'stderr')));
+      const b = new BatonClient(connection, { namespace: server.namespace, taskQueue: queue, caller: { tenant: 'bench', user: 'bench' } });
+      await b.result(await b.start({ agent: 'instant', parts: [{ text: 'warm up' }] }));
+      const r = await rate(async () => void (await b.result(await b.start({ agent: 'instant', parts: [{ text: 'book it' }] }))), 100, size.total);
+      for (const w of procs) w.child.kill('SIGTERM');
+      await Promise.all(procs.map((w) => w.exited));
+      return r;
+    };
+    const oneWorker = await workersRate(1);
+    const twoWorkers = await workersRate(2);
+
+    // 3 (end). The poll sampled each minute until its time is up.
+    for (let minute = 1; minute <= size.pollMinutes; minute++) {
+      const wait = pollStart + minute * 60_000 - Date.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      await samplePoll(minute);
+    }
+    await baton.cancel(poller, 'benchmark done');
+
+    // The report.
+    const ratio = (a: number, b: number): string => `${(a / b).toFixed(2)}×`;
+    const mark = (ok: boolean): string => (ok ? '✅' : '❌');
+    const p50 = p('baton', 0.5) / p('bare', 0.5);
+    const p99 = p('baton', 0.99) / p('bare', 0.99);
+    report.push(
+      '# Benchmarks',
+      '',
+      'Measured by `bench/run.ts` on the embedded Temporal dev server (SQLite in memory) with loopback agents; they are measurements, not tests. Reproduce with:',
+      '',
+      '```bash',
+      command,
+      '```',
+      '',
+      `Date ${new Date().toISOString().slice(0, 10)}; ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB; Node ${process.version}; Temporal CLI ${TEMPORAL_CLI_VERSION}; @temporalio/* ${version('@temporalio/worker')}; @a2a-js/sdk ${version('@a2a-js/sdk')}. The run took ${Math.round((Date.now() - started) / 60_000)} min. Server, worker, agents and client share the machine.`,
+      '',
+      `## Latency of one delegation (agent completes at once; ${size.latency} each, sequential)`,
+      '',
+      '| | p50 | p99 |',
+      '|---|---|---|',
+    );
+    row(['direct `@a2a-js/sdk` SendMessage (blocking)', ms(p('direct', 0.5)), ms(p('direct', 0.99))]);
+    row(['bare workflow, one activity making that call', ms(p('bare', 0.5)), ms(p('bare', 0.99))]);
+    row(['Baton delegation (resolve, send, stream, accept)', ms(p('baton', 0.5)), ms(p('baton', 0.99))]);
+    row(['Baton ÷ bare workflow', `${p50.toFixed(2)}× ${mark(p50 <= 1.3)}`, `${p99.toFixed(2)}× ${mark(p99 <= 1.3)}`]);
+    row(['Baton ÷ direct call', ratio(p('baton', 0.5), p('direct', 0.5)), ratio(p('baton', 0.99), p('direct', 0.99))]);
+    report.push('', '## Throughput (delegations per second, same run)', '', '| Concurrency | Baton | Bare workflow | Baton ÷ bare |', '|---|---|---|---|');
+    for (const t of tput) row([t.level, t.baton.toFixed(1), t.bare.toFixed(1), `${(t.baton / t.bare).toFixed(2)} ${mark(t.baton / t.bare >= 0.8)}`]);
+    report.push('', '## History per delegation', '', '| Delegation | Events | Bytes |', '|---|---|---|');
+    row(['simple (completes at once)', simpleD.historyLength, simpleD.historySize ?? 0]);
+    row(['with one input-required round', askedD.historyLength, askedD.historySize ?? 0]);
+    row(['per input-required round (difference)', askedD.historyLength - simpleD.historyLength, (askedD.historySize ?? 0) - (simpleD.historySize ?? 0)]);
+    const first = pollSamples[0];
+    const last = pollSamples.at(-1);
+    report.push('', `While a delegation polls a slow agent for ${size.pollMinutes} minute(s) (GetTask every 5 s at most):`, '', '| Minute | History events | History bytes | GetTask calls so far |', '|---|---|---|---|');
+    for (const s of pollSamples) row([s.minute, s.events, s.bytes, s.calls]);
+    report.push('', `Growth over the poll: ${(last?.events ?? 0) - (first?.events ?? 0)} events, ${(last?.bytes ?? 0) - (first?.bytes ?? 0)} bytes ${mark((last?.events ?? 0) === (first?.events ?? 0))} (flat is the target).`);
+    report.push('', `## Remote requests per delegation (agent works 3 s; average of ${size.modeRuns})`, '', '| Observation | JSON-RPC calls to the agent |', '|---|---|');
+    for (const [mode, calls] of Object.entries(perMode)) row([mode, calls.toFixed(1)]);
+    report.push('', `## ${size.parked} delegations parked in WAITING_INPUT (one worker process)`, '', '| Figure | Value | Target |', '|---|---|---|');
+    row(['time to park them all', `${parkSeconds.toFixed(0)} s (${(size.parked / parkSeconds).toFixed(1)}/s)`, '']);
+    row(['worker RSS idle → parked', `${(rssIdle / 2 ** 20).toFixed(0)} MiB → ${(rssParked / 2 ** 20).toFixed(0)} MiB`, `≤ 512 MiB ${mark(rssParked <= 512 * 2 ** 20)}`]);
+    row(['activities running (100 sampled)', pendingActivities, `0 ${mark(pendingActivities === 0)}`]);
+    row(['calls to the agent in 30 s while parked', callsWhileParked, `0 ${mark(callsWhileParked === 0)}`]);
+    report.push('', '## Worker processes on one task queue (concurrency 100, agent completes at once)', '', '| Workers | Delegations per second |', '|---|---|');
+    row([1, oneWorker.toFixed(1)]);
+    row([2, `${twoWorkers.toFixed(1)} (${(twoWorkers / oneWorker).toFixed(2)}×)`]);
+    report.push('');
+    writeFileSync(values.out ?? '', report.join('\n'));
+    process.stdout.write(`${report.join('\n')}\n`);
+    say(`wrote ${values.out}`);
+  } finally {
+    worker.shutdown();
+    await running.catch(() => {});
+    await native.close();
+    await connection.close();
+    await webhook.close();
+    for (const c of [instant, working.stream, working.poll, working.push, qa, slow]) await c.agent.close();
+    await server.stop();
+  }
+  return 0;
+}
+
+void main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`benchmark failed: ${(err as Error)?.stack ?? String(err)}\n`);
+    process.exit(1);
+  },
+);

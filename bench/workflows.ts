@@ -1,0 +1,11 @@
+/**
+ * The bare workflow the benchmark compares Baton with: one activity that makes the same call.
+ */
+import { proxyActivities } from '@temporalio/workflow';
+import type * as activities from './activities';
+
+const { callAgent } = proxyActivities<typeof activities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 3 } });
+
+export async function bareCallWorkflow(input: { baseUrl: string; text: string; messageId: string }): Promise<string> {
+  return callAgent(input);
+}
