@@ -61,6 +61,8 @@ function errorOutcome(err: unknown): Outcome {
   if (err instanceof ActivityFailure) {
     return { kind: 'ERROR', reasons: [`${err.cause?.name ?? 'ActivityFailure'}: ${err.cause?.message ?? err.message}`] };
   }
+  // A local activity's failure arrives unwrapped; so does one this workflow raises about the agent.
+  if (err instanceof ApplicationFailure) return { kind: 'ERROR', reasons: [`${err.type ?? 'Error'}: ${err.message}`] };
   throw err;
 }
 

@@ -127,10 +127,10 @@ export const WorkerSchema = z
   .object({
     /**
      * Workflows kept in the worker's memory between tasks. A parked delegation (waiting for a person)
-     * needs none: evicted, it is replayed when its answer comes. Default 200, which keeps a worker with
+     * needs none: evicted, it is replayed when its answer comes. Default 100, which keeps a worker with
      * thousands of parked delegations under 512 MiB; raise it for many busy delegations.
      */
-    maxCachedWorkflows: z.number().int().min(0).default(200),
+    maxCachedWorkflows: z.number().int().min(0).default(100),
     /** Activities run at once (calls to agents). Default 100. */
     maxConcurrentActivities: z.number().int().min(1).default(100),
   })
@@ -177,7 +177,7 @@ export const ConfigSchema = z
     artifacts: ArtifactsSchema.default({ path: '.baton/artifacts', inlineMaxBytes: 64 * 1024 }),
     /** Push notifications (agents with `observe: push`, or `auto` on a card that offers them). Default: off. */
     push: PushSchema.optional(),
-    worker: WorkerSchema.default({ maxCachedWorkflows: 200, maxConcurrentActivities: 100 }),
+    worker: WorkerSchema.default({ maxCachedWorkflows: 100, maxConcurrentActivities: 100 }),
   })
   .strict();
 export type BatonConfig = z.infer<typeof ConfigSchema>;
