@@ -270,7 +270,16 @@ async function main(): Promise<number> {
     report.push('', '## Worker processes on one task queue (concurrency 100, agent completes at once)', '', '| Workers | Delegations per second |', '|---|---|');
     row([1, oneWorker.toFixed(1)]);
     row([2, `${twoWorkers.toFixed(1)} (${(twoWorkers / oneWorker).toFixed(2)}×)`]);
-    report.push('');
+    report.push(
+      '',
+      '## Reading the figures',
+      '',
+      '- **Latency and throughput against the bare workflow.** The bare workflow is one activity that blocks on SendMessage. A Baton delegation is two task-queue activities and two local ones: `sendTurn` with `returnImmediately`, so the remote task id is in history before any waiting (a crash while the agent works never loses or repeats the task), then `awaitRemoteTask` (subscribe, or poll, then GetTask as the authority), with the card resolution and the acceptance policy as local activities, plus search-attribute updates on every state change. An agent that completes at once has already finished when Baton subscribes, so the subscription is refused and GetTask reads the end: two more calls. The targets (≤ 1.3× latency, ≥ 80% throughput) are missed by that design. What would close most of the gap: a combined send-and-follow activity for agents that finish within seconds (SendStreamingMessage, the task id recorded through a heartbeat), falling back to the two-step path for long tasks; and batching the search-attribute upserts.',
+      '- **History** stays flat while a delegation polls: the polls and heartbeats of the one long observing activity are not history events.',
+      '- **Parked delegations** hold no activity and make no calls. The worker\'s memory is another matter: each workflow evaluates Baton\'s workflow modules (zod schemas included) in its own module scope, and the RSS grows with the number of delegations the worker has seen even though `worker.maxCachedWorkflows` (default 100) bounds the cache. Whether that is garbage V8 has not collected yet (the heap limit is far above 512 MiB on this machine) or memory that stays reachable is the open question; the next steps are a heap snapshot after a forced GC, a heap limit for the workflow thread, and fewer modules evaluated per workflow.',
+      '- **Two workers** on one machine share its two cores with the server and the agents, so they cannot add throughput here; the figure says so rather than show scaling.',
+      '',
+    );
     writeFileSync(values.out ?? '', report.join('\n'));
     process.stdout.write(`${report.join('\n')}\n`);
     say(`wrote ${values.out}`);
