@@ -21,7 +21,7 @@ import type { BatonConfig } from '../src/config/schema';
 import type { Part } from '../src/shared/a2a-types';
 import type { ResolvedAgent, RemoteSnapshot } from '../src/shared/delegation-types';
 import { FailureType } from '../src/shared/failure-types';
-import { isSettled, statusKey } from '../src/shared/remote-state';
+import { isSettled, statusKey, statusKeyOf } from '../src/shared/remote-state';
 
 export interface ActivityDeps {
   config: Pick<BatonConfig, 'agents'> & Partial<Pick<BatonConfig, 'artifacts' | 'push'>>;
@@ -292,7 +292,7 @@ export function createActivities(deps: ActivityDeps) {
           .getTask(input.taskId, cancellationSignal())
           .then((task) => {
             lastEvent = Date.now();
-            const key = statusKey({ state: task.status.state, remoteTimestamp: task.status.timestamp, statusMessageId: task.status.message?.messageId });
+            const key = statusKeyOf(task.status);
             if (isSettled(task.status.state) && key !== input.staleStatusKey) {
               log.warn({ state: task.status.state, silentMs: streamSilenceMs }, 'the stream went silent and the task had settled; dropping the stream');
               silent.abort();
@@ -311,7 +311,7 @@ export function createActivities(deps: ActivityDeps) {
           if ('artifactUpdate' in event) await assembly?.chunk(event.artifactUpdate);
           const status = 'task' in event ? event.task.status : 'statusUpdate' in event ? event.statusUpdate.status : undefined;
           if (status) log.info({ state: status.state, via: 'stream' }, 'remote state');
-          const key = status && statusKey({ state: status.state, remoteTimestamp: status.timestamp, statusMessageId: status.message?.messageId });
+          const key = status && statusKeyOf(status);
           if (status && isSettled(status.state) && key !== input.staleStatusKey) break;
         }
       } catch (err) {

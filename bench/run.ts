@@ -28,6 +28,7 @@ import * as benchActivities from './activities';
 import { directCall } from './direct-call';
 import { bareCallWorkflow } from './workflows';
 import { CliProcess, userEnv } from '../test/helpers/cli';
+import { installedVersion as version } from '../test/helpers/versions';
 
 const say = (line: string): void => void process.stderr.write(`${line}\n`);
 const quantile = (xs: number[], q: number): number => {
@@ -35,7 +36,6 @@ const quantile = (xs: number[], q: number): number => {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? NaN;
 };
 const ms = (n: number): string => `${n.toFixed(0)} ms`;
-const version = (pkg: string): string => (JSON.parse(readFileSync(join(projectRoot(), 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
 
 interface Counted {
   agent: RunningAgent;

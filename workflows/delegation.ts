@@ -147,26 +147,28 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
     if (typeof p?.taskId === 'string' && p.taskId === state.record.remote.taskId) pushes += 1;
   });
 
-  /** Tells the `notify` workflow what the delegation now waits for; a failure to reach it is noted. */
+  /** Signals the `notify` workflow; a failure to reach it is noted, never fatal to the delegation. */
+  const tell = async (send: (target: ReturnType<typeof getExternalWorkflowHandle>) => Promise<void>, about: string): Promise<void> => {
+    if (!input.notify) return;
+    try {
+      await send(getExternalWorkflowHandle(input.notify.workflowId));
+    } catch (err) {
+      state.note(`could not tell workflow ${input.notify.workflowId} about ${about}: ${(err as Error).message}`);
+    }
+  };
+
+  /** Tells the `notify` workflow what the delegation now waits for (unless it asked not to be told). */
   const announce = async (): Promise<void> => {
     const request = state.record.pending;
-    if (!input.notify || input.notify.requests === false || !request) return;
-    try {
-      await getExternalWorkflowHandle(input.notify.workflowId).signal(requestSignal, { delegationId: id, agent: input.agent, request });
-    } catch (err) {
-      state.note(`could not tell workflow ${input.notify.workflowId} about ${request.requestId}: ${(err as Error).message}`);
-    }
+    if (input.notify?.requests === false || !request) return;
+    await tell((target) => target.signal(requestSignal, { delegationId: id, agent: input.agent, request }), request.requestId);
   };
 
   /** Tells the `notify` workflow, when it asked, which remote task and context the agent chose. */
   const announceRemote = async (): Promise<void> => {
     if (!input.notify?.remoteTask) return;
     const { taskId, contextId } = state.record.remote;
-    try {
-      await getExternalWorkflowHandle(input.notify.workflowId).signal(remoteTaskSignal, { delegationId: id, agent: input.agent, taskId, contextId });
-    } catch (err) {
-      state.note(`could not tell workflow ${input.notify.workflowId} about the remote task: ${(err as Error).message}`);
-    }
+    await tell((target) => target.signal(remoteTaskSignal, { delegationId: id, agent: input.agent, taskId, contextId }), 'the remote task');
   };
 
   let review: { decision: 'accept' | 'reject'; by: string; reason?: string } | undefined;

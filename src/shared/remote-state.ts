@@ -52,3 +52,8 @@ export function outcomeOfRemoteEnd(state: TaskState, statusText?: string): Outco
 export function statusKey(snapshot: Pick<RemoteSnapshot, 'state' | 'remoteTimestamp' | 'statusMessageId'>): string {
   return `${snapshot.state}|${snapshot.remoteTimestamp ?? ''}|${snapshot.statusMessageId ?? ''}`;
 }
+
+/** `statusKey` of a wire TaskStatus (a stream event's or GetTask's), the same key its snapshot gets. */
+export function statusKeyOf(status: { state: RemoteSnapshot['state']; timestamp?: string; message?: { messageId?: string } }): string {
+  return statusKey({ state: status.state, remoteTimestamp: status.timestamp, statusMessageId: status.message?.messageId });
+}

@@ -3,7 +3,7 @@
  * fuzzers, the refusal matrices, Temporal server restarts and worker SIGKILL runs, prints the figures
  * and writes docs/RELIABILITY.md with the command, date, machine and versions.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -15,8 +15,8 @@ import { stopTestServer, testServer } from '../helpers/temporal';
 import { fuzzBoundaries, type FuzzReport } from './fuzz';
 import { campaignAgent, killRun, restartServerRun, type CrashRunReport, type RestartReport } from './kill-campaign';
 import { crossTenantMatrix, forgedPushMatrix, ssrfMatrix, type MatrixReport } from './matrices';
+import { installedVersion as version } from '../helpers/versions';
 
-const version = (pkg: string): string => (JSON.parse(readFileSync(join(projectRoot(), 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
