@@ -18,7 +18,7 @@ import { downloadUrlPart } from '../src/artifacts/url-download';
 import { pushToken } from '../src/push/token';
 import type { ArtifactStore } from '../src/artifacts/store';
 import type { BatonConfig } from '../src/config/schema';
-import type { Part } from '../src/shared/a2a-types';
+import type { Part, Task } from '../src/shared/a2a-types';
 import type { ResolvedAgent, RemoteSnapshot } from '../src/shared/delegation-types';
 import { FailureType } from '../src/shared/failure-types';
 import { isSettled, statusKey, statusKeyOf } from '../src/shared/remote-state';
@@ -120,7 +120,43 @@ export function createActivities(deps: ActivityDeps) {
     return client;
   }
 
-  async function sendTurn(input: { delegationId: string; agent: ResolvedAgent; turn: SendTurn }): Promise<SendOutcome> {
+  /**
+   * After a send, reads the task with short, growing pauses for up to `withinMs`: an agent that
+   * finishes at once is then done in this one activity, with no observing activity after it.
+   * Returns the last snapshot read, settled or not, and the calls made.
+   */
+  async function settleBriefly(client: AgentClient, taskId: string, withinMs: number, maxCalls: number, log: Logger): Promise<{ task?: Task; calls: number }> {
+    const until = Date.now() + withinMs;
+    let pause = 20;
+    let calls = 0;
+    let task: Task | undefined;
+    while (calls < maxCalls && Date.now() + pause <= until && !cancellationSignal().aborted) {
+      await sleep(pause);
+      calls += 1;
+      let read: Task;
+      try {
+        read = await client.getTask(taskId, cancellationSignal());
+      } catch (err) {
+        // Whatever went wrong is the observing activity's to meet, with the task id in history by then.
+        log.info({ remoteTaskId: taskId, err: (err as Error).message }, 'read after send failed; observing instead');
+        break;
+      }
+      if (read.id !== taskId) break;
+      task = read;
+      if (isSettled(task.status.state)) {
+        log.info({ remoteTaskId: taskId, state: task.status.state }, 'remote state');
+        break;
+      }
+      pause *= 2;
+    }
+    return { task, calls };
+  }
+
+  /**
+   * Sends one turn. `settle`: the delegation lets this send read the task for a moment after it (see
+   * `settleWithinMs`), within a budget of calls (its remaining contract budget); default: not at all.
+   */
+  async function sendTurn(input: { delegationId: string; agent: ResolvedAgent; turn: SendTurn; settle?: { callBudget: number } }): Promise<SendOutcome> {
     const log = deps.logger.child({ delegationId: input.delegationId, agent: input.agent.name, messageId: input.turn.messageId });
     const client = await clientFor(input.agent);
     const sentAt = new Date().toISOString();
@@ -129,6 +165,13 @@ export function createActivities(deps: ActivityDeps) {
     const info = activityInfo();
     let reconciliation: SendOutcome['reconciliation'];
     let calls = 1;
+    const sent = info.heartbeatDetails as { sent?: string; taskId?: string } | undefined;
+    if (info.attempt > 1 && sent?.sent === input.turn.messageId && sent.taskId) {
+      // The previous attempt's send got its answer (and heartbeated the task) before the attempt died.
+      const task = await client.getTask(sent.taskId, cancellationSignal());
+      log.warn({ remoteTaskId: task.id, attempt: info.attempt }, 'retried send: the previous attempt had sent this turn; not sending it again');
+      return { kind: 'task', snapshot: await snap(task), sentAt, reconciliation: 'found', calls };
+    }
     if (info.attempt > 1) {
       calls += 1;
       const since = new Date(info.scheduledTimestampMs - 60_000).toISOString();
@@ -151,8 +194,21 @@ export function createActivities(deps: ActivityDeps) {
         calls,
       };
     }
-    const snapshot = await snap(result.task);
-    log.info({ remoteTaskId: snapshot.taskId, contextId: snapshot.contextId, state: snapshot.state }, input.turn.taskId ? 'turn sent' : 'remote task created');
+    log.info({ remoteTaskId: result.task.id, contextId: result.task.contextId, state: result.task.status.state }, input.turn.taskId ? 'turn sent' : 'remote task created');
+    let task = result.task;
+    const entry = entryOf(input.agent.name);
+    // URL downloads belong to the observing activity, whose timeout is made for them; a push agent
+    // is read when it pushes, not polled.
+    const withinMs = input.settle && !entry.downloads && input.agent.observe !== 'push' ? entry.settleWithinMs : 0;
+    if (withinMs > 0 && !isSettled(task.status.state)) {
+      // A retry of this attempt must not send again: the heartbeat names the task it created.
+      heartbeat({ sent: input.turn.messageId, taskId: task.id });
+      const settled = await settleBriefly(client, task.id, withinMs, input.settle ? input.settle.callBudget - calls : 0, log);
+      calls += settled.calls;
+      task = settled.task ?? task;
+    }
+    // An agent may answer the send with a task that already settled.
+    const snapshot = await withDownloads(input.agent.name, await snap(task), log);
     return { kind: 'task', snapshot, sentAt, calls, ...(reconciliation ? { reconciliation } : {}) };
   }
 

@@ -233,14 +233,19 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
     const messageId = turnMessageId(id, turns);
     const remote = state.record.remote;
     const onTask = remote.taskId && remote.contextId ? { taskId: remote.taskId, contextId: remote.contextId } : {};
-    const sent =
+    // 👉 A send in flight is not cancelled: a cancel waits for it (its retries too), so a task it
+    // created is known and gets its CancelTask instead of being left running at the agent.
+    const sent = await CancellationScope.nonCancellable(() =>
       queued?.kind === 'auth'
-        ? await sending.sendAuthTurn({ delegationId: id, agent: resolved, turn: { messageId, ...onTask }, secretEnv: queued.secretEnv })
-        : await sending.sendTurn({
+        ? sending.sendAuthTurn({ delegationId: id, agent: resolved, turn: { messageId, ...onTask }, secretEnv: queued.secretEnv })
+        : sending.sendTurn({
             delegationId: id,
             agent: resolved,
             turn: queued ? { messageId, parts: queued.parts, ...onTask } : { messageId, parts: input.parts, contextId: input.contextId, referenceTaskIds: input.referenceTaskIds },
-          });
+            // An agent that finishes at once is then done in this one activity (agents.X.settleWithinMs).
+            settle: { callBudget: Math.min(state.callBudget, 1_000) },
+          }),
+    );
     if (queued) state.answered(queued.requestId, messageId, sent.sentAt);
     else state.turnSent(messageId, sent.sentAt);
     if (sent.reconciliation) state.reconciled(messageId, sent.reconciliation);
@@ -328,9 +333,11 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
   try {
     await work.run(run);
   } catch (err) {
-    if (!isCancellation(err)) {
+    // A send that failed after a cancel was asked for (it ran on, see send()) still ends as cancelled.
+    if (!isCancellation(err) && !state.record.cancel) {
       state.settle(errorOutcome(err));
     } else {
+      if (!isCancellation(err)) state.note(`the send in flight when the cancel came failed: ${errorOutcome(err).reasons[0] ?? 'unknown'}`);
       // Cancelled by a caller (Update) or by cancelling the workflow itself (e.g. a parent's cancel).
       state.requestCancel('temporal', 'the workflow was cancelled');
       publish();

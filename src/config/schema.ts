@@ -95,6 +95,12 @@ export const AgentEntrySchema = z
     contract: ContractSchema.default({ maxInputRounds: 10, maxRemoteCalls: 500 }),
     /** Acceptance policy used when a delegation names none. */
     acceptance: z.string().default('completed-with-artifact'),
+    /**
+     * After SendMessage, how long the send keeps reading the task (GetTask, pauses from 20 ms doubling)
+     * before handing over to the observing activity: an agent that finishes at once is then done in one
+     * activity. Default 1000 ms; 0 turns it off; at most 10000 (the send's own timeout is 15 s).
+     */
+    settleWithinMs: z.number().int().min(0).max(10_000).default(1_000),
     /** Download the agent's URL parts under this policy. Default: never (the URL is kept as the reference). */
     downloads: DownloadPolicySchema.optional(),
   })
@@ -157,6 +163,34 @@ export const PushSchema = z
   .strict();
 export type PushConfig = z.infer<typeof PushSchema>;
 
+/** The HTTP API and the web app (`baton ui`, and inside `baton dev`). */
+export const ApiSchema = z
+  .object({
+    /** Where they listen. Default 127.0.0.1:41230. */
+    listen: z
+      .object({ host: z.string().min(1).default('127.0.0.1'), port: z.number().int().min(0).max(65535).default(41230) })
+      .strict()
+      .default({ host: '127.0.0.1', port: 41230 }),
+    /**
+     * Who may call, each by a bearer token read from the environment (never from this file). Default
+     * none: then `baton ui` and `baton dev` make one token for the config's caller and print it, and
+     * only listen on loopback.
+     */
+    callers: z
+      .array(
+        z
+          .object({
+            tokenFromEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'),
+            tenant: z.string().min(1),
+            user: z.string().min(1),
+          })
+          .strict(),
+      )
+      .default([]),
+  })
+  .strict();
+export type ApiConfig = z.infer<typeof ApiSchema>;
+
 export const ConfigSchema = z
   .object({
     temporal: z
@@ -178,6 +212,7 @@ export const ConfigSchema = z
     /** Push notifications (agents with `observe: push`, or `auto` on a card that offers them). Default: off. */
     push: PushSchema.optional(),
     worker: WorkerSchema.default({ maxCachedWorkflows: 100, maxConcurrentActivities: 100 }),
+    api: ApiSchema.default({ listen: { host: '127.0.0.1', port: 41230 }, callers: [] }),
   })
   .strict();
 export type BatonConfig = z.infer<typeof ConfigSchema>;

@@ -18,6 +18,8 @@ export interface DemoWorkOptions {
   /** How long the work takes, in ms. Default 300. */
   workMs?: number;
   onWork?: WorkLog;
+  /** Awaited after the work, before the answer (tests hold a task open until they are ready). Default none. */
+  hold?: (text: string) => Promise<void>;
 }
 
 /** An executor whose work can be cancelled mid-way: after CancelTask nothing else is published. */
@@ -32,6 +34,7 @@ function cancellable(name: string, opts: DemoWorkOptions, finish: (ctx: RequestC
       bus.publish(statusEvent(ctx.taskId, ctx.contextId, 'TASK_STATE_WORKING', 'Working on it'));
       log('start');
       await new Promise((r) => setTimeout(r, opts.workMs ?? 300));
+      await opts.hold?.(text);
       log('end');
       if (cancelled.has(ctx.taskId)) return;
       finish(ctx, bus, text);

@@ -23,8 +23,12 @@ const example = (name: string) => join(projectRoot(), 'examples', 'graphs', name
 
 describe('baton graph', () => {
   const agents: RunningAgent[] = [];
+  // The first sailboat is held until the follow-up was added, so the graph is surely still running.
+  let releaseSailboat: () => void = () => {};
+  const sailboatHeld = new Promise<void>((r) => (releaseSailboat = r));
+  const hold = (text: string): Promise<void> => (/calm sea/.test(text) ? sailboatHeld : Promise.resolve());
   before(async () => {
-    for (const def of [skywayAir({ workMs: 50 }), harborHotel({ workMs: 200 }), arcticTours({ workMs: 200 }), imageStudio({ workMs: 1_500 })]) agents.push(await startAgentServer(def));
+    for (const def of [skywayAir({ workMs: 50 }), harborHotel({ workMs: 200 }), arcticTours({ workMs: 200 }), imageStudio({ workMs: 200, hold })]) agents.push(await startAgentServer(def));
   });
   after(async () => {
     for (const a of agents) await a.close();
@@ -66,6 +70,7 @@ describe('baton graph', () => {
       const added = await runCli(['graph', 'add', id, '--node', 'red-boat', '--agent', 'image-studio', '--text', 'Make the boat red.', '--refines', 'sailboat', '--json'], env);
       assert.equal(added.code, 0, added.stderr);
       assert.deepEqual(JSON.parse(added.stdout), { nodeId: 'red-boat', delegationId: `${id}/red-boat` });
+      releaseSailboat();
       let picture: GraphRecord | undefined;
       for (let i = 0; i < 200 && picture?.status !== 'SETTLED'; i++) picture = JSON.parse((await runCli(['graph', 'show', id, '--json'], env)).stdout) as GraphRecord;
       assert.equal(picture?.outcome?.kind, 'ACCEPTED');

@@ -38,9 +38,13 @@ describe('task graphs', () => {
   const work: Work[] = [];
   const agents: RunningAgent[] = [];
   const urls: Record<string, string> = {};
+  // The first sailboat is held until the follow-ups were tried, so the graph is surely still running.
+  let releaseSailboat: () => void = () => {};
+  const sailboatHeld = new Promise<void>((r) => (releaseSailboat = r));
+  const hold = (text: string): Promise<void> => (/calm sea/.test(text) ? sailboatHeld : Promise.resolve());
   before(async () => {
     const onWork = (w: Work): void => void work.push(w);
-    for (const def of [skywayAir({ workMs: 100, onWork }), harborHotel({ workMs: 600, onWork }), arcticTours({ workMs: 600, onWork }), imageStudio({ workMs: 700, onWork }), brokenLab({ workMs: 150 })]) {
+    for (const def of [skywayAir({ workMs: 100, onWork }), harborHotel({ workMs: 600, onWork }), arcticTours({ workMs: 600, onWork }), imageStudio({ workMs: 200, onWork, hold }), brokenLab({ workMs: 150 })]) {
       const agent = await startAgentServer(def);
       agents.push(agent);
       urls[agent.name] = agent.url;
@@ -152,6 +156,7 @@ describe('task graphs', () => {
       await assert.rejects(graphs.addFollowUp(id, { id: 'sailboat', agent: 'image-studio', text: 'again' }), /node sailboat: the id is used twice/);
 
       assert.deepEqual(await graphs.addFollowUp(id, { id: 'red-boat', agent: 'image-studio', text: 'Make the boat red', refines: 'sailboat' }), { nodeId: 'red-boat', delegationId: `${id}/red-boat` });
+      releaseSailboat();
       const g = await graphs.result(id);
       assert.equal(g.outcome?.kind, 'ACCEPTED');
       const [first, red] = [node(g, 'sailboat'), node(g, 'red-boat')];
