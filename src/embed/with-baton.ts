@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { WorkerOptions } from '@temporalio/worker';
 import type { Logger } from 'pino';
+import { PRELOADED_MODULES } from '../runtime/bundle-workflows';
 import { createActivities } from '../../activities';
 import { FsArtifactStore } from '../artifacts/store';
 import { PolicyRegistry } from '../acceptance/policies';
@@ -85,6 +86,11 @@ export async function withBaton(options: WorkerOptions, baton: WithBatonOptions 
   return {
     ...options,
     activities: { ...theirs, ...ours },
-    ...(options.workflowsPath ? { workflowsPath: batonWorkflowsPath(options.workflowsPath) } : {}),
+    ...(options.workflowsPath
+      ? {
+          workflowsPath: batonWorkflowsPath(options.workflowsPath),
+          bundlerOptions: { ...options.bundlerOptions, preloadModules: [...new Set([...(options.bundlerOptions?.preloadModules ?? []), ...PRELOADED_MODULES])] },
+        }
+      : {}),
   };
 }

@@ -40,8 +40,16 @@ export function freshWorkflowBundlePath(): string | undefined {
   return statSync(bundle).mtimeMs >= newest ? bundle : undefined;
 }
 
+/**
+ * 👉 In a reusable V8 context every workflow evaluates the bundle's modules afresh (module state is
+ * per workflow), except preloaded ones, which are evaluated once and shared (and frozen). zod holds
+ * no per-workflow state and is most of the bundle's code: evaluated per workflow it costs each new
+ * or replayed delegation CPU time and the worker hundreds of MiB of garbage under load.
+ */
+export const PRELOADED_MODULES = [require.resolve('../shared/zod-preload')];
+
 export async function buildWorkflowBundle(): Promise<string> {
-  const { code } = await bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: quietLogger });
+  const { code } = await bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: quietLogger, preloadModules: PRELOADED_MODULES });
   return code;
 }
 

@@ -7,7 +7,7 @@ import { createActivities, type ActivityDeps } from '../../activities';
 import { PolicyRegistry } from '../acceptance/policies';
 import { DEFAULT_ARTIFACTS_PATH, FsArtifactStore } from '../artifacts/store';
 import type { BatonConfig } from '../config/schema';
-import { freshWorkflowBundlePath, workflowsPath } from './bundle-workflows';
+import { freshWorkflowBundlePath, PRELOADED_MODULES, workflowsPath } from './bundle-workflows';
 
 export interface BatonWorkerOptions {
   connection: NativeConnection;
@@ -36,7 +36,7 @@ export async function createBatonWorker(opts: BatonWorkerOptions): Promise<Worke
     connection: opts.connection,
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
-    ...(bundled ? { workflowBundle: bundled } : { workflowsPath: workflowsPath() }),
+    ...(bundled ? { workflowBundle: bundled } : { workflowsPath: workflowsPath(), bundlerOptions: { preloadModules: PRELOADED_MODULES } }),
     activities: createActivities({
       config: opts.config,
       store: new FsArtifactStore(opts.config.artifacts?.path ?? DEFAULT_ARTIFACTS_PATH),

@@ -10,7 +10,7 @@ import pino, { type Logger } from 'pino';
 import { PolicyRegistry } from '../../src/acceptance/policies';
 import { BatonClient } from '../../src/client/baton-client';
 import { loopbackAgentEntry, type AgentEntry, type PushConfig } from '../../src/config/schema';
-import { workflowsPath } from '../../src/runtime/bundle-workflows';
+import { PRELOADED_MODULES, workflowsPath } from '../../src/runtime/bundle-workflows';
 import { installTemporalRuntime } from '../../src/runtime/logger';
 import { startTemporal, type RunningServer } from '../../src/runtime/temporal-server';
 import { createBatonWorker } from '../../src/runtime/worker';
@@ -24,7 +24,7 @@ export function testServer(): Promise<RunningServer> {
 }
 
 export function testBundle(): Promise<{ code: string }> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: silentTemporalLogger });
+  bundle ??= bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: silentTemporalLogger, preloadModules: PRELOADED_MODULES });
   return bundle;
 }
 
