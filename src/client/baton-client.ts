@@ -24,16 +24,96 @@ export interface StartDelegation {
   contract?: Contract;
 }
 
+/** Filters for `list`; every value is matched exactly. */
+export interface ListFilter {
+  status?: string;
+  agent?: string;
+  outcome?: string;
+  /** At most this many rows, newest first. Default 50. */
+  limit?: number;
+}
+
+/** One row of `list`: what the search attributes say, without querying the delegation. */
+export interface DelegationSummary {
+  id: string;
+  agent?: string;
+  status?: string;
+  outcome?: string;
+  remoteTaskId?: string;
+  pendingRequestId?: string;
+  started: string;
+}
+
+const FILTER_VALUE = /^[A-Za-z0-9_.:@/-]+$/;
+
 export { DelegationNotFoundError, InvalidRequestError, RequestRefusedError };
 
 export class BatonClient {
   readonly client: Client;
 
   constructor(
-    connection: ConnectionLike,
+    private readonly connection: ConnectionLike,
     private readonly opts: { namespace: string; taskQueue: string; caller: Caller },
   ) {
     this.client = new Client({ connection, namespace: opts.namespace });
+  }
+
+  /** The same client acting as another caller (the HTTP API serves many). */
+  as(caller: Caller): BatonClient {
+    return new BatonClient(this.connection, { ...this.opts, caller });
+  }
+
+  /** The caller this client acts as. */
+  get caller(): Caller {
+    return this.opts.caller;
+  }
+
+  /**
+   * The caller's delegations, newest first, from search attributes. The tenant filter comes from the
+   * caller, never from the filter: a contextId or an id is not a permission.
+   */
+  async list(filter: ListFilter = {}): Promise<DelegationSummary[]> {
+    const quoted = (field: string, value: string): string => {
+      if (!FILTER_VALUE.test(value)) throw new InvalidRequestError(`${field} ${JSON.stringify(value)} may use letters, digits and . _ : @ / - only`);
+      return `'${value}'`;
+    };
+    const clauses = [`WorkflowType = 'delegationWorkflow'`, `BatonTenant = ${quoted('tenant', this.opts.caller.tenant)}`];
+    if (filter.status) clauses.push(`BatonStatus = ${quoted('status', filter.status.toUpperCase())}`);
+    if (filter.agent) clauses.push(`BatonAgent = ${quoted('agent', filter.agent)}`);
+    if (filter.outcome) clauses.push(`BatonOutcome = ${quoted('outcome', filter.outcome.toUpperCase())}`);
+    const limit = filter.limit ?? 50;
+    const rows: DelegationSummary[] = [];
+    if (limit <= 0) return rows;
+    for await (const wf of this.client.workflow.list({ query: clauses.join(' AND '), pageSize: Math.min(limit, 100) })) {
+      const sa = wf.searchAttributes as Record<string, unknown[] | undefined>;
+      const first = (key: string): string | undefined => sa[key]?.[0] as string | undefined;
+      rows.push({
+        id: wf.workflowId,
+        ...(first('BatonAgent') ? { agent: first('BatonAgent') } : {}),
+        ...(first('BatonStatus') ? { status: first('BatonStatus') } : {}),
+        ...(first('BatonOutcome') ? { outcome: first('BatonOutcome') } : {}),
+        ...(first('BatonRemoteTaskId') ? { remoteTaskId: first('BatonRemoteTaskId') } : {}),
+        ...(first('BatonPendingRequest') ? { pendingRequestId: first('BatonPendingRequest') } : {}),
+        started: wf.startTime.toISOString(),
+      });
+      if (rows.length >= limit) break;
+    }
+    return rows;
+  }
+
+  /**
+   * The requests waiting for a person in the caller's tenant (input, auth, review), with each
+   * delegation's record for its prompt. Oldest first: the longest wait is answered first.
+   */
+  async inbox(limit = 50): Promise<DelegationRecord[]> {
+    const waiting = (await Promise.all(['WAITING_INPUT', 'WAITING_AUTH', 'WAITING_REVIEW'].map((status) => this.list({ status, limit })))).flat();
+    const records = await Promise.all(
+      waiting.map((row) => this.show(row.id).catch((err: unknown) => (err instanceof DelegationNotFoundError ? undefined : Promise.reject(err)))),
+    );
+    return records
+      .filter((r): r is DelegationRecord => r?.pending != null)
+      .sort((a, b) => (a.pending?.observedAt ?? '').localeCompare(b.pending?.observedAt ?? ''))
+      .slice(0, limit);
   }
 
   /** Starts a delegation and returns its id. */
@@ -61,12 +141,15 @@ export class BatonClient {
 
   /** Waits until the delegation settles and returns its record. */
   async result(id: string): Promise<DelegationRecord> {
+    let record: DelegationRecord;
     try {
-      return await this.client.workflow.getHandle<typeof delegationWorkflow>(id).result();
+      record = await this.client.workflow.getHandle<typeof delegationWorkflow>(id).result();
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) throw new DelegationNotFoundError(id);
       throw err;
     }
+    if (record.tenant !== this.opts.caller.tenant) throw new DelegationNotFoundError(id);
+    return record;
   }
 
   /**

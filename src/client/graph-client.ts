@@ -18,10 +18,15 @@ export class GraphClient {
   readonly client: Client;
 
   constructor(
-    connection: ConnectionLike,
+    private readonly connection: ConnectionLike,
     private readonly opts: { namespace: string; taskQueue: string; caller: Caller },
   ) {
     this.client = new Client({ connection, namespace: opts.namespace });
+  }
+
+  /** The same client acting as another caller (the HTTP API serves many). */
+  as(caller: Caller): GraphClient {
+    return new GraphClient(this.connection, { ...this.opts, caller });
   }
 
   /**

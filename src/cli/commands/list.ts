@@ -3,6 +3,7 @@
  */
 import { connectClient } from '../context';
 import { printJson } from '../output';
+import { InvalidRequestError } from '../../client/errors';
 import { UsageError } from '../usage-error';
 
 export interface ListOptions {
@@ -14,31 +15,15 @@ export interface ListOptions {
   config?: string;
 }
 
-const quoted = (value: string): string => {
-  if (!/^[A-Za-z0-9_.:@/-]+$/.test(value)) throw new UsageError(`filter value ${JSON.stringify(value)} may use letters, digits and . _ : @ / - only`);
-  return `'${value}'`;
-};
-
 export async function listCommand(opts: ListOptions): Promise<number> {
-  const { loaded, baton, close } = await connectClient(opts.config);
+  const { baton, close } = await connectClient(opts.config);
   try {
-    // contextId is never a permission: the tenant filter comes from the caller, not from the command line.
-    const clauses = [`WorkflowType = 'delegationWorkflow'`, `BatonTenant = ${quoted(loaded.config.caller.tenant)}`];
-    if (opts.status) clauses.push(`BatonStatus = ${quoted(opts.status.toUpperCase())}`);
-    if (opts.agent) clauses.push(`BatonAgent = ${quoted(opts.agent)}`);
-    if (opts.outcome) clauses.push(`BatonOutcome = ${quoted(opts.outcome.toUpperCase())}`);
-    const rows: { id: string; agent?: string; status?: string; outcome?: string; remoteTaskId?: string; started: string }[] = [];
-    for await (const wf of baton.client.workflow.list({ query: clauses.join(' AND ') })) {
-      const sa = wf.searchAttributes as Record<string, unknown[] | undefined>;
-      rows.push({
-        id: wf.workflowId,
-        agent: sa.BatonAgent?.[0] as string | undefined,
-        status: sa.BatonStatus?.[0] as string | undefined,
-        outcome: sa.BatonOutcome?.[0] as string | undefined,
-        remoteTaskId: sa.BatonRemoteTaskId?.[0] as string | undefined,
-        started: wf.startTime.toISOString(),
-      });
-      if (rows.length >= opts.limit) break;
+    let rows;
+    try {
+      rows = await baton.list({ status: opts.status, agent: opts.agent, outcome: opts.outcome, limit: opts.limit });
+    } catch (err) {
+      if (err instanceof InvalidRequestError) throw new UsageError(`filter ${err.message}`);
+      throw err;
     }
     if (opts.json) printJson(rows);
     else if (!rows.length) process.stdout.write('no delegations match\n');
