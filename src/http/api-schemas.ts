@@ -1,0 +1,67 @@
+/**
+ * The HTTP API's request bodies, checked with zod, and the JSON Schemas the OpenAPI document
+ * gives for them (generated from the same schemas, so the document cannot drift from the checks).
+ */
+import { z } from 'zod';
+import { PartSchema } from '../shared/a2a-types';
+import { ContractSchema, identifier } from '../shared/delegation-types';
+
+/** Work or an answer: plain text, or A2A parts (at least one of the two). */
+const content = {
+  /** Sent as one text part. */
+  text: z.string().min(1).max(100_000).optional(),
+  parts: z.array(PartSchema).min(1).max(64).optional(),
+};
+const hasContent = (b: { text?: string; parts?: unknown[] }): boolean => b.text !== undefined || b.parts !== undefined;
+const needsContent = { message: 'give text or parts' };
+
+export const StartBodySchema = z
+  .object({
+    agent: identifier,
+    ...content,
+    policy: z.string().min(1).max(200).optional(),
+    contextId: z.string().min(1).max(300).optional(),
+    referenceTaskIds: z.array(z.string().min(1).max(300)).max(32).optional(),
+    contract: ContractSchema.optional(),
+  })
+  .strict()
+  .refine(hasContent, needsContent);
+
+export const AnswerBodySchema = z
+  .object({ requestId: z.string().min(1).max(300), ...content })
+  .strict()
+  .refine(hasContent, needsContent);
+
+export const AuthorizeBodySchema = z
+  .object({
+    requestId: z.string().min(1).max(300),
+    /** The name of an environment variable on the worker; the value never passes through the API. */
+    fromEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'),
+  })
+  .strict();
+
+export const ReviewBodySchema = z
+  .object({ requestId: z.string().min(1).max(300), decision: z.enum(['accept', 'reject']), reason: z.string().max(2_000).optional() })
+  .strict();
+
+export const CancelBodySchema = z.object({ reason: z.string().max(2_000).optional() }).strict();
+
+export const ListQuerySchema = z
+  .object({
+    status: z.string().optional(),
+    agent: z.string().optional(),
+    outcome: z.string().optional(),
+    limit: z.coerce.number().int().min(1).max(500).optional(),
+  })
+  .strict();
+
+/** Text becomes a text part; parts pass as given. */
+export function partsOf(body: { text?: string; parts?: z.infer<typeof PartSchema>[] }): z.infer<typeof PartSchema>[] {
+  return [...(body.text !== undefined ? [{ text: body.text, mediaType: 'text/plain' }] : []), ...(body.parts ?? [])];
+}
+
+/** JSON Schema of a request body, as the OpenAPI document gives it. */
+export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return rest;
+}

@@ -1,0 +1,262 @@
+/**
+ * The HTTP API (`/api/v1`, described by `/api/v1/openapi.json`) and the web app that uses it. Every
+ * call but the document itself needs `Authorization: Bearer <token>`; the token names the caller,
+ * and the same checks as the CLI's apply (the tenant of a delegation, the pending request id).
+ */
+import { existsSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { BatonClient, DelegationNotFoundError, InvalidRequestError, RequestRefusedError } from '../client/baton-client';
+import { GraphNotFoundError } from '../client/errors';
+import type { GraphClient } from '../client/graph-client';
+import { projectRoot } from '../runtime/project-root';
+import type { Caller, DelegationRecord } from '../shared/delegation-types';
+import { AnswerBodySchema, AuthorizeBodySchema, CancelBodySchema, ListQuerySchema, partsOf, ReviewBodySchema, StartBodySchema } from './api-schemas';
+import type { CallerTokens } from './caller-tokens';
+import { openApiDocument } from './openapi';
+
+export interface ApiServerOptions {
+  /** Clients on the Temporal connection; each request acts as its own caller through them. */
+  baton: BatonClient;
+  graphs: GraphClient;
+  tokens: CallerTokens;
+  logger: Logger;
+  /** How often a status stream reads the delegation, in ms. Default 500. */
+  pollMs?: number;
+  /** Folder of the web app's files. Default `ui/` in the package; null serves the API alone. */
+  uiDir?: string | null;
+}
+
+/** The error body of every refusal: `type` says what the caller should do about it. */
+type ApiErrorType = 'InvalidRequest' | 'Unauthorized' | 'NotFound' | 'Refused' | 'PayloadTooLarge' | 'Unavailable' | 'Internal';
+
+class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly type: ApiErrorType,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const STATUS_OF: Record<ApiErrorType, number> = { InvalidRequest: 400, Unauthorized: 401, NotFound: 404, Refused: 409, PayloadTooLarge: 413, Unavailable: 503, Internal: 500 };
+
+function parse<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+  const parsed = schema.safeParse(value ?? {});
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.map((i) => `${i.path.length ? `${i.path.join('.')}: ` : ''}${i.message}`);
+  throw new ApiError(400, 'InvalidRequest', `invalid ${what}: ${issues.join('; ')}`);
+}
+
+/** What a client error means for the HTTP caller. */
+function apiErrorOf(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof InvalidRequestError) return new ApiError(400, 'InvalidRequest', err.message);
+  if (err instanceof DelegationNotFoundError || err instanceof GraphNotFoundError) return new ApiError(404, 'NotFound', err.message);
+  if (err instanceof RequestRefusedError) return new ApiError(409, 'Refused', err.message);
+  const e = err as { type?: string; status?: number; code?: number; message?: string };
+  if (e?.type === 'entity.too.large') return new ApiError(413, 'PayloadTooLarge', 'the request body is larger than 1 MiB');
+  if (e?.type === 'entity.parse.failed') return new ApiError(400, 'InvalidRequest', 'the request body is not valid JSON');
+  // gRPC UNAVAILABLE (14) or DEADLINE_EXCEEDED (4) from the Temporal connection.
+  if (e?.code === 14 || e?.code === 4) return new ApiError(503, 'Unavailable', 'Temporal is not reachable just now; try again');
+  return new ApiError(500, 'Internal', 'internal error (see the server log)');
+}
+
+/** Inbox entries: one per pending request, its prompt as the agent gave it (untrusted text). */
+function inboxItem(r: DelegationRecord) {
+  const p = r.pending as NonNullable<DelegationRecord['pending']>;
+  return { delegationId: r.id, agent: r.agent.name, status: r.status, kind: p.kind, requestId: p.requestId, prompt: p.prompt, taskId: p.taskId, observedAt: p.observedAt };
+}
+
+/** What changes for a status stream: a new event is sent when this does. */
+const changeKey = (r: DelegationRecord): string => `${r.status}|${r.remote.state ?? ''}|${r.pending?.requestId ?? ''}|${r.outcome?.kind ?? ''}|${r.artifacts.length}`;
+
+export function createApiApp(opts: ApiServerOptions): express.Express {
+  const app = express();
+  const pollMs = opts.pollMs ?? 500;
+  const log = opts.logger.child({ component: 'api' });
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+
+  app.use((_req, res, next) => {
+    // The web app shows what agents wrote: no inline script or style may ever run, from anyone.
+    res.setHeader('Content-Security-Policy', "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Referrer-Policy', 'no-referrer');
+    next();
+  });
+
+  const api = express.Router();
+  api.use((_req, res, next) => {
+    res.setHeader('Cache-Control', 'no-store');
+    next();
+  });
+  api.get('/openapi.json', (_req, res) => void res.json(openApiDocument()));
+
+  // Everything below acts as the caller the token names.
+  const callers = new WeakMap<Request, { baton: BatonClient; graphs: GraphClient; caller: Caller }>();
+  api.use((req, _res, next) => {
+    const caller = opts.tokens.callerFor(req.get('authorization'));
+    if (!caller) return next(new ApiError(401, 'Unauthorized', 'send Authorization: Bearer <token> with a token this server knows'));
+    callers.set(req, { baton: opts.baton.as(caller), graphs: opts.graphs.as(caller), caller });
+    next();
+  });
+  const as = (req: Request) => callers.get(req) as { baton: BatonClient; graphs: GraphClient; caller: Caller };
+  api.use(express.json({ limit: '1mb' }));
+
+  /** Wraps an async handler: a rejection becomes the typed error response. */
+  const handle = (fn: (req: Request, res: Response) => Promise<unknown>) => (req: Request, res: Response, next: NextFunction) => void fn(req, res).catch(next);
+  const idOf = (req: Request): string => {
+    const id = String(req.params.id ?? '');
+    if (!id || id.length > 400) throw new ApiError(400, 'InvalidRequest', 'a delegation id is 1 to 400 characters');
+    return id;
+  };
+
+  api.get('/whoami', (req, res) => void res.json(as(req).caller));
+
+  api.get(
+    '/delegations',
+    handle(async (req, res) => {
+      const q = parse(ListQuerySchema, req.query, 'query');
+      res.json({ delegations: await as(req).baton.list(q) });
+    }),
+  );
+
+  api.post(
+    '/delegations',
+    handle(async (req, res) => {
+      const body = parse(StartBodySchema, req.body, 'delegation');
+      const id = await as(req).baton.start({ agent: body.agent, parts: partsOf(body), policy: body.policy, contextId: body.contextId, referenceTaskIds: body.referenceTaskIds, contract: body.contract });
+      log.info({ delegationId: id, agent: body.agent, caller: as(req).caller }, 'delegation started over HTTP');
+      res.status(201).location(`/api/v1/delegations/${encodeURIComponent(id)}`).json({ id });
+    }),
+  );
+
+  api.get('/delegations/:id', handle(async (req, res) => void res.json(await as(req).baton.show(idOf(req)))));
+
+  api.get(
+    '/delegations/:id/events',
+    handle(async (req, res) => {
+      const id = idOf(req);
+      const baton = as(req).baton;
+      let record = await baton.show(id); // not found (or foreign) answers 404 before the stream opens
+      res.status(200).set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+      res.flushHeaders();
+      let closed = false;
+      req.on('close', () => (closed = true));
+      const send = (event: string, data: unknown): void => void res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      let last = '';
+      let quietSince = Date.now();
+      while (!closed) {
+        if (changeKey(record) !== last) {
+          last = changeKey(record);
+          send('status', record);
+          quietSince = Date.now();
+        } else if (Date.now() - quietSince > 15_000) {
+          res.write(': still waiting\n\n'); // keeps proxies from closing a quiet stream
+          quietSince = Date.now();
+        }
+        if (record.outcome) {
+          send('settled', { id: record.id, outcome: record.outcome });
+          break;
+        }
+        await new Promise((r) => setTimeout(r, pollMs));
+        if (closed) break;
+        try {
+          record = await baton.show(id);
+        } catch (err) {
+          send('error', { error: { type: apiErrorOf(err).type, message: apiErrorOf(err).message } });
+          break;
+        }
+      }
+      res.end();
+    }),
+  );
+
+  /**
+   * The caller's delegation, or 404. The workflow refuses a foreign caller itself too; asking first
+   * makes another tenant's delegation look absent over the network, as `show` does.
+   */
+  const own = async (req: Request): Promise<{ id: string; baton: BatonClient }> => {
+    const id = idOf(req);
+    const { baton } = as(req);
+    await baton.show(id);
+    return { id, baton };
+  };
+  api.post(
+    '/delegations/:id/answer',
+    handle(async (req, res) => {
+      const body = parse(AnswerBodySchema, req.body, 'answer');
+      const { id, baton } = await own(req);
+      res.json(await baton.answer(id, body.requestId, partsOf(body)));
+    }),
+  );
+  api.post(
+    '/delegations/:id/authorize',
+    handle(async (req, res) => {
+      const body = parse(AuthorizeBodySchema, req.body, 'authorize');
+      const { id, baton } = await own(req);
+      res.json(await baton.authorize(id, body.requestId, body.fromEnv));
+    }),
+  );
+  api.post(
+    '/delegations/:id/review',
+    handle(async (req, res) => {
+      const body = parse(ReviewBodySchema, req.body, 'review');
+      const { id, baton } = await own(req);
+      res.json(await baton.review(id, body.requestId, body.decision, body.reason));
+    }),
+  );
+  api.post(
+    '/delegations/:id/cancel',
+    handle(async (req, res) => {
+      const body = parse(CancelBodySchema, req.body, 'cancel');
+      const { id, baton } = await own(req);
+      res.json(await baton.cancel(id, body.reason));
+    }),
+  );
+
+  api.get('/inbox', handle(async (req, res) => void res.json({ requests: (await as(req).baton.inbox()).map(inboxItem) })));
+
+  api.get('/graphs/:id', handle(async (req, res) => void res.json(await as(req).graphs.show(idOf(req)))));
+
+  api.use((req, _res, next) => next(new ApiError(404, 'NotFound', `no API route ${req.method} ${req.path}`)));
+  api.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const e = apiErrorOf(err);
+    if (e.type === 'Internal') log.error({ err, path: req.path }, 'API request failed');
+    if (res.headersSent) return void res.end();
+    res.status(STATUS_OF[e.type]).json({ error: { type: e.type, message: e.message } });
+  });
+  app.use('/api/v1', api);
+
+  const uiDir = opts.uiDir === undefined ? join(projectRoot(), 'ui') : opts.uiDir;
+  if (uiDir && existsSync(uiDir)) app.use(express.static(uiDir, { index: 'index.html', fallthrough: true, maxAge: 0 }));
+  return app;
+}
+
+export interface RunningApi {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startApiServer(opts: ApiServerOptions & { host: string; port: number }): Promise<RunningApi> {
+  const app = createApiApp(opts);
+  const server = await new Promise<import('node:http').Server>((resolve, reject) => {
+    const s = app.listen(opts.port, opts.host, (err?: Error) => (err ? reject(err) : resolve(s)));
+    s.once('error', reject);
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+  return {
+    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * Who is calling the HTTP API: a bearer token maps to one caller (tenant and user). Tokens are
+ * compared as SHA-256 digests in constant time, so a wrong guess says nothing about the right one.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { ApiConfig } from '../config/schema';
+import type { Caller } from '../shared/delegation-types';
+
+const digest = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest();
+
+export class CallerTokens {
+  private readonly entries: { digest: Buffer; caller: Caller }[];
+
+  constructor(entries: { token: string; caller: Caller }[]) {
+    this.entries = entries.map((e) => ({ digest: digest(e.token), caller: e.caller }));
+  }
+
+  /**
+   * The configured callers, each token read from its environment variable. A variable that is unset
+   * or shorter than 16 characters is an error: a guessable token is worse than none.
+   */
+  static fromConfig(api: ApiConfig, env: NodeJS.ProcessEnv = process.env): CallerTokens {
+    return new CallerTokens(
+      api.callers.map((c) => {
+        const token = env[c.tokenFromEnv];
+        if (!token || token.length < 16) throw new Error(`api.callers: ${c.tokenFromEnv} (the token of ${c.tenant}/${c.user}) must be set to at least 16 characters`);
+        return { token, caller: { tenant: c.tenant, user: c.user } };
+      }),
+    );
+  }
+
+  /** One fresh random token for one caller: the development default when no callers are configured. */
+  static single(caller: Caller): { tokens: CallerTokens; token: string } {
+    const token = randomBytes(24).toString('base64url');
+    return { tokens: new CallerTokens([{ token, caller }]), token };
+  }
+
+  get size(): number {
+    return this.entries.length;
+  }
+
+  /** The caller an `Authorization: Bearer …` header names, or undefined. */
+  callerFor(authorization: string | undefined): Caller | undefined {
+    const m = /^Bearer\s+(\S+)$/i.exec(authorization ?? '');
+    if (!m?.[1]) return undefined;
+    const given = digest(m[1]);
+    let found: Caller | undefined;
+    // Every entry is compared, found or not, so timing does not tell how far the list was read.
+    for (const e of this.entries) if (timingSafeEqual(e.digest, given) && !found) found = e.caller;
+    return found;
+  }
+}

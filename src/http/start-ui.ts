@@ -1,0 +1,55 @@
+/**
+ * Starts the HTTP API and web app for a config: the callers from `api.callers`, or, when none are
+ * configured, one fresh token for the config's caller (then only on a loopback address).
+ */
+import { Connection } from '@temporalio/client';
+import type { Logger } from 'pino';
+import { BatonClient } from '../client/baton-client';
+import { GraphClient } from '../client/graph-client';
+import type { BatonConfig } from '../config/schema';
+import { startApiServer } from './api-server';
+import { CallerTokens } from './caller-tokens';
+
+export interface RunningUi {
+  /** The server's base URL. */
+  url: string;
+  /** With a generated token: the link that signs the browser in (the token in the fragment). */
+  signInUrl?: string;
+  close(): Promise<void>;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+export async function startUi(config: BatonConfig, address: string, logger: Logger, listen: { host?: string; port?: number } = {}): Promise<RunningUi> {
+  const host = listen.host ?? config.api.listen.host;
+  const port = listen.port ?? config.api.listen.port;
+  let tokens: CallerTokens;
+  let generated: string | undefined;
+  if (config.api.callers.length) {
+    tokens = CallerTokens.fromConfig(config.api);
+  } else {
+    if (!LOOPBACK.has(host)) throw new Error(`api.listen.host is ${host}, but no api.callers are configured: list the callers and their tokens (api.callers) before listening beyond loopback`);
+    ({ tokens, token: generated } = CallerTokens.single(config.caller));
+  }
+  let connection: Connection;
+  try {
+    connection = await Connection.connect({ address, connectTimeout: 5_000 });
+  } catch (err) {
+    throw new Error(`cannot reach Temporal at ${address} (${(err as Error).message}). Start the stack with \`npx baton dev\`, or set TEMPORAL_ADDRESS.`);
+  }
+  const opts = { namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue, caller: config.caller };
+  try {
+    const server = await startApiServer({ baton: new BatonClient(connection, opts), graphs: new GraphClient(connection, opts), tokens, logger, host, port });
+    return {
+      url: server.url,
+      ...(generated ? { signInUrl: `${server.url}/#token=${generated}` } : {}),
+      close: async () => {
+        await server.close();
+        await connection.close();
+      },
+    };
+  } catch (err) {
+    await connection.close();
+    throw err;
+  }
+}

@@ -1,0 +1,188 @@
+/**
+ * The HTTP API on a real server against a real worker and agent: every answer is checked against the
+ * OpenAPI document the server serves, and the document itself against the OpenAPI 3.1 schema.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import pino from 'pino';
+import { BatonClient } from '../../src/client/baton-client';
+import { GraphClient } from '../../src/client/graph-client';
+import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
+import { supplierQa } from '../../src/demo/supplier-qa';
+import { skywayAir } from '../../src/demo/trip-agents';
+import { startApiServer, type RunningApi } from '../../src/http/api-server';
+import { CallerTokens } from '../../src/http/caller-tokens';
+import type { DelegationRecord } from '../../src/shared/delegation-types';
+import { OpenApiCheck } from '../helpers/openapi-check';
+import { loopbackAgent, withWorker, type TestWorkerContext } from '../helpers/temporal';
+
+// An ES module, loaded with Node's require(esm); typed here by the little this test uses.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { Validator } = require('@seriousme/openapi-schema-validator') as { Validator: new () => { validate(spec: object): Promise<{ valid: boolean; errors?: unknown }> } };
+
+// Bodies are checked against the OpenAPI document on arrival, then read loosely.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Body = any;
+
+const ACME = 'acme-token-0123456789abcdef';
+const GLOBEX = 'globex-token-0123456789abcdef';
+
+/** Reads a delegation's event stream until `until` holds for an event; returns the events read. */
+async function readEvents(url: string, token: string, until: (event: string, data: unknown) => boolean): Promise<{ event: string; data: unknown }[]> {
+  const res = await fetch(url, { headers: { Authorization: `Bearer ${token}` } });
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
+  const events: { event: string; data: unknown }[] = [];
+  const decoder = new TextDecoder();
+  let buffer = '';
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return events;
+    buffer += decoder.decode(value, { stream: true });
+    let cut;
+    while ((cut = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, cut);
+      buffer = buffer.slice(cut + 2);
+      const event = /^event: (.*)$/m.exec(block)?.[1];
+      const data = /^data: (.*)$/m.exec(block)?.[1];
+      if (!event || !data) continue;
+      events.push({ event, data: JSON.parse(data) });
+      if (until(event, JSON.parse(data))) {
+        await reader.cancel();
+        return events;
+      }
+    }
+  }
+}
+
+describe('HTTP API', () => {
+  const agents: RunningAgent[] = [];
+  before(async () => {
+    agents.push(await startAgentServer(supplierQa({ workMs: 30 })), await startAgentServer(skywayAir({ workMs: 30 })));
+  });
+  after(async () => {
+    for (const a of agents) await a.close();
+  });
+
+  const serve = async (ctx: TestWorkerContext, fn: (api: RunningApi, call: (method: string, path: string, opts?: { token?: string | null; body?: unknown; rawBody?: string }) => Promise<{ status: number; body: Body }>, check: OpenApiCheck) => Promise<void>) => {
+    const opts = { namespace: ctx.client.options.namespace, taskQueue: ctx.taskQueue, caller: { tenant: 'nobody', user: 'nobody' } };
+    const tokens = new CallerTokens([
+      { token: ACME, caller: { tenant: 'acme', user: 'ops-1' } },
+      { token: GLOBEX, caller: { tenant: 'globex', user: 'mallory' } },
+    ]);
+    const api = await startApiServer({ baton: new BatonClient(ctx.client.connection, opts), graphs: new GraphClient(ctx.client.connection, opts), tokens, logger: pino({ level: 'warn' }), host: '127.0.0.1', port: 0, pollMs: 100, uiDir: null });
+    try {
+      const docRes = await fetch(`${api.url}/api/v1/openapi.json`);
+      const doc = (await docRes.json()) as ConstructorParameters<typeof OpenApiCheck>[0];
+      const check = new OpenApiCheck(doc);
+      const call = async (method: string, path: string, o: { token?: string | null; body?: unknown; rawBody?: string } = {}) => {
+        const token = o.token === undefined ? ACME : o.token;
+        const res = await fetch(`${api.url}/api/v1${path}`, {
+          method,
+          headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(o.body !== undefined || o.rawBody !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+          body: o.rawBody ?? (o.body !== undefined ? JSON.stringify(o.body) : undefined),
+        });
+        const body: unknown = await res.json();
+        check.check(method, path, res.status, body);
+        return { status: res.status, body: body as Body };
+      };
+      await fn(api, call, check);
+    } finally {
+      await api.close();
+    }
+  };
+
+  it('serves a valid OpenAPI 3.1 document', async () => {
+    await withWorker({}, async (ctx) =>
+      serve(ctx, async (api) => {
+        const doc = await (await fetch(`${api.url}/api/v1/openapi.json`)).json();
+        const result = await new Validator().validate(doc as object);
+        assert.equal(result.valid, true, JSON.stringify(result.errors, null, 1));
+        assert.equal((doc as { openapi: string }).openapi, '3.1.0');
+      }),
+    );
+  });
+
+  it('starts, streams, answers through the inbox, and shows a delegation; every answer matches the document', async () => {
+    await withWorker({ 'supplier-qa': loopbackAgent(agents[0]?.url ?? '') }, async (ctx) =>
+      serve(ctx, async (api, call, check) => {
+        assert.deepEqual((await call('GET', '/whoami')).body, { tenant: 'acme', user: 'ops-1' });
+        const started = await call('POST', '/delegations', { body: { agent: 'supplier-qa', text: 'Verify inspection-92 against order A1042' } });
+        assert.equal(started.status, 201);
+        const id = started.body.id as string;
+
+        // The stream says when it waits; the record in the event is the same as the one shown.
+        const waiting = await readEvents(`${api.url}/api/v1/delegations/${encodeURIComponent(id)}/events`, ACME, (e, d) => e === 'status' && (d as DelegationRecord).status === 'WAITING_INPUT');
+        for (const e of waiting) check.check('GET', `/delegations/${id}`, 200, e.data);
+        const request = (waiting.at(-1)?.data as DelegationRecord).pending;
+        assert.equal(request?.kind, 'input');
+
+        const inbox = await call('GET', '/inbox');
+        const item = inbox.body.requests.find((r: { delegationId: string }) => r.delegationId === id);
+        assert.equal(item?.requestId, request?.requestId);
+        assert.match(JSON.stringify(item.prompt), /serial number/i);
+        assert.equal((await call('GET', '/inbox', { token: GLOBEX })).body.requests.some((r: { delegationId: string }) => r.delegationId === id), false, 'another tenant’s inbox does not show it');
+
+        // Refusals, each typed: another tenant, a stale request id, a malformed body, no token.
+        assert.deepEqual([(await call('POST', `/delegations/${id}/answer`, { token: GLOBEX, body: { requestId: request?.requestId, text: 'x' } })).status], [404]);
+        const stale = await call('POST', `/delegations/${id}/answer`, { body: { requestId: `${id}/request-9`, text: 'SN-4471' } });
+        assert.equal(stale.status, 409);
+        assert.equal(stale.body.error.type, 'Refused');
+        const malformed = await call('POST', `/delegations/${id}/answer`, { body: { requestId: request?.requestId } });
+        assert.equal(malformed.status, 400);
+        assert.match(malformed.body.error.message, /give text or parts/);
+        assert.equal((await call('POST', `/delegations/${id}/answer`, { rawBody: '{"requestId": ' })).status, 400);
+        assert.equal((await call('POST', `/delegations/${id}/answer`, { body: { requestId: 'x', text: 'y'.repeat(1_100_000) } })).status, 413);
+        assert.equal((await call('GET', `/delegations/${id}`, { token: null })).status, 401);
+        assert.equal((await call('GET', `/delegations/${id}`, { token: 'a-token-nobody-was-given-1234' })).status, 401);
+
+        const sent = await call('POST', `/delegations/${id}/answer`, { body: { requestId: request?.requestId, text: 'SN-4471' } });
+        assert.equal(sent.status, 200);
+        assert.equal(sent.body.messageId, `${id}/turn-2`);
+        const settled = await readEvents(`${api.url}/api/v1/delegations/${encodeURIComponent(id)}/events`, ACME, (e) => e === 'settled');
+        assert.deepEqual(settled.at(-1), { event: 'settled', data: { id, outcome: { kind: 'ACCEPTED', reasons: (settled.at(-1)?.data as { outcome: { reasons: string[] } }).outcome.reasons } } });
+
+        const shown = await call('GET', `/delegations/${encodeURIComponent(id)}`);
+        assert.equal(shown.body.outcome.kind, 'ACCEPTED');
+        assert.equal(shown.body.artifacts[0].sha256.length, 64);
+        const listed = await call('GET', '/delegations?status=SETTLED&agent=supplier-qa');
+        assert.ok(listed.body.delegations.some((d: { id: string }) => d.id === id));
+        assert.equal((await call('GET', '/delegations?status=bad%20value')).status, 400);
+        assert.equal((await call('GET', '/delegations', { token: GLOBEX })).body.delegations.length, 0);
+        assert.equal((await call('POST', `/delegations/${id}/cancel`, { body: {} })).status, 409, 'a settled delegation cannot be cancelled');
+        assert.equal((await call('GET', '/delegations/dlg-no-such-thing')).status, 404);
+        assert.equal((await call('POST', '/delegations', { body: { agent: 'supplier-qa' } })).status, 400);
+      }),
+    );
+  });
+
+  it('cancels, reviews and authorizes through the same checks, and shows a graph', async () => {
+    await withWorker({ 'supplier-qa': loopbackAgent(agents[0]?.url ?? ''), 'skyway-air': loopbackAgent(agents[1]?.url ?? '') }, async (ctx) =>
+      serve(ctx, async (_api, call) => {
+        const id = (await call('POST', '/delegations', { body: { agent: 'supplier-qa', text: 'Verify inspection-92 against order A1042' } })).body.id as string;
+        const waiting = await batonOf(ctx).until(id, (r) => r.pending !== null, 50);
+        // Auth and review answers to an input request are refused by the workflow's own validator.
+        const wrongKind = await call('POST', `/delegations/${id}/authorize`, { body: { requestId: waiting.pending?.requestId, fromEnv: 'QA_TOKEN' } });
+        assert.equal(wrongKind.status, 409);
+        assert.equal((await call('POST', `/delegations/${id}/review`, { body: { requestId: waiting.pending?.requestId, decision: 'accept' } })).status, 409);
+        assert.equal((await call('POST', `/delegations/${id}/cancel`, { token: GLOBEX, body: {} })).status, 404);
+        const cancelled = await call('POST', `/delegations/${id}/cancel`, { body: { reason: 'order withdrawn' } });
+        assert.equal(cancelled.status, 200);
+        assert.equal(cancelled.body.outcome.kind, 'CANCELED');
+
+        const graphs = new GraphClient(ctx.client.connection, { namespace: ctx.client.options.namespace, taskQueue: ctx.taskQueue, caller: { tenant: 'acme', user: 'ops-1' } });
+        const graphId = await graphs.start({ nodes: [{ id: 'flight', agent: 'skyway-air', text: 'Book HEL-ROV on 2027-02-03' }] });
+        await graphs.result(graphId);
+        const graph = await call('GET', `/graphs/${graphId}`);
+        assert.equal(graph.body.nodes[0].status, 'SETTLED');
+        // A graph node's delegation id has a slash, URL-encoded in the path.
+        const node = await call('GET', `/delegations/${encodeURIComponent(`${graphId}/flight`)}`);
+        assert.equal(node.body.outcome.kind, 'ACCEPTED');
+        assert.equal((await call('GET', `/graphs/${graphId}`, { token: GLOBEX })).status, 404);
+      }),
+    );
+  });
+});
+
+const batonOf = (ctx: TestWorkerContext): BatonClient => new BatonClient(ctx.client.connection, { namespace: ctx.client.options.namespace, taskQueue: ctx.taskQueue, caller: { tenant: 'acme', user: 'ops-1' } });
