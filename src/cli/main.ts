@@ -20,6 +20,7 @@ import { watchCommand } from './commands/watch';
 import { graphAddCommand, graphCancelCommand, graphRunCommand, graphShowCommand } from './commands/graph';
 import { workerCommand } from './commands/worker';
 import { webhookCommand } from './commands/webhook';
+import { uiCommand } from './commands/ui';
 import { UsageError } from './usage-error';
 
 function port(value: string): number {
@@ -73,13 +74,21 @@ program
   .option('--ui-port <port>', 'Temporal Web UI port', port, 8233)
   .option('--agents-port <port>', 'first port for the demo agents (one port each, counting up)', port, 41241)
   .option('--webhook-port <port>', 'port of the push webhook', listenPort, 41240)
+  .option('--app-port <port>', 'port of the web app and HTTP API (default: api.listen.port, 41230)', listenPort)
   .option('--db <file>', 'SQLite file of the dev server (default .baton/dev/temporal.sqlite)')
-  .action((o: { port: number; uiPort: number; agentsPort: number; webhookPort: number; db?: string }) => run(() => devCommand({ ...o, ...globals() })));
+  .action((o: { port: number; uiPort: number; agentsPort: number; webhookPort: number; appPort?: number; db?: string }) => run(() => devCommand({ ...o, ...globals() })));
 
 program
   .command('webhook')
   .description('receive push notifications from agents and pass them to their delegations (needs push in the config)')
   .action(() => run(() => webhookCommand({ ...globals() })));
+
+program
+  .command('ui')
+  .description('serve the web app (inbox, delegations, graphs) and the HTTP API for an existing server')
+  .option('--host <host>', 'interface to listen on (default: api.listen.host, 127.0.0.1)')
+  .option('--port <port>', 'port (0: any free port; default: api.listen.port, 41230)', listenPort)
+  .action((o: { host?: string; port?: number }) => run(() => uiCommand({ ...o, ...globals() })));
 
 program
   .command('worker')

@@ -14,6 +14,8 @@ export interface SupplierQaOptions {
   onTaskCreated?: (taskId: string) => void;
   /** Advertise streaming on the card (SubscribeToTask). Default false. */
   streaming?: boolean;
+  /** The question asked for the serial number (tests send hostile text). Default: a plain question. */
+  question?: string;
 }
 
 /** Reads the order, report and serial-number references from the request's text or data parts. */
@@ -44,6 +46,7 @@ class SupplierQaExecutor implements AgentExecutor {
   constructor(
     private readonly workMs: number,
     private readonly onTaskCreated?: (taskId: string) => void,
+    private readonly question = 'What is the serial number of the inspected product (like SN-4471)?',
   ) {}
 
   async execute(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
@@ -68,7 +71,7 @@ class SupplierQaExecutor implements AgentExecutor {
       return;
     }
     if (!serial) {
-      bus.publish(statusEvent(taskId, contextId, 'TASK_STATE_INPUT_REQUIRED', `What is the serial number of the inspected product (like SN-4471)?`));
+      bus.publish(statusEvent(taskId, contextId, 'TASK_STATE_INPUT_REQUIRED', this.question));
       bus.finished();
       return;
     }
@@ -107,7 +110,7 @@ export function supplierQa(opts: SupplierQaOptions = {}): DemoAgentDefinition {
         examples: ['Verify inspection report inspection-92 against order A1042'],
       },
     ],
-    executor: new SupplierQaExecutor(opts.workMs ?? 300, opts.onTaskCreated),
+    executor: new SupplierQaExecutor(opts.workMs ?? 300, opts.onTaskCreated, opts.question),
     streaming: opts.streaming ?? false,
   };
 }

@@ -11,6 +11,7 @@ import { arcticTours, harborHotel, imageStudio, skywayAir } from '../../demo/tri
 import { createLogger } from '../../runtime/logger';
 import { projectRoot } from '../../runtime/project-root';
 import { startStack } from '../../runtime/stack';
+import { startUi, type RunningUi } from '../../http/start-ui';
 import { describeSource } from '../../runtime/temporal-server';
 
 export interface DevOptions {
@@ -20,6 +21,8 @@ export interface DevOptions {
   agentsPort: number;
   /** Port of the push webhook. */
   webhookPort: number;
+  /** Port of the web app and HTTP API. Default: the config's `api.listen.port`. */
+  appPort?: number;
   /** SQLite file of the dev server. Default `.baton/dev/temporal.sqlite`. */
   db?: string;
 }
@@ -30,12 +33,20 @@ export async function devCommand(opts: DevOptions): Promise<number> {
   const dbFile = opts.db ?? join(projectRoot(), '.baton', 'dev', 'temporal.sqlite');
   const stack = await startStack({ config, logger, server: { port: opts.port, uiPort: opts.uiPort, dbFile }, agents: [supplierQa(), portalGate(), buildInvestigator(), messageDesk(), refusingVendor(), brokenLab(), { ...skywayAir(), push: true }, harborHotel(), arcticTours(), imageStudio()], agentsPort: opts.agentsPort, webhook: { port: opts.webhookPort } });
 
+  let ui: RunningUi;
+  try {
+    ui = await startUi(stack.config, stack.server.address, logger, { port: opts.appPort });
+  } catch (err) {
+    await stack.stop();
+    throw err;
+  }
+
   let signalled = false;
   const onSignal = (signal: NodeJS.Signals): void => {
     if (signalled) return;
     signalled = true;
-    process.stderr.write(`\n${signal}: stopping worker, agents and Temporal…\n`);
-    void stack.stop();
+    process.stderr.write(`\n${signal}: stopping web app, worker, agents and Temporal…\n`);
+    void ui.close().finally(() => stack.stop());
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
@@ -47,6 +58,8 @@ export async function devCommand(opts: DevOptions): Promise<number> {
     `  Database     ${stack.server.source.kind === 'address' ? '(existing server)' : dbFile}`,
     `  Task queue   ${config.temporal.taskQueue}`,
     `  Config       ${path ?? '(built-in defaults)'}`,
+    `  Web app      ${ui.signInUrl ?? ui.url}`,
+    `  HTTP API     ${ui.url}/api/v1  (OpenAPI: ${ui.url}/api/v1/openapi.json)`,
     ...(stack.push ? [`  Webhook      ${stack.push.webhook.url}/push/<delegation id>  (skyway-air pushes)`] : []),
     ...stack.agents.map((a) => `  Agent        ${a.name.padEnd(12)} ${a.url}`),
     '',
@@ -58,6 +71,7 @@ export async function devCommand(opts: DevOptions): Promise<number> {
   process.stdout.write(`${lines.join('\n')}\n`);
   // The worker's run() ends when the Runtime's own signal handling or stop() shuts it down.
   await stack.running.catch((err: unknown) => logger.error({ err }, 'worker stopped with an error'));
+  await ui.close();
   await stack.stop();
   process.stderr.write('stopped.\n');
   return 0;

@@ -1,0 +1,29 @@
+/**
+ * `baton ui`: the web app (inbox, delegation and graph pages) and the HTTP API it uses, against an
+ * existing Temporal server. Stops on Ctrl-C or SIGTERM.
+ */
+import { loadConfig } from '../../config/load';
+import { startUi } from '../../http/start-ui';
+import { createLogger } from '../../runtime/logger';
+import { DEFAULT_ADDRESS } from '../context';
+
+export async function uiCommand(opts: { config?: string; host?: string; port?: number }): Promise<number> {
+  const logger = createLogger({ app: 'baton-ui' });
+  const { config } = loadConfig(opts.config);
+  const ui = await startUi(config, config.temporal.address ?? DEFAULT_ADDRESS, logger, { host: opts.host, port: opts.port });
+  logger.info({ url: ui.url }, 'ui started');
+  process.stdout.write(
+    [
+      `Baton web app and API at ${ui.url}  (API: ${ui.url}/api/v1, described by ${ui.url}/api/v1/openapi.json)`,
+      ui.signInUrl ? `Sign in as ${config.caller.tenant}/${config.caller.user}: ${ui.signInUrl}` : `Callers sign in with their api.callers tokens (${config.api.callers.length} configured).`,
+      'Stop: Ctrl-C',
+      '',
+    ].join('\n'),
+  );
+  await new Promise<void>((resolveStop) => {
+    process.once('SIGINT', () => resolveStop());
+    process.once('SIGTERM', () => resolveStop());
+  });
+  await ui.close();
+  return 0;
+}

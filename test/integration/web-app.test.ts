@@ -1,0 +1,108 @@
+/**
+ * The web app in headless Chromium against a real worker, agents and API server: a pending input is
+ * answered from the inbox and the delegation is seen to complete; a graph page draws its nodes.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import pino from 'pino';
+import type { Browser, Page } from 'playwright-core';
+import { BatonClient } from '../../src/client/baton-client';
+import { GraphClient } from '../../src/client/graph-client';
+import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
+import { supplierQa } from '../../src/demo/supplier-qa';
+import { harborHotel, skywayAir } from '../../src/demo/trip-agents';
+import { startApiServer, type RunningApi } from '../../src/http/api-server';
+import { CallerTokens } from '../../src/http/caller-tokens';
+import { projectRoot } from '../../src/runtime/project-root';
+import { launchBrowser } from '../helpers/browser';
+import { loopbackAgent, withWorker, type TestWorkerContext } from '../helpers/temporal';
+
+const TOKEN = 'web-app-test-token-0123456789';
+// What a hostile agent might ask: markup that would run script if it were ever put into the page.
+const HOSTILE = 'What is the serial number? <img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>';
+
+describe('web app in Chromium', () => {
+  const agents: RunningAgent[] = [];
+  let browser: Browser;
+  before(async () => {
+    agents.push(await startAgentServer(supplierQa({ workMs: 30, question: HOSTILE })), await startAgentServer(skywayAir({ workMs: 30 })), await startAgentServer(harborHotel({ workMs: 30 })));
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    for (const a of agents) await a.close();
+  });
+
+  const registry = () => Object.fromEntries(agents.map((a) => [a.name, loopbackAgent(a.url)]));
+  const withApp = async (ctx: TestWorkerContext, fn: (api: RunningApi, page: Page, problems: string[]) => Promise<void>) => {
+    const opts = { namespace: ctx.client.options.namespace, taskQueue: ctx.taskQueue, caller: { tenant: 'acme', user: 'ops-1' } };
+    const api = await startApiServer({ baton: new BatonClient(ctx.client.connection, opts), graphs: new GraphClient(ctx.client.connection, opts), tokens: new CallerTokens([{ token: TOKEN, caller: opts.caller }]), logger: pino({ level: 'warn' }), host: '127.0.0.1', port: 0, pollMs: 100, uiDir: join(projectRoot(), 'ui') });
+    const page = await browser.newPage();
+    // Any script error or refused resource (a CSP violation included) fails the test.
+    const problems: string[] = [];
+    page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+    page.on('console', (msg) => void (msg.type() === 'error' && problems.push(`console: ${msg.text()}`)));
+    try {
+      await fn(api, page, problems);
+    } finally {
+      await page.close();
+      await api.close();
+    }
+  };
+
+  it('answers a pending input from the inbox, shows the agent’s words as text, and sees the delegation complete', async () => {
+    await withWorker(registry(), async (ctx) =>
+      withApp(ctx, async (api, page, problems) => {
+        const baton = new BatonClient(ctx.client.connection, { namespace: ctx.client.options.namespace, taskQueue: ctx.taskQueue, caller: { tenant: 'acme', user: 'ops-1' } });
+        const id = await baton.start({ agent: 'supplier-qa', parts: [{ text: 'Verify inspection-92 against order A1042' }] });
+        const waiting = await baton.until(id, (r) => r.pending !== null, 50);
+        const requestId = waiting.pending?.requestId ?? '';
+
+        await page.goto(`${api.url}/#token=${TOKEN}`);
+        const card = page.locator(`[data-request="${requestId}"]`);
+        await card.waitFor();
+        assert.equal(new URL(page.url()).hash, '#/inbox', 'the token leaves the address bar');
+        assert.equal(await card.locator('[data-untrusted]').textContent(), `${HOSTILE}\n`, 'the prompt is shown verbatim, as text');
+        assert.equal(await page.locator('main img, main script').count(), 0, 'no element came from the prompt');
+        assert.equal(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned), undefined);
+
+        await card.locator('textarea').fill('SN-4471');
+        await card.getByRole('button', { name: 'Send answer' }).click();
+        await card.getByText('sent to the agent').waitFor();
+
+        await page.goto(`${api.url}/#/d/${encodeURIComponent(id)}`);
+        await page.locator('[data-field="outcome"]', { hasText: 'ACCEPTED' }).waitFor();
+        await page.getByText('COMPLETED').first().waitFor();
+        const record = await baton.show(id);
+        assert.equal(record.outcome?.kind, 'ACCEPTED');
+        assert.equal(record.turns.length, 2, 'the answer went out as the second turn');
+        assert.match(await page.locator('main table').last().textContent() ?? '', new RegExp(record.artifacts[0]?.sha256.slice(0, 16) ?? 'none'), 'the artifact digest is shown');
+        assert.deepEqual(problems, []);
+      }),
+    );
+  });
+
+  it('draws a graph with its nodes’ states and links each node to its delegation', async () => {
+    await withWorker(registry(), async (ctx) =>
+      withApp(ctx, async (api, page, problems) => {
+        const graphs = new GraphClient(ctx.client.connection, { namespace: ctx.client.options.namespace, taskQueue: ctx.taskQueue, caller: { tenant: 'acme', user: 'ops-1' } });
+        const id = await graphs.start({
+          nodes: [
+            { id: 'flight', agent: 'skyway-air', text: 'Book HEL-RVN on 2027-02-03' },
+            { id: 'hotel', agent: 'harbor-hotel', text: 'Book 3 nights in Rovaniemi', dependsOn: ['flight'] },
+          ],
+        });
+        await page.goto(`${api.url}/#token=${TOKEN}`);
+        await page.locator('#inbox').waitFor();
+        await page.goto(`${api.url}/#/g/${encodeURIComponent(id)}`);
+        await page.locator('svg.dag a.n-ACCEPTED[data-node="hotel"]').waitFor();
+        assert.equal(await page.locator('svg.dag a.n-ACCEPTED').count(), 2);
+        assert.equal(await page.locator('svg.dag path[marker-end]').count(), 1, 'one edge: flight → hotel');
+        assert.equal(await page.locator('svg.dag a[data-node="hotel"]').getAttribute('href'), `#/d/${encodeURIComponent(`${id}/hotel`)}`);
+        await page.locator('[data-field="graph-outcome"]', { hasText: 'ACCEPTED' }).waitFor();
+        assert.deepEqual(problems, []);
+      }),
+    );
+  });
+});
