@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
+import { expandEnv, MissingEnvError } from './env-expand';
 import { ConfigSchema, type BatonConfig } from './schema';
 
 export class ConfigError extends Error {
@@ -79,6 +80,12 @@ export function loadConfig(explicitPath?: string): LoadedConfig {
     raw = parseYaml(readFileSync(path, 'utf8'));
   } catch (err) {
     throw new ConfigError(`${path} is not valid YAML: ${(err as Error).message}`);
+  }
+  try {
+    raw = expandEnv(raw);
+  } catch (err) {
+    if (err instanceof MissingEnvError) throw new ConfigError(`${path} names environment variables that are not set:`, err.problems);
+    throw err;
   }
   return { config: parseConfig(raw, path), path };
 }

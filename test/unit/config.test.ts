@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { expandEnv, MissingEnvError } from '../../src/config/env-expand';
 import { ConfigError, loadConfig, parseConfig } from '../../src/config/load';
 
 describe('config', () => {
@@ -37,5 +38,17 @@ describe('config', () => {
     const bad = join(dir, 'bad.yaml');
     writeFileSync(bad, 'agents: [unclosed');
     assert.throws(() => loadConfig(bad), /bad\.yaml is not valid YAML/);
+  });
+
+  it('reads ${NAME} and ${NAME:-default} in string values from the environment, and names what is unset', () => {
+    const raw = { agents: { qa: { card: '${QA_URL:-http://qa:41241}', allowHttp: true } }, push: { url: 'http://${HOOK_HOST}:41240', secretFromEnv: 'S' }, note: ['$${LITERAL}'] };
+    assert.deepEqual(expandEnv(raw, { HOOK_HOST: 'hooks' }), { agents: { qa: { card: 'http://qa:41241', allowHttp: true } }, push: { url: 'http://hooks:41240', secretFromEnv: 'S' }, note: ['${LITERAL}'] });
+    assert.equal((expandEnv(raw, { HOOK_HOST: 'h', QA_URL: 'https://qa.example' }) as typeof raw).agents.qa.card, 'https://qa.example');
+    assert.throws(() => expandEnv(raw, {}), (err: unknown) => err instanceof MissingEnvError && /push\.url: \$\{HOOK_HOST\} is not set/.test(err.message));
+
+    const dir = mkdtempSync(join(tmpdir(), 'baton-config-'));
+    const file = join(dir, 'baton.config.yaml');
+    writeFileSync(file, 'temporal: { taskQueue: "${BATON_TEST_QUEUE_NAME}" }\n');
+    assert.throws(() => loadConfig(file), /environment variables that are not set:\n {2}- temporal\.taskQueue: \$\{BATON_TEST_QUEUE_NAME\} is not set/);
   });
 });
