@@ -1,0 +1,84 @@
+/**
+ * docker-compose.yml, checked without an engine: Debian's docker-compose accepts it (`config`), every
+ * service docs/operations.md names is in it and every service in it is documented, the search
+ * attributes it registers are the ones the code uses, and the Baton config it mounts loads with the
+ * environment it sets.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { parse as parseYaml } from 'yaml';
+import { loadConfig } from '../../src/config/load';
+import { CallerTokens } from '../../src/http/caller-tokens';
+import { projectRoot } from '../../src/runtime/project-root';
+import { ALL_SEARCH_ATTRIBUTES } from '../../src/shared/search-attributes';
+import { runCli, userEnv } from '../helpers/cli';
+
+const run = promisify(execFile);
+const root = projectRoot();
+const SECRETS = { BATON_PUSH_SECRET: 'push-secret-for-the-compose-test', BATON_UI_TOKEN: 'ui-token-for-the-compose-test', POSTGRES_PASSWORD: 'pg-password' };
+
+async function compose(args: string[], env: Record<string, string | undefined>) {
+  const clean = { ...process.env };
+  for (const k of Object.keys(SECRETS)) delete clean[k];
+  return run('docker-compose', ['-f', join(root, 'docker-compose.yml'), ...args], { cwd: root, env: { ...clean, ...env } });
+}
+
+interface Service {
+  command?: string[] | string;
+  environment?: Record<string, string>;
+  volumes?: (string | { source?: string; target?: string })[];
+  deploy?: { replicas?: number };
+}
+
+describe('docker-compose.yml', () => {
+  it('is accepted by docker-compose config, and refuses to start without its secrets', async () => {
+    const { stdout } = await compose(['config'], SECRETS);
+    assert.ok((parseYaml(stdout) as { services: Record<string, unknown> }).services['baton-worker']);
+    await assert.rejects(compose(['config'], { ...SECRETS, BATON_UI_TOKEN: undefined }), (err: { stderr?: string }) => /set BATON_UI_TOKEN/.test(err.stderr ?? ''));
+  });
+
+  it('has every service docs/operations.md names, and nothing undocumented', async () => {
+    const services = (await compose(['config', '--services'], SECRETS)).stdout.split('\n').filter(Boolean).sort();
+    const doc = readFileSync(join(root, 'docs', 'operations.md'), 'utf8');
+    // The services table: rows whose first cell is a service name in backticks.
+    const named = [...doc.matchAll(/^\| `([a-z0-9-]+)` \|/gm)].map((m) => m[1] ?? '').sort();
+    assert.ok(named.length >= 8, 'the docs list the services');
+    assert.deepEqual(named, services);
+  });
+
+  it('registers the search attributes the code uses, runs real CLI commands, and mounts a config that loads', async () => {
+    const { services } = parseYaml((await compose(['config'], SECRETS)).stdout) as { services: Record<string, Service> };
+    const setup = JSON.stringify(services['temporal-setup']?.command);
+    for (const sa of ALL_SEARCH_ATTRIBUTES) assert.match(setup, new RegExp(`\\b${sa.name}\\b`), `registers ${sa.name}`);
+    assert.equal(setup.match(/\bBaton[A-Za-z]+/g)?.length, ALL_SEARCH_ATTRIBUTES.length, 'and no other');
+    assert.equal(services['baton-worker']?.deploy?.replicas, 2);
+
+    const help = await runCli(['--help'], userEnv());
+    for (const name of ['baton-worker', 'baton-webhook', 'baton-ui', 'demo-agents']) {
+      const command = ([] as string[]).concat(services[name]?.command ?? [])[0] ?? '';
+      assert.match(help.stdout, new RegExp(`^ {2}${command}\\b`, 'm'), `${name} runs \`baton ${command}\`, a real command`);
+    }
+
+    // The UI's environment, with the mounted file in place of /etc/baton: the config loads, and the
+    // token the compose file hands over is the caller's.
+    const ui = services['baton-ui'] as Service;
+    const env = ui.environment ?? {};
+    const saved = { ...process.env };
+    try {
+      Object.assign(process.env, env);
+      const { config } = loadConfig(join(root, 'deploy', 'baton.config.yaml'));
+      assert.equal(config.temporal.address, 'temporal:7233');
+      assert.equal(config.agents['supplier-qa']?.card, 'http://demo-agents:41241');
+      assert.equal(config.push?.url, 'http://baton-webhook:41240');
+      assert.equal(config.api.listen.host, '0.0.0.0');
+      assert.deepEqual(CallerTokens.fromConfig(config.api).callerFor(`Bearer ${SECRETS.BATON_UI_TOKEN}`), { tenant: 'local', user: 'operator' });
+    } finally {
+      for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+      Object.assign(process.env, saved);
+    }
+  });
+});
