@@ -70,8 +70,8 @@ export function formatGraph(g: GraphRecord, live: LiveNodes = new Map()): string
 }
 
 /** One progress line: how many nodes settled, which run, for how long. */
-export function graphProgress(g: GraphRecord, elapsedMs: number): string {
+export function graphProgress(g: GraphRecord): string {
   const settled = g.nodes.filter((n) => n.status === 'SETTLED' || n.status === 'SKIPPED').length;
   const running = g.nodes.filter((n) => n.status === 'RUNNING').map((n) => n.id);
-  return `${g.id}  ${g.status}  ${settled}/${g.nodes.length} done${running.length ? `  running ${running.join(', ')}` : ''}  ${(elapsedMs / 1000).toFixed(0)}s`;
+  return `${g.id}  ${g.status}  ${settled}/${g.nodes.length} done${running.length ? `  running ${running.join(', ')}` : ''}`;
 }

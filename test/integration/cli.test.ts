@@ -34,9 +34,9 @@ describe('baton demo', () => {
 describe('baton dev', () => {
   it('stops cleanly on SIGTERM and SIGINT, and keeps workflows across a restart', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'baton-dev-'));
-    const [port, uiPort, agentsPort, webhookPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+    const [port, uiPort, agentsPort, webhookPort, appPort] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
     const db = join(dir, 'temporal.sqlite');
-    const args = ['dev', '--port', String(port), '--ui-port', String(uiPort), '--agents-port', String(agentsPort), '--webhook-port', String(webhookPort), '--db', db];
+    const args = ['dev', '--port', String(port), '--ui-port', String(uiPort), '--agents-port', String(agentsPort), '--webhook-port', String(webhookPort), '--app-port', String(appPort), '--db', db];
     const config = join(dir, 'baton.config.yaml');
     writeFileSync(config, `temporal: { address: "127.0.0.1:${port}" }\ncaller: { tenant: acme, user: ops-1 }\n`);
     const clientEnv = userEnv({ BATON_CONFIG: config });
@@ -50,6 +50,20 @@ describe('baton dev', () => {
     assert.equal(delegated.code, 0, delegated.stderr);
     const record = JSON.parse(delegated.stdout) as DelegationRecord;
     assert.equal(record.outcome?.kind, 'ACCEPTED');
+
+    // Waiting shows progress on stderr: plain lines here (not a terminal), the last one the outcome.
+    const waited = await runCli(['delegate', '--agent', 'supplier-qa', '--text', 'Verify inspection-92 against order A1042, product SN-4471', '--wait'], clientEnv);
+    assert.equal(waited.code, 0, waited.stderr);
+    assert.match(waited.stderr, /^dlg-\S+ {2}SETTLED {2}remote COMPLETED {2}ACCEPTED {2}\(\d+s\)$/m);
+    assert.doesNotMatch(waited.stderr, /\r|\x1b\[/, 'no terminal control codes in a pipe');
+
+    // dev serves the web app and the API; the printed link carries a token for the config's caller.
+    const signIn = new RegExp(`Web app {6}(http://127\\.0\\.0\\.1:${appPort})/#token=(\\S+)`).exec(first.stdout);
+    assert.ok(signIn, first.stdout);
+    const [, appUrl, token] = signIn;
+    assert.match(await (await fetch(`${appUrl}/`)).text(), /<title>Baton<\/title>/);
+    assert.deepEqual(await (await fetch(`${appUrl}/api/v1/whoami`, { headers: { Authorization: `Bearer ${token}` } })).json(), { tenant: 'local', user: 'dev' });
+    assert.equal((await fetch(`${appUrl}/api/v1/delegations/${record.id}`, { headers: { Authorization: 'Bearer wrong-token-0123456789' } })).status, 401);
 
     // skyway-air offers push, and dev runs the webhook: the flight is followed by push.
     assert.match(first.stdout, new RegExp(`Webhook {6}http://127\\.0\\.0\\.1:${webhookPort}/push/`));

@@ -4,6 +4,7 @@
 import { connectClient } from '../context';
 import { exitCodeOf, formatRecord, printJson } from '../output';
 import { partsFromFlags } from '../parts';
+import { delegationKey, delegationLine, StatusLine } from '../progress';
 
 export interface DelegateOptions {
   agent: string;
@@ -37,8 +38,21 @@ export async function delegateCommand(opts: DelegateOptions): Promise<number> {
       else process.stdout.write(`started ${id}\nfollow it with: npx baton show ${id}\n`);
       return 0;
     }
-    if (!opts.json) process.stderr.write(`started ${id}; waiting for the outcome…\n`);
-    const record = await baton.result(id);
+    if (!opts.json) process.stderr.write(`started ${id}; waiting for the outcome (Ctrl-C stops waiting, not the delegation)…\n`);
+    const status = new StatusLine(process.stderr, opts.json ? 'plain' : 'auto');
+    let record;
+    try {
+      record = await baton.until(
+        id,
+        (r) => {
+          status.update(delegationLine(r), delegationKey(r));
+          return r.outcome !== undefined;
+        },
+        500,
+      );
+    } finally {
+      status.done();
+    }
     if (opts.json) printJson(record);
     else process.stdout.write(`${formatRecord(record)}\n`);
     return exitCodeOf(record);

@@ -7,6 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import type { GraphClient } from '../../client/graph-client';
 import { InvalidRequestError } from '../../client/errors';
 import type { GraphRecord } from '../../shared/graph-types';
+import { StatusLine } from '../progress';
 import { connectClient } from '../context';
 import { graphProgress, formatGraph, type LiveNodes } from '../graph-output';
 import { printJson } from '../output';
@@ -36,19 +37,14 @@ function print(g: GraphRecord, json?: boolean): void {
 
 /** Follows a graph until it settles: a redrawn status line in a terminal, a line per change otherwise. */
 async function follow(graphs: GraphClient, id: string, json?: boolean): Promise<GraphRecord> {
-  const started = Date.now();
-  const tty = process.stderr.isTTY && !json;
-  let last = '';
+  const status = new StatusLine(process.stderr, json ? 'plain' : 'auto');
   try {
     await graphs.until(id, (g) => {
-      const key = g.nodes.map((n) => `${n.id}:${n.status}`).join(',');
-      if (tty) process.stderr.write(`\r\x1b[2K${graphProgress(g, Date.now() - started)}`);
-      else if (key !== last) process.stderr.write(`${graphProgress(g, Date.now() - started)}\n`);
-      last = key;
+      status.update(graphProgress(g), g.nodes.map((n) => `${n.id}:${n.status}`).join(','));
       return g.status === 'SETTLED';
     }, 300);
   } finally {
-    if (tty) process.stderr.write('\n');
+    status.done();
   }
   return graphs.result(id);
 }

@@ -1,0 +1,71 @@
+/**
+ * Progress on long waits: in a terminal, one status line redrawn in place (with the elapsed time);
+ * otherwise (a pipe, a log file, CI) a plain line each time what it says changes. On stderr, so
+ * stdout keeps only the result.
+ */
+import type { DelegationRecord } from '../shared/delegation-types';
+
+export interface ProgressStream {
+  isTTY?: boolean;
+  columns?: number;
+  write(chunk: string): unknown;
+}
+
+export class StatusLine {
+  private last: string | undefined;
+  private drawn = false;
+  private readonly started = Date.now();
+
+  constructor(
+    private readonly out: ProgressStream = process.stderr,
+    /**
+     * `auto`: redrawn in a terminal, plain lines otherwise; `plain`: plain lines even in a terminal
+     * (with --json, whose readers may tee stderr); `off`: nothing. Default auto.
+     */
+    private readonly mode: 'auto' | 'plain' | 'off' = 'auto',
+  ) {}
+
+  private get redraw(): boolean {
+    return this.mode === 'auto' && this.out.isTTY === true;
+  }
+
+  /** Seconds since the wait began, as shown on the line. */
+  elapsed(now = Date.now()): string {
+    const s = Math.floor((now - this.started) / 1000);
+    return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  }
+
+  /**
+   * Shows `text` (which should not carry the elapsed time: it is appended in a terminal only). `key`
+   * says what counts as a change for plain output; by default the text itself.
+   */
+  update(text: string, key = text): void {
+    if (this.mode === 'off') return;
+    if (this.redraw) {
+      const line = `${text}  ${this.elapsed()}`;
+      const width = this.out.columns ?? 120;
+      this.out.write(`\r\x1b[2K${line.length > width - 1 ? `${line.slice(0, width - 2)}…` : line}`);
+      this.drawn = true;
+    } else if (key !== this.last) {
+      this.out.write(`${text}  (${this.elapsed()})\n`);
+    }
+    this.last = key;
+  }
+
+  /** Ends the redrawn line so what follows starts on a line of its own. */
+  done(): void {
+    if (this.redraw && this.drawn) this.out.write('\n');
+    this.drawn = false;
+  }
+}
+
+/** A delegation in one line: status, remote state, and what it waits for. */
+export function delegationLine(r: DelegationRecord): string {
+  const remote = r.remote.state ? r.remote.state.replace('TASK_STATE_', '') : '-';
+  const pending = r.pending ? `  waiting for ${r.pending.kind} (${r.pending.requestId})` : '';
+  const outcome = r.outcome ? `  ${r.outcome.kind}` : '';
+  return `${r.id}  ${r.status}  remote ${remote}${pending}${outcome}`;
+}
+
+/** What counts as a change of a delegation for plain progress lines. */
+export const delegationKey = (r: DelegationRecord): string => `${r.status}|${r.remote.state}|${r.pending?.requestId}|${r.outcome?.kind}`;
