@@ -30,6 +30,9 @@ function h(tag, attrs, ...children) {
   return el;
 }
 
+/** Replaces the page's content; absent parts (null, undefined, false) are skipped, not printed. */
+const fill = (...nodes) => main.replaceChildren(...nodes.filter((n) => n !== null && n !== undefined && n !== false));
+
 const pill = (value) => h('span', { class: `pill s-${String(value).replace('TASK_STATE_', '')}` }, String(value).replace('TASK_STATE_', ''));
 const when = (iso) => (iso ? new Date(iso).toLocaleString() : '');
 const short = (s, n = 12) => (s && s.length > n ? `${s.slice(0, n)}…` : s || '');
@@ -149,7 +152,7 @@ const KIND_TEXT = { input: 'asks for input', auth: 'asks for authorization', rev
 
 async function inboxPage(signal) {
   const list = h('div', { id: 'inbox' });
-  main.replaceChildren(h('h1', {}, 'Inbox'), h('p', { class: 'muted' }, 'Requests waiting for a person, oldest first. Answers go to the delegation’s remote task as a new turn.'), list);
+  fill(h('h1', {}, 'Inbox'), h('p', { class: 'muted' }, 'Requests waiting for a person, oldest first. Answers go to the delegation’s remote task as a new turn.'), list);
   let shown;
   const refresh = async () => {
     const { requests } = await api('/inbox', { signal });
@@ -177,7 +180,7 @@ async function inboxPage(signal) {
 
 async function delegationsPage(signal) {
   const { delegations } = await api('/delegations?limit=100', { signal });
-  main.replaceChildren(
+  fill(
     h('h1', {}, 'Delegations'),
     delegations.length
       ? h(
@@ -216,7 +219,7 @@ function renderDelegation(r, signal, rerender) {
       main.prepend(notice(`${err.type}: ${err.message}`, true));
     }
   } }, 'Cancel delegation');
-  main.replaceChildren(
+  fill(
     h('h1', {}, 'Delegation ', h('span', { class: 'mono' }, r.id)),
     h(
       'div',
@@ -315,7 +318,7 @@ function dag(nodes) {
 }
 
 function renderGraph(g) {
-  main.replaceChildren(
+  fill(
     h('h1', {}, 'Graph ', h('span', { class: 'mono' }, g.id)),
     h('div', { class: 'card' }, h('div', { class: 'meta' }, h('span', {}, 'Status ', pill(g.status)), g.outcome ? h('span', {}, 'Outcome ', h('span', { 'data-field': 'graph-outcome' }, pill(g.outcome.kind))) : null, h('span', {}, `Owner ${g.tenant}/${g.owner}`), h('span', {}, `Failure policy ${g.failurePolicy}`), h('span', {}, `${g.nodes.filter((n) => n.status === 'SETTLED').length}/${g.nodes.length} settled`))),
     dag(g.nodes),
@@ -351,7 +354,7 @@ async function graphPage(id, signal) {
 
 function tokenPage() {
   const input = h('input', { name: 'token', size: 50, placeholder: 'bearer token', 'aria-label': 'token' });
-  main.replaceChildren(
+  fill(
     h('h1', {}, 'Sign in'),
     h('p', {}, 'Open the link `baton ui` or `baton dev` printed, or paste a token from api.callers.'),
     h('form', { class: 'answer', onsubmit: (e) => {
@@ -383,7 +386,7 @@ async function route() {
       sessionStorage.removeItem(TOKEN_KEY);
       return tokenPage();
     }
-    main.replaceChildren(notice(`${err.type || 'Error'}: ${err.message}`, true));
+    fill(notice(`${err.type || 'Error'}: ${err.message}`, true));
   }
 }
 

@@ -78,6 +78,7 @@ describe('web app in Chromium', () => {
         assert.equal(record.outcome?.kind, 'ACCEPTED');
         assert.equal(record.turns.length, 2, 'the answer went out as the second turn');
         assert.match(await page.locator('main table').last().textContent() ?? '', new RegExp(record.artifacts[0]?.sha256.slice(0, 16) ?? 'none'), 'the artifact digest is shown');
+        assert.doesNotMatch(await page.locator('main').innerText(), /\bnull\b|\bundefined\b/, 'absent parts are not printed');
         assert.deepEqual(problems, []);
       }),
     );
@@ -101,6 +102,7 @@ describe('web app in Chromium', () => {
         assert.equal(await page.locator('svg.dag path[marker-end]').count(), 1, 'one edge: flight → hotel');
         assert.equal(await page.locator('svg.dag a[data-node="hotel"]').getAttribute('href'), `#/d/${encodeURIComponent(`${id}/hotel`)}`);
         await page.locator('[data-field="graph-outcome"]', { hasText: 'ACCEPTED' }).waitFor();
+        assert.doesNotMatch(await page.locator('main').innerText(), /\bnull\b|\bundefined\b/);
         assert.deepEqual(problems, []);
       }),
     );
