@@ -6,7 +6,7 @@
  *   npm run bench -- --quick   # small sizes, for trying it out
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -26,6 +26,7 @@ import { startTemporal, TEMPORAL_CLI_VERSION } from '../src/runtime/temporal-ser
 import { pushSignal } from '../workflows/messages';
 import * as benchActivities from './activities';
 import { directCall } from './direct-call';
+import { HEAP_CAP, measureParked } from './parked';
 import { bareCallWorkflow } from './workflows';
 import { CliProcess, userEnv } from '../test/helpers/cli';
 import { installedVersion as version } from '../test/helpers/versions';
@@ -160,44 +161,15 @@ async function main(): Promise<number> {
       perMode[mode] = (agent.calls() - before) / size.modeRuns;
     }
 
-    // 5. Parked delegations, on a worker process of their own so its memory can be read.
+    // 5. Parked delegations, on a worker process of their own so its memory can be read: as shipped,
+    // and with the heap cap docs/operations.md suggests for workers.
+    const park = (workerEnv?: Record<string, string>) =>
+      measureParked({ client, connection, address: server.address, namespace: server.namespace, agent: { url: qa.agent.url, calls: qa.calls }, count: size.parked, workerEnv, say });
     say(`parking ${size.parked} delegations in WAITING_INPUT…`);
-    const dir = mkdtempSync(join(tmpdir(), 'bench-parked-'));
-    const parkedQueue = 'bench-parked';
-    const config = join(dir, 'baton.config.yaml');
-    writeFileSync(config, [`temporal: { address: "${server.address}", taskQueue: "${parkedQueue}" }`, 'agents:', `  supplier-qa: { card: "${qa.agent.url}", allowHttp: true, allowPrivateNetwork: true }`, `artifacts: { path: "${dir}/artifacts" }`].join('\n'));
-    const parkedWorker = new CliProcess(['worker'], userEnv({ BATON_CONFIG: config, BATON_LOG_LEVEL: 'info', BATON_LOG_FORMAT: 'json' }));
-    await parkedWorker.waitFor('worker started', 'stderr');
-    const rss = (): number => {
-      const status = readFileSync(`/proc/${parkedWorker.child.pid}/status`, 'utf8');
-      return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024;
-    };
-    const rssIdle = rss();
-    const parkedBaton = new BatonClient(connection, { namespace: server.namespace, taskQueue: parkedQueue, caller: { tenant: 'bench', user: 'bench' } });
-    const parkStart = performance.now();
-    const ids: string[] = [];
-    let cursor = 0;
-    await Promise.all(Array.from({ length: 50 }, async () => {
-      while (cursor < size.parked) {
-        cursor += 1;
-        ids.push(await parkedBaton.start({ agent: 'supplier-qa', parts: [{ text: 'Verify inspection-92 against order A1042' }] }));
-      }
-    }));
-    let parkedNow = 0;
-    while (parkedNow < size.parked && performance.now() - parkStart < 30 * 60_000) {
-      await new Promise((r) => setTimeout(r, 2_000));
-      parkedNow = (await client.workflow.count(`TaskQueue = '${parkedQueue}' AND BatonStatus = 'WAITING_INPUT'`)).count;
-      say(`  parked ${parkedNow}/${size.parked}`);
-    }
-    const parkSeconds = (performance.now() - parkStart) / 1000;
-    const callsBefore = qa.calls();
-    await new Promise((r) => setTimeout(r, 30_000));
-    const callsWhileParked = qa.calls() - callsBefore;
-    const rssParked = rss();
-    let pendingActivities = 0;
-    for (const id of ids.slice(0, 100)) pendingActivities += (await describe(id)).raw.pendingActivities?.length ?? 0;
-    parkedWorker.child.kill('SIGTERM');
-    await parkedWorker.exited;
+    const parked = await park();
+    say(`parking ${size.parked} more, the worker's heap capped (${HEAP_CAP})…`);
+    const parkedCapped = await park({ NODE_OPTIONS: HEAP_CAP });
+    const dir = mkdtempSync(join(tmpdir(), 'bench-workers-'));
 
     // 6. One against two worker processes on one task queue (an agent that completes at once).
     say('one against two worker processes…');
@@ -264,11 +236,13 @@ async function main(): Promise<number> {
     report.push('', `Growth over the poll: ${(last?.events ?? 0) - (first?.events ?? 0)} events, ${(last?.bytes ?? 0) - (first?.bytes ?? 0)} bytes ${mark((last?.events ?? 0) === (first?.events ?? 0))} (flat is the target).`);
     report.push('', `## Remote requests per delegation (agent works 3 s; average of ${size.modeRuns})`, '', '| Observation | JSON-RPC calls to the agent |', '|---|---|');
     for (const [mode, calls] of Object.entries(perMode)) row([mode, calls.toFixed(1)]);
-    report.push('', `## ${size.parked} delegations parked in WAITING_INPUT (one worker process)`, '', '| Figure | Value | Target |', '|---|---|---|');
-    row(['time to park them all', `${parkSeconds.toFixed(0)} s (${(size.parked / parkSeconds).toFixed(1)}/s)`, '']);
-    row(['worker RSS idle → parked', `${(rssIdle / 2 ** 20).toFixed(0)} MiB → ${(rssParked / 2 ** 20).toFixed(0)} MiB`, `≤ 512 MiB ${mark(rssParked <= 512 * 2 ** 20)}`]);
-    row(['activities running (100 sampled)', pendingActivities, `0 ${mark(pendingActivities === 0)}`]);
-    row(['calls to the agent in 30 s while parked', callsWhileParked, `0 ${mark(callsWhileParked === 0)}`]);
+    report.push('', `## ${size.parked} delegations parked in WAITING_INPUT (one worker process)`, '', `| Figure | As shipped | Heap capped (\`NODE_OPTIONS=${HEAP_CAP}\`) | Target |`, '|---|---|---|---|');
+    const mib = (b: number): string => `${(b / 2 ** 20).toFixed(0)} MiB`;
+    row(['time to park them all', `${parked.seconds.toFixed(0)} s (${(size.parked / parked.seconds).toFixed(1)}/s)`, `${parkedCapped.seconds.toFixed(0)} s (${(size.parked / parkedCapped.seconds).toFixed(1)}/s)`, '']);
+    row(['worker RSS idle → 30 s after the last parked', `${mib(parked.rssIdle)} → ${mib(parked.rssParked)}`, `${mib(parkedCapped.rssIdle)} → ${mib(parkedCapped.rssParked)}`, `≤ 512 MiB ${mark(parked.rssParked <= 512 * 2 ** 20)} / ${mark(parkedCapped.rssParked <= 512 * 2 ** 20)}`]);
+    row(['highest RSS while parking (sampled each tenth)', mib(Math.max(...parked.curve.map((c) => c.rss))), mib(Math.max(...parkedCapped.curve.map((c) => c.rss))), '']);
+    row(['activities running (100 sampled)', parked.pendingActivities, parkedCapped.pendingActivities, `0 ${mark(parked.pendingActivities + parkedCapped.pendingActivities === 0)}`]);
+    row(['calls to the agent in 30 s while parked', parked.callsWhileParked, parkedCapped.callsWhileParked, `0 ${mark(parked.callsWhileParked + parkedCapped.callsWhileParked === 0)}`]);
     report.push('', '## Worker processes on one task queue (concurrency 100, agent completes at once)', '', '| Workers | Delegations per second |', '|---|---|');
     row([1, oneWorker.toFixed(1)]);
     row([2, `${twoWorkers.toFixed(1)} (${(twoWorkers / oneWorker).toFixed(2)}×)`]);
