@@ -127,7 +127,7 @@ export function createActivities(deps: ActivityDeps) {
    */
   async function settleBriefly(client: AgentClient, taskId: string, withinMs: number, maxCalls: number, log: Logger): Promise<{ task?: Task; calls: number }> {
     const until = Date.now() + withinMs;
-    let pause = 20;
+    let pause = 5;
     let calls = 0;
     let task: Task | undefined;
     while (calls < maxCalls && Date.now() + pause <= until && !cancellationSignal().aborted) {

@@ -96,7 +96,7 @@ export const AgentEntrySchema = z
     /** Acceptance policy used when a delegation names none. */
     acceptance: z.string().default('completed-with-artifact'),
     /**
-     * After SendMessage, how long the send keeps reading the task (GetTask, pauses from 20 ms doubling)
+     * After SendMessage, how long the send keeps reading the task (GetTask, pauses from 5 ms doubling)
      * before handing over to the observing activity: an agent that finishes at once is then done in one
      * activity. Default 1000 ms; 0 turns it off; at most 10000 (the send's own timeout is 15 s).
      */
@@ -133,8 +133,8 @@ export const WorkerSchema = z
   .object({
     /**
      * Workflows kept in the worker's memory between tasks. A parked delegation (waiting for a person)
-     * needs none: evicted, it is replayed when its answer comes. Default 100, which keeps a worker with
-     * thousands of parked delegations under 512 MiB; raise it for many busy delegations.
+     * needs none: evicted, it is replayed when its answer comes. Default 100; raise it for many busy
+     * delegations. (Memory with 10,000 parked delegations is measured in docs/BENCHMARKS.md.)
      */
     maxCachedWorkflows: z.number().int().min(0).default(100),
     /** Activities run at once (calls to agents). Default 100. */

@@ -18,6 +18,13 @@ const needsContent = { message: 'give text or parts' };
 export const StartBodySchema = z
   .object({
     agent: identifier,
+    /** Your own id for it, so a retried POST cannot start it twice (the second answers 409). Default: a new `dlg-<uuid>`. */
+    id: z
+      .string()
+      .min(1)
+      .max(200)
+      .regex(/^[A-Za-z0-9_.:@-]+$/, 'may use letters, digits and . _ : @ - only')
+      .optional(),
     ...content,
     policy: z.string().min(1).max(200).optional(),
     contextId: z.string().min(1).max(300).optional(),

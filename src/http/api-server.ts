@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -58,6 +59,7 @@ function apiErrorOf(err: unknown): ApiError {
   if (err instanceof InvalidRequestError) return new ApiError(400, 'InvalidRequest', err.message);
   if (err instanceof DelegationNotFoundError || err instanceof GraphNotFoundError) return new ApiError(404, 'NotFound', err.message);
   if (err instanceof RequestRefusedError) return new ApiError(409, 'Refused', err.message);
+  if (err instanceof WorkflowExecutionAlreadyStartedError) return new ApiError(409, 'Refused', `a workflow with id ${err.workflowId} exists already: nothing was started`);
   const e = err as { type?: string; status?: number; code?: number; message?: string };
   if (e?.type === 'entity.too.large') return new ApiError(413, 'PayloadTooLarge', 'the request body is larger than 1 MiB');
   if (e?.type === 'entity.parse.failed') return new ApiError(400, 'InvalidRequest', 'the request body is not valid JSON');
@@ -130,7 +132,7 @@ export function createApiApp(opts: ApiServerOptions): express.Express {
     '/delegations',
     handle(async (req, res) => {
       const body = parse(StartBodySchema, req.body, 'delegation');
-      const id = await as(req).baton.start({ agent: body.agent, parts: partsOf(body), policy: body.policy, contextId: body.contextId, referenceTaskIds: body.referenceTaskIds, contract: body.contract });
+      const id = await as(req).baton.start({ agent: body.agent, id: body.id, parts: partsOf(body), policy: body.policy, contextId: body.contextId, referenceTaskIds: body.referenceTaskIds, contract: body.contract });
       log.info({ delegationId: id, agent: body.agent, caller: as(req).caller }, 'delegation started over HTTP');
       res.status(201).location(`/api/v1/delegations/${encodeURIComponent(id)}`).json({ id });
     }),

@@ -156,7 +156,7 @@ export function openApiDocument(): Record<string, unknown> {
           operationId: 'startDelegation',
           summary: 'Hand work to an agent',
           requestBody: body(ref('StartRequest')),
-          responses: { '201': json(ref('Started'), 'Started; the Location header names the delegation'), ...errors(400, 401, 413, 503) },
+          responses: { '201': json(ref('Started'), 'Started; the Location header names the delegation'), ...errors(400, 401, 409, 413, 503) },
         },
       },
       '/delegations/{id}': { get: { operationId: 'showDelegation', summary: 'The delegation record, live while it runs', parameters: [idParam], responses: { '200': json(ref('Delegation'), 'The record'), ...errors(401, 404, 503) } } },

@@ -6,6 +6,7 @@ import { Connection } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { BatonClient } from '../client/baton-client';
 import { GraphClient } from '../client/graph-client';
+import { ConfigError } from '../config/load';
 import type { BatonConfig } from '../config/schema';
 import { startApiServer } from './api-server';
 import { CallerTokens } from './caller-tokens';
@@ -26,9 +27,13 @@ export async function startUi(config: BatonConfig, address: string, logger: Logg
   let tokens: CallerTokens;
   let generated: string | undefined;
   if (config.api.callers.length) {
-    tokens = CallerTokens.fromConfig(config.api);
+    try {
+      tokens = CallerTokens.fromConfig(config.api);
+    } catch (err) {
+      throw new ConfigError((err as Error).message);
+    }
   } else {
-    if (!LOOPBACK.has(host)) throw new Error(`api.listen.host is ${host}, but no api.callers are configured: list the callers and their tokens (api.callers) before listening beyond loopback`);
+    if (!LOOPBACK.has(host)) throw new ConfigError(`api.listen.host is ${host}, but no api.callers are configured: list the callers and their tokens (api.callers) before listening beyond loopback`);
     ({ tokens, token: generated } = CallerTokens.single(config.caller));
   }
   let connection: Connection;

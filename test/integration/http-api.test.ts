@@ -153,6 +153,12 @@ describe('HTTP API', () => {
         assert.equal((await call('POST', `/delegations/${id}/cancel`, { body: {} })).status, 409, 'a settled delegation cannot be cancelled');
         assert.equal((await call('GET', '/delegations/dlg-no-such-thing')).status, 404);
         assert.equal((await call('POST', '/delegations', { body: { agent: 'supplier-qa' } })).status, 400);
+        // A caller-chosen id makes a retried POST safe: the second one starts nothing.
+        const own = `order-A1042-check-${Date.now()}`;
+        assert.equal((await call('POST', '/delegations', { body: { agent: 'supplier-qa', id: own, text: 'Verify inspection-92 against order A1042, product SN-4471' } })).status, 201);
+        const again = await call('POST', '/delegations', { body: { agent: 'supplier-qa', id: own, text: 'Verify inspection-92 against order A1042, product SN-4471' } });
+        assert.equal(again.status, 409);
+        assert.match(again.body.error.message, /exists already/);
       }),
     );
   });
