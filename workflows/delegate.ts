@@ -15,6 +15,7 @@ import {
 import type { Part } from '../src/shared/a2a-types';
 import { brokenResult, resultOf, type DelegationResult } from '../src/shared/delegation-result';
 import { DelegationInputSchema, type Caller, type Contract, type DelegationInput, type RequestNotice } from '../src/shared/delegation-types';
+import { startingAttributes } from '../src/shared/search-attributes';
 import { delegationWorkflow } from './delegation';
 import { requestSignal } from './messages';
 
@@ -115,6 +116,7 @@ export async function startDelegation(options: DelegateOptions): Promise<Delegat
   const child = await startChild(delegationWorkflow, {
     workflowId: id,
     args: [input],
+    typedSearchAttributes: startingAttributes(input),
     ...(options.taskQueue ? { taskQueue: options.taskQueue } : {}),
     // The default cancellation type waits for the child to finish cancelling, so the caller sees the
     // real end (the remote task's CancelTask answer), not just the request to cancel.

@@ -218,7 +218,8 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
     },
   );
 
-  publish();
+  // Started with its attributes set (startingAttributes): nothing to upsert until something changes.
+  if (workflowInfo().typedSearchAttributes.get(SA_STATUS) !== 'STARTING') publish();
 
   /** Ends the delegation in ERROR for a broken contract, through the same cancel path as a caller's. */
   const breakContract = (reason: string): void => {

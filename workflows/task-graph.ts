@@ -19,6 +19,7 @@ import { CancelSchema } from '../src/shared/delegation-types';
 import { graphProblems, normalizeNode } from '../src/shared/graph-spec';
 import { GraphState } from '../src/shared/graph-state';
 import { FollowUpSchema, type GraphInput, type GraphRecord } from '../src/shared/graph-types';
+import { startingAttributes } from '../src/shared/search-attributes';
 import type { BatonActivities } from '../activities';
 import type { GraphNodeSpec } from '../src/shared/graph-types';
 import { delegationWorkflow } from './delegation';
@@ -100,6 +101,7 @@ export async function taskGraphWorkflow(input: GraphInput): Promise<GraphRecord>
     const run = async (): Promise<DelegationResult> => {
       const child = await startChild(delegationWorkflow, {
         workflowId: node.delegationId,
+        typedSearchAttributes: startingAttributes({ agent: node.agent, tenant: state.record.tenant }),
         args: [
           {
             agent: node.agent,

@@ -6,6 +6,7 @@ import { Client, WorkflowNotFoundError, type ConnectionLike } from '@temporalio/
 import type { Part } from '../shared/a2a-types';
 import { DelegationInputSchema, type Caller, type Contract, type DelegationRecord } from '../shared/delegation-types';
 import { DELEGATION_ID_PREFIX } from '../shared/ids';
+import { startingAttributes } from '../shared/search-attributes';
 import { describeIssues } from '../config/load';
 import type { delegationWorkflow } from '../../workflows/delegation';
 import { answerUpdate, authorizeUpdate, cancelUpdate, reviewUpdate, statusQuery } from '../../workflows/messages';
@@ -134,6 +135,7 @@ export class BatonClient {
       workflowId: id,
       taskQueue: this.opts.taskQueue,
       args: [parsed.data],
+      typedSearchAttributes: startingAttributes(parsed.data),
       staticSummary: `Delegation to ${parsed.data.agent}`,
     });
     return id;

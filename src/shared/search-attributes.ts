@@ -2,7 +2,7 @@
  * Typed search attributes, one source for worker, workflows and clients. Registered on the server
  * at start (dev server flags, or the operator API for an existing server).
  */
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
 
 export const SA_STATUS = defineSearchAttributeKey('BatonStatus', SearchAttributeType.KEYWORD);
 export const SA_OUTCOME = defineSearchAttributeKey('BatonOutcome', SearchAttributeType.KEYWORD);
@@ -15,3 +15,15 @@ export const SA_REMOTE_STATE = defineSearchAttributeKey('BatonRemoteState', Sear
 export const SA_PENDING_REQUEST = defineSearchAttributeKey('BatonPendingRequest', SearchAttributeType.KEYWORD);
 
 export const ALL_SEARCH_ATTRIBUTES = [SA_STATUS, SA_OUTCOME, SA_AGENT, SA_TENANT, SA_REMOTE_TASK_ID, SA_REMOTE_STATE, SA_PENDING_REQUEST];
+
+/**
+ * The attributes a delegation starts with, set by whoever starts it (client or parent workflow): the
+ * workflow then has nothing to upsert before its first real change, one visibility write fewer.
+ */
+export function startingAttributes(input: { agent: string; tenant: string }): SearchAttributePair[] {
+  return [
+    { key: SA_STATUS, value: 'STARTING' },
+    { key: SA_AGENT, value: input.agent },
+    { key: SA_TENANT, value: input.tenant },
+  ];
+}
