@@ -147,7 +147,7 @@ export function createActivities(deps: ActivityDeps) {
         log.info({ remoteTaskId: taskId, state: task.status.state }, 'remote state');
         break;
       }
-      pause *= 2;
+      pause *= 4;
     }
     return { task, calls };
   }

@@ -168,6 +168,7 @@ async function inboxPage(signal) {
           h('div', { class: 'meta' }, h('strong', {}, r.agent), h('span', {}, KIND_TEXT[r.kind] || r.kind), delegationLink(r.delegationId), h('span', { class: 'muted' }, `since ${when(r.observedAt)}`)),
           h('div', { class: 'label' }, r.kind === 'review' ? 'acceptance said' : 'the agent wrote (untrusted)'),
           untrustedParts(r.prompt),
+          r.artifacts ? h('div', { class: 'meta muted' }, r.artifacts.length ? r.artifacts.map((a) => h('span', {}, `${a.name || a.artifactId} · ${a.size} B · sha256 ${short(a.sha256, 12)}`)) : 'no artifacts', h('a', { href: `#/d/${encodeURIComponent(r.delegationId)}` }, 'see them')) : null,
           answerForm(r.delegationId, r, () => setTimeout(() => refresh().catch(() => {}), 300)),
         ),
       ),

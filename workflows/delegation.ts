@@ -300,7 +300,8 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
     }
     const taskId = sent.snapshot.taskId;
     let next: NextStep = state.observed(sent.snapshot);
-    publish();
+    // A task that settled within the send is published once, with its outcome, at the end.
+    if (next.kind === 'observe' || next.kind === 'interrupted') publish();
     await announceRemote();
     for (;;) {
       while (next.kind === 'observe') {

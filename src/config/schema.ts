@@ -96,7 +96,7 @@ export const AgentEntrySchema = z
     /** Acceptance policy used when a delegation names none. */
     acceptance: z.string().default('completed-with-artifact'),
     /**
-     * After SendMessage, how long the send keeps reading the task (GetTask, pauses from 5 ms doubling)
+     * After SendMessage, how long the send keeps reading the task (GetTask, pauses of 5, 20, 80, 320 ms)
      * before handing over to the observing activity: an agent that finishes at once is then done in one
      * activity. Default 1000 ms; 0 turns it off; at most 10000 (the send's own timeout is 15 s).
      */

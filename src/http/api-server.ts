@@ -71,7 +71,9 @@ function apiErrorOf(err: unknown): ApiError {
 /** Inbox entries: one per pending request, its prompt as the agent gave it (untrusted text). */
 function inboxItem(r: DelegationRecord) {
   const p = r.pending as NonNullable<DelegationRecord['pending']>;
-  return { delegationId: r.id, agent: r.agent.name, status: r.status, kind: p.kind, requestId: p.requestId, prompt: p.prompt, taskId: p.taskId, observedAt: p.observedAt };
+  // A reviewer decides on the artifacts: their names and digests come along (the content is on the delegation).
+  const artifacts = p.kind === 'review' ? { artifacts: r.artifacts.map((a) => ({ artifactId: a.artifactId, ...(a.name ? { name: a.name } : {}), ...(a.mediaType ? { mediaType: a.mediaType } : {}), size: a.size, sha256: a.sha256 })) } : {};
+  return { delegationId: r.id, agent: r.agent.name, status: r.status, kind: p.kind, requestId: p.requestId, prompt: p.prompt, taskId: p.taskId, observedAt: p.observedAt, ...artifacts };
 }
 
 /** What changes for a status stream: a new event is sent when this does. */

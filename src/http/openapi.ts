@@ -86,7 +86,17 @@ const schemas = {
   InboxItem: {
     type: 'object',
     required: ['delegationId', 'agent', 'status', 'kind', 'requestId', 'prompt', 'taskId', 'observedAt'],
-    properties: { delegationId: { type: 'string' }, agent: { type: 'string' }, status: { enum: ['WAITING_INPUT', 'WAITING_AUTH', 'WAITING_REVIEW'] }, kind: { enum: ['input', 'auth', 'review'] }, requestId: { type: 'string' }, prompt: { type: 'array', items: part }, taskId: { type: 'string' }, observedAt: { type: 'string' } },
+    properties: {
+      delegationId: { type: 'string' },
+      agent: { type: 'string' },
+      status: { enum: ['WAITING_INPUT', 'WAITING_AUTH', 'WAITING_REVIEW'] },
+      kind: { enum: ['input', 'auth', 'review'] },
+      requestId: { type: 'string' },
+      prompt: { type: 'array', items: part },
+      taskId: { type: 'string' },
+      observedAt: { type: 'string' },
+      artifacts: { type: 'array', description: 'For a review: the artifacts to decide on, by name and digest.', items: { type: 'object', required: ['artifactId', 'size', 'sha256'], properties: { artifactId: { type: 'string' }, name: { type: 'string' }, mediaType: { type: 'string' }, size: { type: 'integer' }, sha256: { type: 'string' } } } },
+    },
   },
   Graph: {
     type: 'object',

@@ -5,8 +5,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
+import { PolicyRegistry } from '../../src/acceptance/policies';
 import { BatonClient } from '../../src/client/baton-client';
 import { GraphClient } from '../../src/client/graph-client';
+import { DeclaredPolicySchema } from '../../src/config/schema';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
 import { supplierQa } from '../../src/demo/supplier-qa';
 import { skywayAir } from '../../src/demo/trip-agents';
@@ -164,6 +166,7 @@ describe('HTTP API', () => {
   });
 
   it('cancels, reviews and authorizes through the same checks, and shows a graph', async () => {
+    const policies = new PolicyRegistry().declareAll({ 'second-look': DeclaredPolicySchema.parse({ base: 'completed-with-artifact', review: true }) });
     await withWorker({ 'supplier-qa': loopbackAgent(agents[0]?.url ?? ''), 'skyway-air': loopbackAgent(agents[1]?.url ?? '') }, async (ctx) =>
       serve(ctx, async (_api, call) => {
         const id = (await call('POST', '/delegations', { body: { agent: 'supplier-qa', text: 'Verify inspection-92 against order A1042' } })).body.id as string;
@@ -177,6 +180,16 @@ describe('HTTP API', () => {
         assert.equal(cancelled.status, 200);
         assert.equal(cancelled.body.outcome.kind, 'CANCELED');
 
+        // A result that waits for review: the inbox shows what to decide on; the API decides it.
+        const reviewed = (await call('POST', '/delegations', { body: { agent: 'supplier-qa', text: 'Verify inspection-93 against order A1043, product SN-5120', policy: 'second-look' } })).body.id as string;
+        const inReview = await batonOf(ctx).until(reviewed, (r) => r.pending?.kind === 'review', 50);
+        const item = (await call('GET', '/inbox')).body.requests.find((r: { delegationId: string }) => r.delegationId === reviewed);
+        assert.equal(item.kind, 'review');
+        assert.deepEqual(item.artifacts.map((a: { sha256: string }) => a.sha256), inReview.artifacts.map((a) => a.sha256));
+        const decided = await call('POST', `/delegations/${reviewed}/review`, { body: { requestId: inReview.pending?.requestId, decision: 'accept', reason: 'photos checked' } });
+        assert.equal(decided.status, 200);
+        assert.equal(decided.body.outcome.kind, 'ACCEPTED');
+
         const graphs = new GraphClient(ctx.client.connection, { namespace: ctx.client.options.namespace, taskQueue: ctx.taskQueue, caller: { tenant: 'acme', user: 'ops-1' } });
         const graphId = await graphs.start({ nodes: [{ id: 'flight', agent: 'skyway-air', text: 'Book HEL-ROV on 2027-02-03' }] });
         await graphs.result(graphId);
@@ -187,6 +200,7 @@ describe('HTTP API', () => {
         assert.equal(node.body.outcome.kind, 'ACCEPTED');
         assert.equal((await call('GET', `/graphs/${graphId}`, { token: GLOBEX })).status, 404);
       }),
+      { policies },
     );
   });
 });
