@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { BatonClient, DelegationNotFoundError, InvalidRequestError, RequestRefusedError } from '../client/baton-client';
 import { GraphNotFoundError } from '../client/errors';
+import { ConfigError } from '../config/load';
 import type { GraphClient } from '../client/graph-client';
 import { projectRoot } from '../runtime/project-root';
 import type { Caller, DelegationRecord } from '../shared/delegation-types';
@@ -250,8 +251,10 @@ export interface RunningApi {
 export async function startApiServer(opts: ApiServerOptions & { host: string; port: number }): Promise<RunningApi> {
   const app = createApiApp(opts);
   const server = await new Promise<import('node:http').Server>((resolve, reject) => {
-    const s = app.listen(opts.port, opts.host, (err?: Error) => (err ? reject(err) : resolve(s)));
-    s.once('error', reject);
+    const refuse = (err: NodeJS.ErrnoException): void =>
+      reject(err.code === 'EADDRINUSE' ? new ConfigError(`${opts.host}:${opts.port} is in use: choose another port (api.listen.port, or --port / --app-port)`) : err);
+    const s = app.listen(opts.port, opts.host, (err?: Error) => (err ? refuse(err) : resolve(s)));
+    s.once('error', refuse);
   });
   const { port } = server.address() as AddressInfo;
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;

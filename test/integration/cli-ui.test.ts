@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { CliProcess, runCli, userEnv } from '../helpers/cli';
@@ -40,5 +41,17 @@ describe('baton ui', () => {
       ui.child.kill('SIGTERM');
     }
     assert.deepEqual(await ui.exited, { code: 0, signal: null });
+
+    // A port in use is named, with the way out.
+    const busy = createServer();
+    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
+    try {
+      const port = (busy.address() as AddressInfo).port;
+      const taken = await runCli(['ui', '--port', String(port)], userEnv({ BATON_CONFIG: bare }));
+      assert.equal(taken.code, 1);
+      assert.match(taken.stderr, new RegExp(`^baton: 127\\.0\\.0\\.1:${port} is in use: choose another port`, 'm'));
+    } finally {
+      busy.close();
+    }
   });
 });
