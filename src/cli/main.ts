@@ -97,11 +97,13 @@ program
 
 program
   .command('serve-agents')
-  .description('serve only the demo agents (supplier-qa), for a worker elsewhere')
+  .description('serve the demo agents (supplier-qa; --all for every one) for a worker elsewhere')
   .option('--host <host>', 'interface to listen on', '127.0.0.1')
   .option('--port <port>', 'port (0: any free port)', listenPort, 41241)
   .option('--public-url <url>', 'URL written into the card (default http://host:port)')
-  .action((o: { host: string; port: number; publicUrl?: string }) => run(() => serveAgentsCommand(o)));
+  .option('--all', 'every demo agent baton dev serves, on --port and the ports after it')
+  .option('--public-host <host>', 'with --all: the host name written into each card (http://<host>:<port>)')
+  .action((o: { host: string; port: number; publicUrl?: string; publicHost?: string; all?: boolean }) => run(() => serveAgentsCommand(o)));
 
 program
   .command('delegate')

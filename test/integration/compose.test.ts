@@ -12,6 +12,7 @@ import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { loadConfig } from '../../src/config/load';
+import { demoAgents } from '../../src/demo/catalog';
 import { CallerTokens } from '../../src/http/caller-tokens';
 import { projectRoot } from '../../src/runtime/project-root';
 import { ALL_SEARCH_ATTRIBUTES } from '../../src/shared/search-attributes';
@@ -72,7 +73,11 @@ describe('docker-compose.yml', () => {
       Object.assign(process.env, env);
       const { config } = loadConfig(join(root, 'deploy', 'baton.config.yaml'));
       assert.equal(config.temporal.address, 'temporal:7233');
-      assert.equal(config.agents['supplier-qa']?.card, 'http://demo-agents:41241');
+      // Every demo agent serve-agents --all serves is registered, on its port.
+      assert.deepEqual(
+        Object.entries(config.agents).map(([name, entry]) => [name, entry.card]),
+        demoAgents().map((a, i) => [a.name, `http://demo-agents:${41241 + i}`]),
+      );
       assert.equal(config.push?.url, 'http://baton-webhook:41240');
       assert.equal(config.api.listen.host, '0.0.0.0');
       assert.deepEqual(CallerTokens.fromConfig(config.api).callerFor(`Bearer ${SECRETS.BATON_UI_TOKEN}`), { tenant: 'local', user: 'operator' });

@@ -4,10 +4,7 @@
  */
 import { join } from 'node:path';
 import { loadConfig } from '../../config/load';
-import { portalGate } from '../../demo/auth-gate';
-import { brokenLab, buildInvestigator, messageDesk, refusingVendor } from '../../demo/simple-agents';
-import { supplierQa } from '../../demo/supplier-qa';
-import { arcticTours, harborHotel, imageStudio, skywayAir } from '../../demo/trip-agents';
+import { demoAgents } from '../../demo/catalog';
 import { createLogger } from '../../runtime/logger';
 import { projectRoot } from '../../runtime/project-root';
 import { startStack } from '../../runtime/stack';
@@ -31,7 +28,7 @@ export async function devCommand(opts: DevOptions): Promise<number> {
   const logger = createLogger({ app: 'baton-dev' });
   const { config, path } = loadConfig(opts.config);
   const dbFile = opts.db ?? join(projectRoot(), '.baton', 'dev', 'temporal.sqlite');
-  const stack = await startStack({ config, logger, server: { port: opts.port, uiPort: opts.uiPort, dbFile }, agents: [supplierQa(), portalGate(), buildInvestigator(), messageDesk(), refusingVendor(), brokenLab(), { ...skywayAir(), push: true }, harborHotel(), arcticTours(), imageStudio()], agentsPort: opts.agentsPort, webhook: { port: opts.webhookPort } });
+  const stack = await startStack({ config, logger, server: { port: opts.port, uiPort: opts.uiPort, dbFile }, agents: demoAgents(), agentsPort: opts.agentsPort, webhook: { port: opts.webhookPort } });
 
   let ui: RunningUi;
   try {
