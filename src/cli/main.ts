@@ -45,6 +45,9 @@ function run(action: () => Promise<number>): Promise<void> {
       process.exitCode = err instanceof UsageError || err instanceof InvalidRequestError ? 2 : 1;
       // A client call may still be retrying after an interruption; nothing is left to finish.
       if (err instanceof InterruptedError) process.exit(130);
+      // 👉 A command that failed after starting a worker has stopped it, but the Temporal Runtime's
+      // native threads can keep the process alive: give output a moment to drain, then end it.
+      setTimeout(() => process.exit(), 2_000).unref();
     },
   );
 }

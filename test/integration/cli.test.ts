@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { DelegationRecord } from '../../src/shared/delegation-types';
@@ -34,9 +35,10 @@ describe('baton demo', () => {
 describe('baton dev', () => {
   it('stops cleanly on SIGTERM and SIGINT, and keeps workflows across a restart', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'baton-dev-'));
-    const [port, uiPort, agentsPort, webhookPort, appPort] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
+    const [port, uiPort, agentsPort, webhookPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
     const db = join(dir, 'temporal.sqlite');
-    const args = ['dev', '--port', String(port), '--ui-port', String(uiPort), '--agents-port', String(agentsPort), '--webhook-port', String(webhookPort), '--app-port', String(appPort), '--db', db];
+    // The web app on a port the system picks (the sign-in link names it): no race for a free one.
+    const args = ['dev', '--port', String(port), '--ui-port', String(uiPort), '--agents-port', String(agentsPort), '--webhook-port', String(webhookPort), '--app-port', '0', '--db', db];
     const config = join(dir, 'baton.config.yaml');
     writeFileSync(config, `temporal: { address: "127.0.0.1:${port}" }\ncaller: { tenant: acme, user: ops-1 }\n`);
     const clientEnv = userEnv({ BATON_CONFIG: config });
@@ -58,7 +60,7 @@ describe('baton dev', () => {
     assert.doesNotMatch(waited.stderr, /\r|\x1b\[/, 'no terminal control codes in a pipe');
 
     // dev serves the web app and the API; the printed link carries a token for the config's caller.
-    const signIn = new RegExp(`Web app {6}(http://127\\.0\\.0\\.1:${appPort})/#token=(\\S+)`).exec(first.stdout);
+    const signIn = /Web app {6}(http:\/\/127\.0\.0\.1:\d+)\/#token=(\S+)/.exec(first.stdout);
     assert.ok(signIn, first.stdout);
     const [, appUrl, token] = signIn;
     assert.match(await (await fetch(`${appUrl}/`)).text(), /<title>Baton<\/title>/);
@@ -91,5 +93,21 @@ describe('baton dev', () => {
     second.child.kill('SIGINT');
     assert.deepEqual(await second.exited, { code: 0, signal: null });
     assert.equal(alive(secondServer), false, 'SIGINT left no Temporal server behind');
+  });
+
+  it('exits with the reason, and leaves nothing behind, when the web app cannot start', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'baton-dev-'));
+    const busy = createServer();
+    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
+    try {
+      const appPort = (busy.address() as AddressInfo).port;
+      const dev = new CliProcess(['dev', '--port', String(await freePort()), '--ui-port', String(await freePort()), '--agents-port', String(await freePort()), '--webhook-port', '0', '--app-port', String(appPort), '--db', join(dir, 'temporal.sqlite')], userEnv());
+      // Once the stack it had started is stopped, the process ends by itself: no signal is sent.
+      assert.deepEqual(await dev.exited, { code: 1, signal: null });
+      assert.match(dev.stderr, new RegExp(`baton: 127\\.0\\.0\\.1:${appPort} is in use`));
+      assert.equal(alive(serverPid(dev.logs())), false, 'its Temporal server is gone');
+    } finally {
+      busy.close();
+    }
   });
 });
