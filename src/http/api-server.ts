@@ -174,7 +174,8 @@ export function createApiApp(opts: ApiServerOptions): express.Express {
         try {
           record = await baton.show(id);
         } catch (err) {
-          send('error', { error: { type: apiErrorOf(err).type, message: apiErrorOf(err).message } });
+          const e = apiErrorOf(err);
+          send('error', { error: { type: e.type, message: e.message } });
           break;
         }
       }
