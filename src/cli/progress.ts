@@ -3,6 +3,8 @@
  * otherwise (a pipe, a log file, CI) a plain line each time what it says changes. On stderr, so
  * stdout keeps only the result.
  */
+import type { BatonClient } from '../client/baton-client';
+import { changeKeyOf } from '../shared/delegation-result';
 import type { DelegationRecord } from '../shared/delegation-types';
 
 export interface ProgressStream {
@@ -67,5 +69,22 @@ export function delegationLine(r: DelegationRecord): string {
   return `${r.id}  ${r.status}  remote ${remote}${pending}${outcome}`;
 }
 
-/** What counts as a change of a delegation for plain progress lines. */
-export const delegationKey = (r: DelegationRecord): string => `${r.status}|${r.remote.state}|${r.pending?.requestId}|${r.outcome?.kind}`;
+/**
+ * Reads the delegation until it settles, showing each change on a status line (plain lines with
+ * --json), and returns the settled record.
+ */
+export async function followDelegation(baton: BatonClient, id: string, opts: { json?: boolean; intervalMs?: number } = {}): Promise<DelegationRecord> {
+  const status = new StatusLine(process.stderr, opts.json ? 'plain' : 'auto');
+  try {
+    return await baton.until(
+      id,
+      (r) => {
+        status.update(delegationLine(r), changeKeyOf(r));
+        return r.outcome !== undefined;
+      },
+      opts.intervalMs ?? 500,
+    );
+  } finally {
+    status.done();
+  }
+}

@@ -6,7 +6,7 @@ import { Client, WorkflowNotFoundError, type ConnectionLike } from '@temporalio/
 import type { Part } from '../shared/a2a-types';
 import { DelegationInputSchema, type Caller, type Contract, type DelegationRecord } from '../shared/delegation-types';
 import { DELEGATION_ID_PREFIX } from '../shared/ids';
-import { startingAttributes } from '../shared/search-attributes';
+import { SA_AGENT, SA_OUTCOME, SA_PENDING_REQUEST, SA_REMOTE_TASK_ID, SA_STATUS, SA_TENANT, startingAttributes } from '../shared/search-attributes';
 import { describeIssues } from '../config/load';
 import type { delegationWorkflow } from '../../workflows/delegation';
 import { answerUpdate, authorizeUpdate, cancelUpdate, reviewUpdate, statusQuery } from '../../workflows/messages';
@@ -78,23 +78,23 @@ export class BatonClient {
       if (!FILTER_VALUE.test(value)) throw new InvalidRequestError(`${field} ${JSON.stringify(value)} may use letters, digits and . _ : @ / - only`);
       return `'${value}'`;
     };
-    const clauses = [`WorkflowType = 'delegationWorkflow'`, `BatonTenant = ${quoted('tenant', this.opts.caller.tenant)}`];
-    if (filter.status) clauses.push(`BatonStatus = ${quoted('status', filter.status.toUpperCase())}`);
-    if (filter.agent) clauses.push(`BatonAgent = ${quoted('agent', filter.agent)}`);
-    if (filter.outcome) clauses.push(`BatonOutcome = ${quoted('outcome', filter.outcome.toUpperCase())}`);
+    const clauses = [`WorkflowType = 'delegationWorkflow'`, `${SA_TENANT.name} = ${quoted('tenant', this.opts.caller.tenant)}`];
+    if (filter.status) clauses.push(`${SA_STATUS.name} = ${quoted('status', filter.status.toUpperCase())}`);
+    if (filter.agent) clauses.push(`${SA_AGENT.name} = ${quoted('agent', filter.agent)}`);
+    if (filter.outcome) clauses.push(`${SA_OUTCOME.name} = ${quoted('outcome', filter.outcome.toUpperCase())}`);
     const limit = filter.limit ?? 50;
     const rows: DelegationSummary[] = [];
     if (limit <= 0) return rows;
     for await (const wf of this.client.workflow.list({ query: clauses.join(' AND '), pageSize: Math.min(limit, 100) })) {
       const sa = wf.searchAttributes as Record<string, unknown[] | undefined>;
-      const first = (key: string): string | undefined => sa[key]?.[0] as string | undefined;
+      const first = (key: { name: string }): string | undefined => sa[key.name]?.[0] as string | undefined;
       rows.push({
         id: wf.workflowId,
-        ...(first('BatonAgent') ? { agent: first('BatonAgent') } : {}),
-        ...(first('BatonStatus') ? { status: first('BatonStatus') } : {}),
-        ...(first('BatonOutcome') ? { outcome: first('BatonOutcome') } : {}),
-        ...(first('BatonRemoteTaskId') ? { remoteTaskId: first('BatonRemoteTaskId') } : {}),
-        ...(first('BatonPendingRequest') ? { pendingRequestId: first('BatonPendingRequest') } : {}),
+        ...(first(SA_AGENT) ? { agent: first(SA_AGENT) } : {}),
+        ...(first(SA_STATUS) ? { status: first(SA_STATUS) } : {}),
+        ...(first(SA_OUTCOME) ? { outcome: first(SA_OUTCOME) } : {}),
+        ...(first(SA_REMOTE_TASK_ID) ? { remoteTaskId: first(SA_REMOTE_TASK_ID) } : {}),
+        ...(first(SA_PENDING_REQUEST) ? { pendingRequestId: first(SA_PENDING_REQUEST) } : {}),
         started: wf.startTime.toISOString(),
       });
       if (rows.length >= limit) break;

@@ -15,6 +15,7 @@ import { GraphNotFoundError } from '../client/errors';
 import { ConfigError } from '../config/load';
 import type { GraphClient } from '../client/graph-client';
 import { projectRoot } from '../runtime/project-root';
+import { changeKeyOf } from '../shared/delegation-result';
 import type { Caller, DelegationRecord } from '../shared/delegation-types';
 import { AnswerBodySchema, AuthorizeBodySchema, CancelBodySchema, ListQuerySchema, partsOf, ReviewBodySchema, StartBodySchema } from './api-schemas';
 import type { CallerTokens } from './caller-tokens';
@@ -77,8 +78,8 @@ function inboxItem(r: DelegationRecord) {
   return { delegationId: r.id, agent: r.agent.name, status: r.status, kind: p.kind, requestId: p.requestId, prompt: p.prompt, taskId: p.taskId, observedAt: p.observedAt, ...artifacts };
 }
 
-/** What changes for a status stream: a new event is sent when this does. */
-const changeKey = (r: DelegationRecord): string => `${r.status}|${r.remote.state ?? ''}|${r.pending?.requestId ?? ''}|${r.outcome?.kind ?? ''}|${r.artifacts.length}`;
+/** What changes for a status stream (a new artifact too): a new event is sent when this does. */
+const changeKey = (r: DelegationRecord): string => `${changeKeyOf(r)}|${r.artifacts.length}`;
 
 export function createApiApp(opts: ApiServerOptions): express.Express {
   const app = express();

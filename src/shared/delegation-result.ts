@@ -38,3 +38,11 @@ export function resultOf(record: DelegationRecord): DelegationResult {
 export function brokenResult(id: string, why: string): DelegationResult {
   return { id, outcome: 'ERROR', accepted: false, reasons: [why], remote: {}, artifacts: [] };
 }
+
+/**
+ * What a person watching a delegation counts as a change: status, remote state, pending request,
+ * outcome. Progress lines and the HTTP API's status stream both report it.
+ */
+export function changeKeyOf(r: DelegationRecord): string {
+  return `${r.status}|${r.remote.state ?? ''}|${r.pending?.requestId ?? ''}|${r.outcome?.kind ?? ''}`;
+}

@@ -4,7 +4,7 @@
 import { connectClient } from '../context';
 import { exitCodeOf, formatRecord, printJson } from '../output';
 import { partsFromFlags } from '../parts';
-import { delegationKey, delegationLine, StatusLine } from '../progress';
+import { followDelegation } from '../progress';
 
 export interface DelegateOptions {
   agent: string;
@@ -39,20 +39,7 @@ export async function delegateCommand(opts: DelegateOptions): Promise<number> {
       return 0;
     }
     if (!opts.json) process.stderr.write(`started ${id}; waiting for the outcome (Ctrl-C stops waiting, not the delegation)…\n`);
-    const status = new StatusLine(process.stderr, opts.json ? 'plain' : 'auto');
-    let record;
-    try {
-      record = await baton.until(
-        id,
-        (r) => {
-          status.update(delegationLine(r), delegationKey(r));
-          return r.outcome !== undefined;
-        },
-        500,
-      );
-    } finally {
-      status.done();
-    }
+    const record = await followDelegation(baton, id, { json: opts.json });
     if (opts.json) printJson(record);
     else process.stdout.write(`${formatRecord(record)}\n`);
     return exitCodeOf(record);
