@@ -29,7 +29,8 @@ export default tseslint.config(
             {
               regex: '^(?!@temporalio/workflow$|@temporalio/common$|zod$|\\./|\\.\\./src/shared/).*',
               allowTypeImports: true,
-              message: 'workflows/ may import values only from src/shared, sibling workflow files, @temporalio/workflow, @temporalio/common and zod.',
+              message:
+                'workflows/ may import values only from src/shared, sibling workflow files, @temporalio/workflow, @temporalio/common and zod.',
             },
           ],
         },

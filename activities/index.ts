@@ -80,7 +80,10 @@ export function createActivities(deps: ActivityDeps) {
     const entry = deps.config.agents[agent];
     if (!entry) {
       const known = Object.keys(deps.config.agents);
-      throw failure(FailureType.CONFIG_INVALID, `unknown agent "${agent}"; known agents: ${known.length ? known.join(', ') : '(none configured)'}`);
+      throw failure(
+        FailureType.CONFIG_INVALID,
+        `unknown agent "${agent}"; known agents: ${known.length ? known.join(', ') : '(none configured)'}`,
+      );
     }
     return entry;
   }
@@ -95,10 +98,22 @@ export function createActivities(deps: ActivityDeps) {
 
   /** The client for the interface recorded at resolve time, on the very card that was recorded. */
   /** auto: a stream when the card offers one, else push when the card offers it and push is set up, else polling. */
-  function observeMode(agent: string, wanted: 'auto' | 'stream' | 'poll' | 'push', caps: { streaming?: boolean; pushNotifications?: boolean }): ResolvedAgent['observe'] {
+  function observeMode(
+    agent: string,
+    wanted: 'auto' | 'stream' | 'poll' | 'push',
+    caps: { streaming?: boolean; pushNotifications?: boolean },
+  ): ResolvedAgent['observe'] {
     if (wanted === 'push') {
-      if (!deps.config.push) throw failure(FailureType.CONFIG_INVALID, `agents.${agent}.observe is push, but the config has no push section (push.url, push.secretFromEnv)`);
-      if (caps.pushNotifications !== true) throw failure(FailureType.CONFIG_INVALID, `agents.${agent}.observe is push, but the agent's card does not offer push notifications`);
+      if (!deps.config.push)
+        throw failure(
+          FailureType.CONFIG_INVALID,
+          `agents.${agent}.observe is push, but the config has no push section (push.url, push.secretFromEnv)`,
+        );
+      if (caps.pushNotifications !== true)
+        throw failure(
+          FailureType.CONFIG_INVALID,
+          `agents.${agent}.observe is push, but the agent's card does not offer push notifications`,
+        );
       return 'push';
     }
     if (wanted !== 'auto') return wanted;
@@ -113,9 +128,17 @@ export function createActivities(deps: ActivityDeps) {
     let fetched = await cardOf(resolved.name);
     if (fetched.sha256 !== resolved.cardSha256) fetched = await cardOf(resolved.name, true);
     if (fetched.sha256 !== resolved.cardSha256) {
-      throw failure(FailureType.TRUST_REFUSED, `agent ${resolved.name}: card changed since this delegation resolved it (sha256 ${resolved.cardSha256.slice(0, 12)}… → ${fetched.sha256.slice(0, 12)}…)`);
+      throw failure(
+        FailureType.TRUST_REFUSED,
+        `agent ${resolved.name}: card changed since this delegation resolved it (sha256 ${resolved.cardSha256.slice(0, 12)}… → ${fetched.sha256.slice(0, 12)}…)`,
+      );
     }
-    const client = await AgentClient.create(resolved.name, fetched.card, resolved.interface, createAgentFetch(resolved.name, entryOf(resolved.name), { lookup: deps.lookup }));
+    const client = await AgentClient.create(
+      resolved.name,
+      fetched.card,
+      resolved.interface,
+      createAgentFetch(resolved.name, entryOf(resolved.name), { lookup: deps.lookup }),
+    );
     clients.set(key, client);
     return client;
   }
@@ -125,7 +148,13 @@ export function createActivities(deps: ActivityDeps) {
    * finishes at once is then done in this one activity, with no observing activity after it.
    * Returns the last snapshot read, settled or not, and the calls made.
    */
-  async function settleBriefly(client: AgentClient, taskId: string, withinMs: number, maxCalls: number, log: Logger): Promise<{ task?: Task; calls: number }> {
+  async function settleBriefly(
+    client: AgentClient,
+    taskId: string,
+    withinMs: number,
+    maxCalls: number,
+    log: Logger,
+  ): Promise<{ task?: Task; calls: number }> {
     const until = Date.now() + withinMs;
     let pause = 5;
     let calls = 0;
@@ -156,7 +185,12 @@ export function createActivities(deps: ActivityDeps) {
    * Sends one turn. `settle`: the delegation lets this send read the task for a moment after it (see
    * `settleWithinMs`), within a budget of calls (its remaining contract budget); default: not at all.
    */
-  async function sendTurn(input: { delegationId: string; agent: ResolvedAgent; turn: SendTurn; settle?: { callBudget: number } }): Promise<SendOutcome> {
+  async function sendTurn(input: {
+    delegationId: string;
+    agent: ResolvedAgent;
+    turn: SendTurn;
+    settle?: { callBudget: number };
+  }): Promise<SendOutcome> {
     const log = deps.logger.child({ delegationId: input.delegationId, agent: input.agent.name, messageId: input.turn.messageId });
     const client = await clientFor(input.agent);
     const sentAt = new Date().toISOString();
@@ -169,7 +203,10 @@ export function createActivities(deps: ActivityDeps) {
     if (info.attempt > 1 && sent?.sent === input.turn.messageId && sent.taskId) {
       // The previous attempt's send got its answer (and heartbeated the task) before the attempt died.
       const task = await client.getTask(sent.taskId, cancellationSignal());
-      log.warn({ remoteTaskId: task.id, attempt: info.attempt }, 'retried send: the previous attempt had sent this turn; not sending it again');
+      log.warn(
+        { remoteTaskId: task.id, attempt: info.attempt },
+        'retried send: the previous attempt had sent this turn; not sending it again',
+      );
       return { kind: 'task', snapshot: await snap(task), sentAt, reconciliation: 'found', calls };
     }
     if (info.attempt > 1) {
@@ -189,12 +226,19 @@ export function createActivities(deps: ActivityDeps) {
       return {
         kind: 'message',
         sentAt,
-        reply: { messageId: result.message.messageId, parts: await boundedReply(result.message.parts), ...(result.message.contextId ? { contextId: result.message.contextId } : {}) },
+        reply: {
+          messageId: result.message.messageId,
+          parts: await boundedReply(result.message.parts),
+          ...(result.message.contextId ? { contextId: result.message.contextId } : {}),
+        },
         ...(reconciliation ? { reconciliation } : {}),
         calls,
       };
     }
-    log.info({ remoteTaskId: result.task.id, contextId: result.task.contextId, state: result.task.status.state }, input.turn.taskId ? 'turn sent' : 'remote task created');
+    log.info(
+      { remoteTaskId: result.task.id, contextId: result.task.contextId, state: result.task.status.state },
+      input.turn.taskId ? 'turn sent' : 'remote task created',
+    );
     let task = result.task;
     const entry = entryOf(input.agent.name);
     // URL downloads belong to the observing activity, whose timeout is made for them; a push agent
@@ -241,7 +285,10 @@ export function createActivities(deps: ActivityDeps) {
       }
       calls += 1;
       if (task.id !== input.taskId) {
-        throw failure(FailureType.INVALID_AGENT_RESPONSE, `agent ${input.agent.name}: GetTask ${input.taskId} answered with task ${task.id}`);
+        throw failure(
+          FailureType.INVALID_AGENT_RESPONSE,
+          `agent ${input.agent.name}: GetTask ${input.taskId} answered with task ${task.id}`,
+        );
       }
       if (task.status.state !== lastState) {
         log.info({ state: task.status.state }, 'remote state');
@@ -264,9 +311,15 @@ export function createActivities(deps: ActivityDeps) {
     const inlineMax = deps.config.artifacts?.inlineMaxBytes ?? MAX_INLINE_ARTIFACT_BYTES;
     const bytes = Buffer.from(JSON.stringify(parts), 'utf8');
     if (bytes.length <= inlineMax) return parts;
-    if (!deps.store) return [{ text: `(the agent's reply of ${bytes.length} bytes was not kept: over ${inlineMax} and no artifact store)` }];
+    if (!deps.store)
+      return [{ text: `(the agent's reply of ${bytes.length} bytes was not kept: over ${inlineMax} and no artifact store)` }];
     const stored = await deps.store.put(bytes);
-    return [{ data: { storedReply: { ref: stored.ref, sha256: stored.sha256, size: stored.size, mediaType: 'application/json' } }, mediaType: 'application/json' }];
+    return [
+      {
+        data: { storedReply: { ref: stored.ref, sha256: stored.sha256, size: stored.size, mediaType: 'application/json' } },
+        mediaType: 'application/json',
+      },
+    ];
   }
 
   /** Downloads the URL parts of a settled snapshot's artifacts, when the agent's entry has a download policy. */
@@ -274,12 +327,22 @@ export function createActivities(deps: ActivityDeps) {
     const policy = entryOf(agentName).downloads;
     if (!policy || !deps.store || !isSettled(snapshot.state)) return snapshot;
     for (const artifact of snapshot.artifacts) {
-      const urls = (artifact.parts ?? []).flatMap((p) => (p.url !== undefined ? [{ url: p.url, ...(p.mediaType ? { mediaType: p.mediaType } : {}) }] : []));
+      const urls = (artifact.parts ?? []).flatMap((p) =>
+        p.url !== undefined ? [{ url: p.url, ...(p.mediaType ? { mediaType: p.mediaType } : {}) }] : [],
+      );
       if (!urls.length) continue;
       artifact.downloads = [];
       for (const part of urls) {
         const got = await downloadUrlPart(part, policy, deps.store, { lookup: deps.lookup, signal: cancellationSignal() });
-        log.info({ artifactId: artifact.artifactId, url: part.url, ok: got.ok, ...(got.ok ? { sha256: got.sha256, size: got.size } : { reason: got.reason, detail: got.detail }) }, got.ok ? 'URL part downloaded' : 'URL part refused');
+        log.info(
+          {
+            artifactId: artifact.artifactId,
+            url: part.url,
+            ok: got.ok,
+            ...(got.ok ? { sha256: got.sha256, size: got.size } : { reason: got.reason, detail: got.detail }),
+          },
+          got.ok ? 'URL part downloaded' : 'URL part refused',
+        );
         artifact.downloads.push(got);
       }
     }
@@ -292,7 +355,13 @@ export function createActivities(deps: ActivityDeps) {
    * drop; once the task settled with every artifact whole (`lastChunk`) and some too large for history,
    * the assembled ones are used: a large artifact is downloaded once. Otherwise GetTask.
    */
-  async function authority(client: AgentClient, input: ObserveInput, assembly: ArtifactAssembly | undefined, contextId: string | undefined, log: Logger): Promise<RemoteSnapshot> {
+  async function authority(
+    client: AgentClient,
+    input: ObserveInput,
+    assembly: ArtifactAssembly | undefined,
+    contextId: string | undefined,
+    log: Logger,
+  ): Promise<RemoteSnapshot> {
     const inlineMax = deps.config.artifacts?.inlineMaxBytes ?? MAX_INLINE_ARTIFACT_BYTES;
     const large = assembly ? Object.values(assembly.cursor()).some((a) => a.bytes > inlineMax) : false;
     if (assembly && contextId && large) {
@@ -301,7 +370,10 @@ export function createActivities(deps: ActivityDeps) {
       if (status && !isSettled(status.status.state)) return { ...(await snap(status)), artifacts: [] };
       if (status && assembly.allComplete) {
         const assembled = [...(await assembly.completed(inlineMax)).values()];
-        log.info({ artifacts: assembled.map((a) => ({ artifactId: a.artifactId, size: a.size, sha256: a.sha256 })) }, 'artifacts assembled from the stream');
+        log.info(
+          { artifacts: assembled.map((a) => ({ artifactId: a.artifactId, size: a.size, sha256: a.sha256 })) },
+          'artifacts assembled from the stream',
+        );
         return { ...(await snap(status)), artifacts: assembled };
       }
     }
@@ -334,29 +406,38 @@ export function createActivities(deps: ActivityDeps) {
       calls += 1;
       const timeout = activityInfo().heartbeatTimeoutMs;
       // 👉 A quiet stream sends nothing: heartbeat on a timer, or the worker looks dead.
-      const beat = setInterval(() => heartbeat({ mode: 'stream', round, artifacts: assembly?.cursor() }), Math.max(100, Math.floor((timeout ?? 10_000) / 2)));
+      const beat = setInterval(
+        () => heartbeat({ mode: 'stream', round, artifacts: assembly?.cursor() }),
+        Math.max(100, Math.floor((timeout ?? 10_000) / 2)),
+      );
       // A stream may stall (headers, then nothing): after a silence, GetTask says whether the task
       // settled meanwhile; if so the stream is dropped instead of waiting out the read timeout.
       const silent = new AbortController();
       let lastEvent = Date.now();
       let checking = false;
-      const watchdog = setInterval(() => {
-        if (checking || Date.now() - lastEvent < streamSilenceMs) return;
-        checking = true;
-        calls += 1;
-        client
-          .getTask(input.taskId, cancellationSignal())
-          .then((task) => {
-            lastEvent = Date.now();
-            const key = statusKeyOf(task.status);
-            if (isSettled(task.status.state) && key !== input.staleStatusKey) {
-              log.warn({ state: task.status.state, silentMs: streamSilenceMs }, 'the stream went silent and the task had settled; dropping the stream');
-              silent.abort();
-            }
-          })
-          .catch(() => {})
-          .finally(() => (checking = false));
-      }, Math.max(50, Math.min(1_000, Math.floor(streamSilenceMs / 4))));
+      const watchdog = setInterval(
+        () => {
+          if (checking || Date.now() - lastEvent < streamSilenceMs) return;
+          checking = true;
+          calls += 1;
+          client
+            .getTask(input.taskId, cancellationSignal())
+            .then((task) => {
+              lastEvent = Date.now();
+              const key = statusKeyOf(task.status);
+              if (isSettled(task.status.state) && key !== input.staleStatusKey) {
+                log.warn(
+                  { state: task.status.state, silentMs: streamSilenceMs },
+                  'the stream went silent and the task had settled; dropping the stream',
+                );
+                silent.abort();
+              }
+            })
+            .catch(() => {})
+            .finally(() => (checking = false));
+        },
+        Math.max(50, Math.min(1_000, Math.floor(streamSilenceMs / 4))),
+      );
       try {
         for await (const event of client.subscribe(input.taskId, AbortSignal.any([cancellationSignal(), silent.signal]))) {
           lastEvent = Date.now();
@@ -371,7 +452,12 @@ export function createActivities(deps: ActivityDeps) {
           if (status && isSettled(status.state) && key !== input.staleStatusKey) break;
         }
       } catch (err) {
-        if (err instanceof CancelledFailure || cancellationSignal().aborted || (err as ApplicationFailure).type === FailureType.INVALID_AGENT_RESPONSE) throw err;
+        if (
+          err instanceof CancelledFailure ||
+          cancellationSignal().aborted ||
+          (err as ApplicationFailure).type === FailureType.INVALID_AGENT_RESPONSE
+        )
+          throw err;
         log.warn({ err: (err as Error).message, round }, 'stream broke; reading the task');
         if (/exceeded the maximum allowed size/.test((err as Error).message)) {
           subscribable = false;
@@ -400,7 +486,10 @@ export function createActivities(deps: ActivityDeps) {
       const entry = entryOf(input.agent);
       const fetched = await cardOf(input.agent, true);
       const iface = chooseInterface(input.agent, fetched, entry);
-      deps.logger.info({ delegationId: input.delegationId, agent: input.agent, cardSha256: fetched.sha256, interface: iface }, 'agent resolved');
+      deps.logger.info(
+        { delegationId: input.delegationId, agent: input.agent, cardSha256: fetched.sha256, interface: iface },
+        'agent resolved',
+      );
       const agent: ResolvedAgent = {
         name: input.agent,
         cardUrl: fetched.url,
@@ -412,7 +501,10 @@ export function createActivities(deps: ActivityDeps) {
         contract: entry.contract,
         observe: observeMode(input.agent, entry.observe, fetched.card.capabilities ?? {}),
         ...(deps.config.push ? { backstopPoll: deps.config.push.backstopPoll } : {}),
-        capabilities: { streaming: fetched.card.capabilities?.streaming === true, pushNotifications: fetched.card.capabilities?.pushNotifications === true },
+        capabilities: {
+          streaming: fetched.card.capabilities?.streaming === true,
+          pushNotifications: fetched.card.capabilities?.pushNotifications === true,
+        },
       };
       return { agent, card: fetched.snapshot };
     },
@@ -423,10 +515,19 @@ export function createActivities(deps: ActivityDeps) {
      * Sends the turn that answers AUTH_REQUIRED: the credential is read here, from the worker's
      * environment, so only its name is in history.
      */
-    async sendAuthTurn(input: { delegationId: string; agent: ResolvedAgent; turn: Omit<SendTurn, 'parts'>; secretEnv: string }): Promise<SendOutcome> {
+    async sendAuthTurn(input: {
+      delegationId: string;
+      agent: ResolvedAgent;
+      turn: Omit<SendTurn, 'parts'>;
+      secretEnv: string;
+    }): Promise<SendOutcome> {
       const value = process.env[input.secretEnv];
       if (!value) throw failure(FailureType.CONFIG_INVALID, `authorize names ${input.secretEnv}, which is not set on the worker`);
-      return sendTurn({ delegationId: input.delegationId, agent: input.agent, turn: { ...input.turn, parts: [{ data: { credential: value }, mediaType: 'application/json' }] } });
+      return sendTurn({
+        delegationId: input.delegationId,
+        agent: input.agent,
+        turn: { ...input.turn, parts: [{ data: { credential: value }, mediaType: 'application/json' }] },
+      });
     },
 
     /**
@@ -464,10 +565,16 @@ export function createActivities(deps: ActivityDeps) {
     async evaluateAcceptance(input: { delegationId: string; policy: string; candidate: Candidate }): Promise<Decision> {
       const policy = deps.policies.get(input.policy);
       if (!policy) {
-        throw failure(FailureType.CONFIG_INVALID, `unknown acceptance policy "${input.policy}"; known: ${deps.policies.names().join(', ')}`);
+        throw failure(
+          FailureType.CONFIG_INVALID,
+          `unknown acceptance policy "${input.policy}"; known: ${deps.policies.names().join(', ')}`,
+        );
       }
       const decision = await policy(input.candidate);
-      deps.logger.info({ delegationId: input.delegationId, policy: input.policy, accepted: decision.accepted, reasons: decision.reasons }, 'acceptance decided');
+      deps.logger.info(
+        { delegationId: input.delegationId, policy: input.policy, accepted: decision.accepted, reasons: decision.reasons },
+        'acceptance decided',
+      );
       return decision;
     },
 
@@ -492,13 +599,20 @@ export function createActivities(deps: ActivityDeps) {
       const log = deps.logger.child({ delegationId: input.delegationId, agent: input.agent.name, remoteTaskId: input.taskId });
       const client = await clientFor(input.agent);
       const task = await client.getTask(input.taskId, cancellationSignal());
-      if (task.id !== input.taskId) throw failure(FailureType.INVALID_AGENT_RESPONSE, `agent ${input.agent.name}: GetTask ${input.taskId} answered with task ${task.id}`);
+      if (task.id !== input.taskId)
+        throw failure(
+          FailureType.INVALID_AGENT_RESPONSE,
+          `agent ${input.agent.name}: GetTask ${input.taskId} answered with task ${task.id}`,
+        );
       log.info({ state: task.status.state, via: 'push' }, 'remote state');
       return withDownloads(input.agent.name, { ...(await snap(task)), calls: 1 }, log);
     },
 
     /** Which of `agents` the registry lacks, and which of `policies` are unknown (graphs check before they start). */
-    async checkNames(input: { agents: string[]; policies: string[] }): Promise<{ unknownAgents: string[]; unknownPolicies: string[]; knownAgents: string[] }> {
+    async checkNames(input: {
+      agents: string[];
+      policies: string[];
+    }): Promise<{ unknownAgents: string[]; unknownPolicies: string[]; knownAgents: string[] }> {
       const knownAgents = Object.keys(deps.config.agents);
       return {
         unknownAgents: input.agents.filter((a) => !(a in deps.config.agents)),

@@ -46,8 +46,19 @@ export async function measureParked(o: ParkOptions): Promise<ParkedFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-parked-'));
   const queue = `bench-parked-${Date.now()}`;
   const config = join(dir, 'baton.config.yaml');
-  writeFileSync(config, [`temporal: { address: "${o.address}", taskQueue: "${queue}" }`, 'agents:', `  supplier-qa: { card: "${o.agent.url}", allowHttp: true, allowPrivateNetwork: true }`, `artifacts: { path: "${dir}/artifacts" }`].join('\n'));
-  const worker = new CliProcess(['worker'], userEnv({ BATON_CONFIG: config, BATON_LOG_LEVEL: 'info', BATON_LOG_FORMAT: 'json', ...o.workerEnv }));
+  writeFileSync(
+    config,
+    [
+      `temporal: { address: "${o.address}", taskQueue: "${queue}" }`,
+      'agents:',
+      `  supplier-qa: { card: "${o.agent.url}", allowHttp: true, allowPrivateNetwork: true }`,
+      `artifacts: { path: "${dir}/artifacts" }`,
+    ].join('\n'),
+  );
+  const worker = new CliProcess(
+    ['worker'],
+    userEnv({ BATON_CONFIG: config, BATON_LOG_LEVEL: 'info', BATON_LOG_FORMAT: 'json', ...o.workerEnv }),
+  );
   await worker.waitFor('worker started', 'stderr');
   const rss = (): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${worker.child.pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
   try {
@@ -79,7 +90,8 @@ export async function measureParked(o: ParkOptions): Promise<ParkedFigures> {
     const callsWhileParked = o.agent.calls() - callsBefore;
     const rssParked = rss();
     let pendingActivities = 0;
-    for (const id of ids.slice(0, 100)) pendingActivities += (await o.client.workflow.getHandle(id).describe()).raw.pendingActivities?.length ?? 0;
+    for (const id of ids.slice(0, 100))
+      pendingActivities += (await o.client.workflow.getHandle(id).describe()).raw.pendingActivities?.length ?? 0;
     return { count: o.count, seconds, rssIdle, rssParked, curve, pendingActivities, callsWhileParked };
   } finally {
     worker.child.kill('SIGTERM');
@@ -97,8 +109,19 @@ async function main(): Promise<void> {
   try {
     const say = (line: string): void => void process.stderr.write(`${line}\n`);
     const env = values['node-options'] ? { NODE_OPTIONS: values['node-options'] } : undefined;
-    const f = await measureParked({ client, connection, address: server.address, namespace: server.namespace, agent: { url: qa.url, calls: () => calls }, count: Number(values.count), workerEnv: env, say });
-    process.stdout.write(`${JSON.stringify({ ...f, curve: f.curve.map((c) => `${c.parked}:${(c.rss / 2 ** 20).toFixed(0)}MiB`) }, null, 1)}\n`);
+    const f = await measureParked({
+      client,
+      connection,
+      address: server.address,
+      namespace: server.namespace,
+      agent: { url: qa.url, calls: () => calls },
+      count: Number(values.count),
+      workerEnv: env,
+      say,
+    });
+    process.stdout.write(
+      `${JSON.stringify({ ...f, curve: f.curve.map((c) => `${c.parked}:${(c.rss / 2 ** 20).toFixed(0)}MiB`) }, null, 1)}\n`,
+    );
   } finally {
     await qa.close();
     await connection.close();

@@ -50,7 +50,9 @@ async function counted(def: DemoAgentDefinition): Promise<Counted> {
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, out: { type: 'string', default: join(projectRoot(), 'docs', 'BENCHMARKS.md') } } });
+  const { values } = parseArgs({
+    options: { quick: { type: 'boolean', default: false }, out: { type: 'string', default: join(projectRoot(), 'docs', 'BENCHMARKS.md') } },
+  });
   const quick = values.quick ?? false;
   const size = quick
     ? { latency: 10, levels: [1, 10, 50], total: 50, parked: 300, pollMinutes: 1, modeRuns: 2 }
@@ -65,9 +67,17 @@ async function main(): Promise<number> {
   const client = new Client({ connection, namespace: server.namespace });
   const secret = randomUUID();
   process.env.BATON_BENCH_PUSH_SECRET = secret;
-  const webhook = await startWebhook({ secret, logger: quiet, deliver: (d, t) => client.workflow.getHandle(d).signal(pushSignal, { taskId: t }) });
+  const webhook = await startWebhook({
+    secret,
+    logger: quiet,
+    deliver: (d, t) => client.workflow.getHandle(d).signal(pushSignal, { taskId: t }),
+  });
   const instant = await counted({ ...bookingDesk('instant', 'Completes at once', { workMs: 0 }), streaming: true });
-  const working = { stream: await counted({ ...bookingDesk('works-stream', 'Works 3 s', { workMs: 3_000 }), streaming: true }), poll: await counted(bookingDesk('works-poll', 'Works 3 s', { workMs: 3_000 })), push: await counted({ ...bookingDesk('works-push', 'Works 3 s', { workMs: 3_000 }), push: true }) };
+  const working = {
+    stream: await counted({ ...bookingDesk('works-stream', 'Works 3 s', { workMs: 3_000 }), streaming: true }),
+    poll: await counted(bookingDesk('works-poll', 'Works 3 s', { workMs: 3_000 })),
+    push: await counted({ ...bookingDesk('works-push', 'Works 3 s', { workMs: 3_000 }), push: true }),
+  };
   const qa = await counted(supplierQa({ workMs: 50 }));
   const slow = await counted(bookingDesk('slow', 'Works for a long time', { workMs: 4 * 60 * 60_000 }));
   const agents = {
@@ -82,7 +92,16 @@ async function main(): Promise<number> {
   const taskQueue = 'bench';
   const native = await NativeConnection.connect({ address: server.address });
   const worker = await Worker.create({
-    ...(await withBaton({ connection: native, namespace: server.namespace, taskQueue, workflowsPath: require.resolve('./workflows'), activities: benchActivities }, { config: { agents, push, artifacts: { path: mkdtempSync(join(tmpdir(), 'bench-artifacts-')) } }, logger: quiet })),
+    ...(await withBaton(
+      {
+        connection: native,
+        namespace: server.namespace,
+        taskQueue,
+        workflowsPath: require.resolve('./workflows'),
+        activities: benchActivities,
+      },
+      { config: { agents, push, artifacts: { path: mkdtempSync(join(tmpdir(), 'bench-artifacts-')) } }, logger: quiet },
+    )),
     maxCachedWorkflows: 2_000,
   });
   const running = worker.run();
@@ -95,7 +114,12 @@ async function main(): Promise<number> {
     say('latency…');
     const one = {
       direct: async () => void (await directCall(instant.agent.url, 'book it', randomUUID())),
-      bare: async () => void (await client.workflow.execute(bareCallWorkflow, { taskQueue, workflowId: `bare-${randomUUID()}`, args: [{ baseUrl: instant.agent.url, text: 'book it', messageId: randomUUID() }] })),
+      bare: async () =>
+        void (await client.workflow.execute(bareCallWorkflow, {
+          taskQueue,
+          workflowId: `bare-${randomUUID()}`,
+          args: [{ baseUrl: instant.agent.url, text: 'book it', messageId: randomUUID() }],
+        })),
       baton: async () => void (await baton.result(await baton.start({ agent: 'instant', parts: [{ text: 'book it' }] }))),
     };
     const lat: Record<string, number[]> = { direct: [], bare: [], baton: [] };
@@ -114,12 +138,14 @@ async function main(): Promise<number> {
     const rate = async (fn: () => Promise<void>, concurrency: number, total: number): Promise<number> => {
       let next = 0;
       const t = performance.now();
-      await Promise.all(Array.from({ length: concurrency }, async () => {
-        while (next < total) {
-          next += 1;
-          await fn();
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          while (next < total) {
+            next += 1;
+            await fn();
+          }
+        }),
+      );
       return total / ((performance.now() - t) / 1000);
     };
     const tput: { level: number; baton: number; bare: number }[] = [];
@@ -157,14 +183,24 @@ async function main(): Promise<number> {
     const perMode: Record<string, number> = {};
     for (const [mode, agent] of Object.entries(working)) {
       const before = agent.calls();
-      for (let i = 0; i < size.modeRuns; i++) await baton.result(await baton.start({ agent: `works-${mode}`, parts: [{ text: 'book it' }] }));
+      for (let i = 0; i < size.modeRuns; i++)
+        await baton.result(await baton.start({ agent: `works-${mode}`, parts: [{ text: 'book it' }] }));
       perMode[mode] = (agent.calls() - before) / size.modeRuns;
     }
 
     // 5. Parked delegations, on a worker process of their own so its memory can be read: as shipped,
     // and with the heap cap docs/operations.md suggests for workers.
     const park = (workerEnv?: Record<string, string>) =>
-      measureParked({ client, connection, address: server.address, namespace: server.namespace, agent: { url: qa.agent.url, calls: qa.calls }, count: size.parked, workerEnv, say });
+      measureParked({
+        client,
+        connection,
+        address: server.address,
+        namespace: server.namespace,
+        agent: { url: qa.agent.url, calls: qa.calls },
+        count: size.parked,
+        workerEnv,
+        say,
+      });
     say(`parking ${size.parked} delegations in WAITING_INPUT…`);
     const parked = await park();
     say(`parking ${size.parked} more, the worker's heap capped (${HEAP_CAP})…`);
@@ -176,12 +212,27 @@ async function main(): Promise<number> {
     const workersRate = async (count: number): Promise<number> => {
       const queue = `bench-workers-${count}`;
       const cfg = join(dir, `workers-${count}.yaml`);
-      writeFileSync(cfg, [`temporal: { address: "${server.address}", taskQueue: "${queue}" }`, 'agents:', `  instant: { card: "${instant.agent.url}", allowHttp: true, allowPrivateNetwork: true, acceptance: accept-any }`, `artifacts: { path: "${dir}/artifacts" }`].join('\n'));
-      const procs = Array.from({ length: count }, () => new CliProcess(['worker'], userEnv({ BATON_CONFIG: cfg, BATON_LOG_LEVEL: 'info', BATON_LOG_FORMAT: 'json' })));
+      writeFileSync(
+        cfg,
+        [
+          `temporal: { address: "${server.address}", taskQueue: "${queue}" }`,
+          'agents:',
+          `  instant: { card: "${instant.agent.url}", allowHttp: true, allowPrivateNetwork: true, acceptance: accept-any }`,
+          `artifacts: { path: "${dir}/artifacts" }`,
+        ].join('\n'),
+      );
+      const procs = Array.from(
+        { length: count },
+        () => new CliProcess(['worker'], userEnv({ BATON_CONFIG: cfg, BATON_LOG_LEVEL: 'info', BATON_LOG_FORMAT: 'json' })),
+      );
       await Promise.all(procs.map((w) => w.waitFor('worker started', 'stderr')));
       const b = new BatonClient(connection, { namespace: server.namespace, taskQueue: queue, caller: { tenant: 'bench', user: 'bench' } });
       await b.result(await b.start({ agent: 'instant', parts: [{ text: 'warm up' }] }));
-      const r = await rate(async () => void (await b.result(await b.start({ agent: 'instant', parts: [{ text: 'book it' }] }))), 100, size.total);
+      const r = await rate(
+        async () => void (await b.result(await b.start({ agent: 'instant', parts: [{ text: 'book it' }] }))),
+        100,
+        size.total,
+      );
       for (const w of procs) w.child.kill('SIGTERM');
       await Promise.all(procs.map((w) => w.exited));
       return r;
@@ -223,37 +274,100 @@ async function main(): Promise<number> {
     row(['Baton delegation (resolve, send, stream, accept)', ms(p('baton', 0.5)), ms(p('baton', 0.99))]);
     row(['Baton ÷ bare workflow', `${p50.toFixed(2)}× ${mark(p50 <= 1.3)}`, `${p99.toFixed(2)}× ${mark(p99 <= 1.3)}`]);
     row(['Baton ÷ direct call', ratio(p('baton', 0.5), p('direct', 0.5)), ratio(p('baton', 0.99), p('direct', 0.99))]);
-    report.push('', '## Throughput (delegations per second, same run)', '', '| Concurrency | Baton | Bare workflow | Baton ÷ bare |', '|---|---|---|---|');
-    for (const t of tput) row([t.level, t.baton.toFixed(1), t.bare.toFixed(1), `${(t.baton / t.bare).toFixed(2)} ${mark(t.baton / t.bare >= 0.8)}`]);
+    report.push(
+      '',
+      '## Throughput (delegations per second, same run)',
+      '',
+      '| Concurrency | Baton | Bare workflow | Baton ÷ bare |',
+      '|---|---|---|---|',
+    );
+    for (const t of tput)
+      row([t.level, t.baton.toFixed(1), t.bare.toFixed(1), `${(t.baton / t.bare).toFixed(2)} ${mark(t.baton / t.bare >= 0.8)}`]);
     report.push('', '## History per delegation', '', '| Delegation | Events | Bytes |', '|---|---|---|');
     row(['simple (completes at once)', simpleD.historyLength, simpleD.historySize ?? 0]);
     row(['with one input-required round', askedD.historyLength, askedD.historySize ?? 0]);
-    row(['per input-required round (difference)', askedD.historyLength - simpleD.historyLength, (askedD.historySize ?? 0) - (simpleD.historySize ?? 0)]);
+    row([
+      'per input-required round (difference)',
+      askedD.historyLength - simpleD.historyLength,
+      (askedD.historySize ?? 0) - (simpleD.historySize ?? 0),
+    ]);
     const first = pollSamples[0];
     const last = pollSamples.at(-1);
-    report.push('', `While a delegation polls a slow agent for ${size.pollMinutes} minute(s) (GetTask every 5 s at most):`, '', '| Minute | History events | History bytes | GetTask calls so far |', '|---|---|---|---|');
+    report.push(
+      '',
+      `While a delegation polls a slow agent for ${size.pollMinutes} minute(s) (GetTask every 5 s at most):`,
+      '',
+      '| Minute | History events | History bytes | GetTask calls so far |',
+      '|---|---|---|---|',
+    );
     for (const s of pollSamples) row([s.minute, s.events, s.bytes, s.calls]);
-    report.push('', `Growth over the poll: ${(last?.events ?? 0) - (first?.events ?? 0)} events, ${(last?.bytes ?? 0) - (first?.bytes ?? 0)} bytes ${mark((last?.events ?? 0) === (first?.events ?? 0))} (flat is the target).`);
-    report.push('', `## Remote requests per delegation (agent works 3 s; average of ${size.modeRuns})`, '', '| Observation | JSON-RPC calls to the agent |', '|---|---|');
+    report.push(
+      '',
+      `Growth over the poll: ${(last?.events ?? 0) - (first?.events ?? 0)} events, ${(last?.bytes ?? 0) - (first?.bytes ?? 0)} bytes ${mark((last?.events ?? 0) === (first?.events ?? 0))} (flat is the target).`,
+    );
+    report.push(
+      '',
+      `## Remote requests per delegation (agent works 3 s; average of ${size.modeRuns})`,
+      '',
+      '| Observation | JSON-RPC calls to the agent |',
+      '|---|---|',
+    );
     for (const [mode, calls] of Object.entries(perMode)) row([mode, calls.toFixed(1)]);
-    report.push('', `## ${size.parked} delegations parked in WAITING_INPUT (one worker process)`, '', `| Figure | As shipped | Heap capped (\`NODE_OPTIONS=${HEAP_CAP}\`) | Target |`, '|---|---|---|---|');
+    report.push(
+      '',
+      `## ${size.parked} delegations parked in WAITING_INPUT (one worker process)`,
+      '',
+      `| Figure | As shipped | Heap capped (\`NODE_OPTIONS=${HEAP_CAP}\`) | Target |`,
+      '|---|---|---|---|',
+    );
     const mib = (b: number): string => `${(b / 2 ** 20).toFixed(0)} MiB`;
-    row(['time to park them all', `${parked.seconds.toFixed(0)} s (${(size.parked / parked.seconds).toFixed(1)}/s)`, `${parkedCapped.seconds.toFixed(0)} s (${(size.parked / parkedCapped.seconds).toFixed(1)}/s)`, '']);
-    row(['worker RSS idle → 30 s after the last parked', `${mib(parked.rssIdle)} → ${mib(parked.rssParked)}`, `${mib(parkedCapped.rssIdle)} → ${mib(parkedCapped.rssParked)}`, `≤ 512 MiB ${mark(parked.rssParked <= 512 * 2 ** 20)} / ${mark(parkedCapped.rssParked <= 512 * 2 ** 20)}`]);
-    row(['highest RSS while parking (sampled each tenth)', mib(Math.max(...parked.curve.map((c) => c.rss))), mib(Math.max(...parkedCapped.curve.map((c) => c.rss))), '']);
-    row(['activities running (100 sampled)', parked.pendingActivities, parkedCapped.pendingActivities, `0 ${mark(parked.pendingActivities + parkedCapped.pendingActivities === 0)}`]);
-    row(['calls to the agent in 30 s while parked', parked.callsWhileParked, parkedCapped.callsWhileParked, `0 ${mark(parked.callsWhileParked + parkedCapped.callsWhileParked === 0)}`]);
-    report.push('', '## Worker processes on one task queue (concurrency 100, agent completes at once)', '', '| Workers | Delegations per second |', '|---|---|');
+    row([
+      'time to park them all',
+      `${parked.seconds.toFixed(0)} s (${(size.parked / parked.seconds).toFixed(1)}/s)`,
+      `${parkedCapped.seconds.toFixed(0)} s (${(size.parked / parkedCapped.seconds).toFixed(1)}/s)`,
+      '',
+    ]);
+    row([
+      'worker RSS idle → 30 s after the last parked',
+      `${mib(parked.rssIdle)} → ${mib(parked.rssParked)}`,
+      `${mib(parkedCapped.rssIdle)} → ${mib(parkedCapped.rssParked)}`,
+      `≤ 512 MiB ${mark(parked.rssParked <= 512 * 2 ** 20)} / ${mark(parkedCapped.rssParked <= 512 * 2 ** 20)}`,
+    ]);
+    row([
+      'highest RSS while parking (sampled each tenth)',
+      mib(Math.max(...parked.curve.map((c) => c.rss))),
+      mib(Math.max(...parkedCapped.curve.map((c) => c.rss))),
+      '',
+    ]);
+    row([
+      'activities running (100 sampled)',
+      parked.pendingActivities,
+      parkedCapped.pendingActivities,
+      `0 ${mark(parked.pendingActivities + parkedCapped.pendingActivities === 0)}`,
+    ]);
+    row([
+      'calls to the agent in 30 s while parked',
+      parked.callsWhileParked,
+      parkedCapped.callsWhileParked,
+      `0 ${mark(parked.callsWhileParked + parkedCapped.callsWhileParked === 0)}`,
+    ]);
+    report.push(
+      '',
+      '## Worker processes on one task queue (concurrency 100, agent completes at once)',
+      '',
+      '| Workers | Delegations per second |',
+      '|---|---|',
+    );
     row([1, oneWorker.toFixed(1)]);
     row([2, `${twoWorkers.toFixed(1)} (${(twoWorkers / oneWorker).toFixed(2)}×)`]);
     report.push(
       '',
       '## Reading the figures',
       '',
-      '- **Latency and throughput against the bare workflow.** The bare workflow is one activity that blocks on SendMessage. A Baton delegation resolves the agent (a local activity that fetches the card afresh and checks it), sends with `returnImmediately` and then reads the task for up to `settleWithinMs` (1 s) in the same activity, so an agent that finishes at once is done without an observing activity (decision 0012), runs the acceptance policy (a local activity), and publishes search attributes. What is left of the gap is that work: the card fetch, one GetTask after a 5 ms pause, two local-activity markers and the search-attribute writes, each a visibility update on the server. The dev server (SQLite) is the bottleneck at concurrency 10 and above, so the events per delegation (14 against 11) and the agent\'s extra work (the card, the GetTask: the agents run in the benchmark\'s process, on the same two cores) show in throughput more than in latency. The p99 of 50 samples is their slowest one, so one garbage collection or server hiccup sets it. Figures on two shared cores move by 10 to 20% between runs; compare ratios within one run only. Next: resolve from a card cached for a few seconds (one call fewer per delegation, a trust trade-off), and a workflow-side fast path for built-in acceptance policies (one local activity fewer).',
-      '- **Remote requests.** The send\'s settle window reads the task at 5, 25, 105 and 425 ms: an agent that works longer costs those four GetTasks before the observing activity takes over (set `settleWithinMs: 0` for agents known to be slow). Stream: send, the window, one subscription and the GetTask that confirms the end; poll: the window, then GetTask every 250 ms growing to 5 s; push: send, register, one read per push.',
+      "- **Latency and throughput against the bare workflow.** The bare workflow is one activity that blocks on SendMessage. A Baton delegation resolves the agent (a local activity that fetches the card afresh and checks it), sends with `returnImmediately` and then reads the task for up to `settleWithinMs` (1 s) in the same activity, so an agent that finishes at once is done without an observing activity (decision 0012), runs the acceptance policy (a local activity), and publishes search attributes. What is left of the gap is that work: the card fetch, one GetTask after a 5 ms pause, two local-activity markers and the search-attribute writes, each a visibility update on the server. The dev server (SQLite) is the bottleneck at concurrency 10 and above, so the events per delegation (14 against 11) and the agent's extra work (the card, the GetTask: the agents run in the benchmark's process, on the same two cores) show in throughput more than in latency. The p99 of 50 samples is their slowest one, so one garbage collection or server hiccup sets it. Figures on two shared cores move by 10 to 20% between runs; compare ratios within one run only. Next: resolve from a card cached for a few seconds (one call fewer per delegation, a trust trade-off), and a workflow-side fast path for built-in acceptance policies (one local activity fewer).",
+      "- **Remote requests.** The send's settle window reads the task at 5, 25, 105 and 425 ms: an agent that works longer costs those four GetTasks before the observing activity takes over (set `settleWithinMs: 0` for agents known to be slow). Stream: send, the window, one subscription and the GetTask that confirms the end; poll: the window, then GetTask every 250 ms growing to 5 s; push: send, register, one read per push.",
       '- **History** stays flat while a delegation polls: the polls and heartbeats of the one long observing activity are not history events.',
-      '- **Parked delegations** hold no activity and make no calls. Worker memory: zod, most of the workflow bundle\'s code, used to be evaluated by every workflow (a reusable V8 context gives each workflow its own module scope), which cost hundreds of MiB of garbage and compiler memory while delegations were parked; it is now preloaded once per worker thread (decision 0012). What remains is V8 growing its heaps lazily while work arrives; it collects them once the worker is quiet. A heap cap (`NODE_OPTIONS`) bounds the peak too, at some GC time while parking; docs/operations.md explains the choice.',
+      "- **Parked delegations** hold no activity and make no calls. Worker memory: zod, most of the workflow bundle's code, used to be evaluated by every workflow (a reusable V8 context gives each workflow its own module scope), which cost hundreds of MiB of garbage and compiler memory while delegations were parked; it is now preloaded once per worker thread (decision 0012). What remains is V8 growing its heaps lazily while work arrives; it collects them once the worker is quiet. A heap cap (`NODE_OPTIONS`) bounds the peak too, at some GC time while parking; docs/operations.md explains the choice.",
       '- **Two workers** on one machine share its two cores with the server and the agents, so they cannot add throughput here; the figure says so rather than show scaling.',
       '',
     );

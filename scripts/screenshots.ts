@@ -19,8 +19,16 @@ import { launchBrowser } from '../test/helpers/browser';
 
 async function main(): Promise<void> {
   const logger = pino({ level: 'warn' });
-  const config = parseConfig({ caller: { tenant: 'acme', user: 'ops-1' }, policies: { 'second-look': { base: 'completed-with-artifact', review: true } } });
-  const stack = await startStack({ config, logger, server: { own: true, uiPort: false }, agents: [supplierQa(), portalGate(), skywayAir(), harborHotel(), arcticTours(), imageStudio()] });
+  const config = parseConfig({
+    caller: { tenant: 'acme', user: 'ops-1' },
+    policies: { 'second-look': { base: 'completed-with-artifact', review: true } },
+  });
+  const stack = await startStack({
+    config,
+    logger,
+    server: { own: true, uiPort: false },
+    agents: [supplierQa(), portalGate(), skywayAir(), harborHotel(), arcticTours(), imageStudio()],
+  });
   const ui = await startUi(stack.config, stack.server.address, logger, { port: 0 });
   const browser = await launchBrowser();
   try {
@@ -32,7 +40,11 @@ async function main(): Promise<void> {
     const ids = [
       await baton.start({ agent: 'supplier-qa', parts: [{ text: 'Verify inspection-92 against order A1042' }] }),
       await baton.start({ agent: 'portal-gate', parts: [{ text: 'Stock for BOLT-M8?' }] }),
-      await baton.start({ agent: 'supplier-qa', parts: [{ text: 'Verify inspection-93 against order A1043, product SN-5120' }], policy: 'second-look' }),
+      await baton.start({
+        agent: 'supplier-qa',
+        parts: [{ text: 'Verify inspection-93 against order A1043, product SN-5120' }],
+        policy: 'second-look',
+      }),
     ];
     for (const id of ids) await baton.until(id, (r) => r.pending !== null, 100);
     const answered = await baton.start({ agent: 'supplier-qa', parts: [{ text: 'Verify inspection-94 against order A1044' }] });

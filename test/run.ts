@@ -17,7 +17,9 @@ async function main(): Promise<number> {
   }
   process.stderr.write(`tests: Temporal at ${server.address}\n`);
   const root = join(__dirname, '..');
-  const dirs = process.argv.slice(2).length ? process.argv.slice(2) : [join(root, 'test', 'unit'), join(root, 'test', 'integration'), join(root, 'test', 'chaos')];
+  const dirs = process.argv.slice(2).length
+    ? process.argv.slice(2)
+    : [join(root, 'test', 'unit'), join(root, 'test', 'integration'), join(root, 'test', 'chaos')];
   try {
     return await new Promise<number>((resolveRun) => {
       const child = spawn(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=180000', '--test-force-exit', ...dirs], {

@@ -26,14 +26,16 @@ function h(tag, attrs, ...children) {
     else if (k === 'class') el.className = v;
     else el.setAttribute(k, v === true ? '' : String(v));
   }
-  for (const c of children.flat()) if (c !== undefined && c !== null && c !== false) el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  for (const c of children.flat())
+    if (c !== undefined && c !== null && c !== false) el.append(c instanceof Node ? c : document.createTextNode(String(c)));
   return el;
 }
 
 /** Replaces the page's content; absent parts (null, undefined, false) are skipped, not printed. */
 const fill = (...nodes) => main.replaceChildren(...nodes.filter((n) => n !== null && n !== undefined && n !== false));
 
-const pill = (value) => h('span', { class: `pill s-${String(value).replace('TASK_STATE_', '')}` }, String(value).replace('TASK_STATE_', ''));
+const pill = (value) =>
+  h('span', { class: `pill s-${String(value).replace('TASK_STATE_', '')}` }, String(value).replace('TASK_STATE_', ''));
 const when = (iso) => (iso ? new Date(iso).toLocaleString() : '');
 const short = (s, n = 12) => (s && s.length > n ? `${s.slice(0, n)}…` : s || '');
 const delegationLink = (id) => h('a', { href: `#/d/${encodeURIComponent(id)}`, class: 'mono' }, id);
@@ -49,7 +51,10 @@ class ApiError extends Error {
 async function api(path, opts = {}) {
   const res = await fetch(`/api/v1${path}`, {
     method: opts.method || 'GET',
-    headers: { Authorization: `Bearer ${sessionStorage.getItem(TOKEN_KEY) || ''}`, ...(opts.body ? { 'Content-Type': 'application/json' } : {}) },
+    headers: {
+      Authorization: `Bearer ${sessionStorage.getItem(TOKEN_KEY) || ''}`,
+      ...(opts.body ? { 'Content-Type': 'application/json' } : {}),
+    },
     body: opts.body ? JSON.stringify(opts.body) : undefined,
     signal: opts.signal,
   });
@@ -63,7 +68,10 @@ async function api(path, opts = {}) {
  * Calls onEvent(name, data) per event until the stream ends or the signal aborts.
  */
 async function followEvents(id, signal, onEvent) {
-  const res = await fetch(`/api/v1/delegations/${encodeURIComponent(id)}/events`, { headers: { Authorization: `Bearer ${sessionStorage.getItem(TOKEN_KEY) || ''}` }, signal });
+  const res = await fetch(`/api/v1/delegations/${encodeURIComponent(id)}/events`, {
+    headers: { Authorization: `Bearer ${sessionStorage.getItem(TOKEN_KEY) || ''}` },
+    signal,
+  });
   if (!res.ok || !res.body) throw new ApiError(res.status, 'Internal', `event stream: HTTP ${res.status}`);
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
@@ -76,7 +84,11 @@ async function followEvents(id, signal, onEvent) {
       const block = buffer.slice(0, cut);
       buffer = buffer.slice(cut + 2);
       const event = /^event: (.*)$/m.exec(block)?.[1];
-      const data = block.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+      const data = block
+        .split('\n')
+        .filter((l) => l.startsWith('data: '))
+        .map((l) => l.slice(6))
+        .join('\n');
       if (event && data) onEvent(event, JSON.parse(data));
     }
   }
@@ -121,14 +133,36 @@ function answerForm(delegationId, request, onDone) {
   };
   if (request.kind === 'input') {
     const text = h('textarea', { name: 'answer', required: true, placeholder: 'Your answer to the agent', 'aria-label': 'answer' });
-    return h('div', {}, h('form', { class: 'answer', onsubmit: (e) => submit(e, { requestId: request.requestId, text: text.value }, 'answer') }, text, h('button', { type: 'submit' }, 'Send answer')), status);
-  }
-  if (request.kind === 'auth') {
-    const env = h('input', { name: 'fromEnv', required: true, placeholder: 'PORTAL_TOKEN', pattern: '[A-Za-z_][A-Za-z0-9_]*', 'aria-label': 'environment variable on the worker' });
     return h(
       'div',
       {},
-      h('form', { class: 'answer', onsubmit: (e) => submit(e, { requestId: request.requestId, fromEnv: env.value }, 'authorize') }, h('span', { class: 'muted' }, 'Credential from the worker’s variable'), env, h('button', { type: 'submit' }, 'Authorize')),
+      h(
+        'form',
+        { class: 'answer', onsubmit: (e) => submit(e, { requestId: request.requestId, text: text.value }, 'answer') },
+        text,
+        h('button', { type: 'submit' }, 'Send answer'),
+      ),
+      status,
+    );
+  }
+  if (request.kind === 'auth') {
+    const env = h('input', {
+      name: 'fromEnv',
+      required: true,
+      placeholder: 'PORTAL_TOKEN',
+      pattern: '[A-Za-z_][A-Za-z0-9_]*',
+      'aria-label': 'environment variable on the worker',
+    });
+    return h(
+      'div',
+      {},
+      h(
+        'form',
+        { class: 'answer', onsubmit: (e) => submit(e, { requestId: request.requestId, fromEnv: env.value }, 'authorize') },
+        h('span', { class: 'muted' }, 'Credential from the worker’s variable'),
+        env,
+        h('button', { type: 'submit' }, 'Authorize'),
+      ),
       status,
     );
   }
@@ -139,7 +173,10 @@ function answerForm(delegationId, request, onDone) {
     {},
     h(
       'form',
-      { class: 'answer', onsubmit: (e) => submit(e, { requestId: request.requestId, decision, ...(reason.value ? { reason: reason.value } : {}) }, 'review') },
+      {
+        class: 'answer',
+        onsubmit: (e) => submit(e, { requestId: request.requestId, decision, ...(reason.value ? { reason: reason.value } : {}) }, 'review'),
+      },
       reason,
       h('button', { type: 'submit', onclick: () => (decision = 'accept') }, 'Accept'),
       h('button', { type: 'submit', class: 'danger', onclick: () => (decision = 'reject') }, 'Reject'),
@@ -152,7 +189,11 @@ const KIND_TEXT = { input: 'asks for input', auth: 'asks for authorization', rev
 
 async function inboxPage(signal) {
   const list = h('div', { id: 'inbox' });
-  fill(h('h1', {}, 'Inbox'), h('p', { class: 'muted' }, 'Requests waiting for a person, oldest first. Answers go to the delegation’s remote task as a new turn.'), list);
+  fill(
+    h('h1', {}, 'Inbox'),
+    h('p', { class: 'muted' }, 'Requests waiting for a person, oldest first. Answers go to the delegation’s remote task as a new turn.'),
+    list,
+  );
   let shown;
   const refresh = async () => {
     const { requests } = await api('/inbox', { signal });
@@ -165,10 +206,26 @@ async function inboxPage(signal) {
         h(
           'section',
           { class: 'card', 'data-request': r.requestId },
-          h('div', { class: 'meta' }, h('strong', {}, r.agent), h('span', {}, KIND_TEXT[r.kind] || r.kind), delegationLink(r.delegationId), h('span', { class: 'muted' }, `since ${when(r.observedAt)}`)),
+          h(
+            'div',
+            { class: 'meta' },
+            h('strong', {}, r.agent),
+            h('span', {}, KIND_TEXT[r.kind] || r.kind),
+            delegationLink(r.delegationId),
+            h('span', { class: 'muted' }, `since ${when(r.observedAt)}`),
+          ),
           h('div', { class: 'label' }, r.kind === 'review' ? 'acceptance said' : 'the agent wrote (untrusted)'),
           untrustedParts(r.prompt),
-          r.artifacts ? h('div', { class: 'meta muted' }, r.artifacts.length ? r.artifacts.map((a) => h('span', {}, `${a.name || a.artifactId} · ${a.size} B · sha256 ${short(a.sha256, 12)}`)) : 'no artifacts', h('a', { href: `#/d/${encodeURIComponent(r.delegationId)}` }, 'see them')) : null,
+          r.artifacts
+            ? h(
+                'div',
+                { class: 'meta muted' },
+                r.artifacts.length
+                  ? r.artifacts.map((a) => h('span', {}, `${a.name || a.artifactId} · ${a.size} B · sha256 ${short(a.sha256, 12)}`))
+                  : 'no artifacts',
+                h('a', { href: `#/d/${encodeURIComponent(r.delegationId)}` }, 'see them'),
+              )
+            : null,
           answerForm(r.delegationId, r, () => setTimeout(() => refresh().catch(() => {}), 300)),
         ),
       ),
@@ -187,8 +244,30 @@ async function delegationsPage(signal) {
       ? h(
           'table',
           {},
-          h('thead', {}, h('tr', {}, ['Delegation', 'Agent', 'Status', 'Outcome', 'Started'].map((t) => h('th', {}, t)))),
-          h('tbody', {}, delegations.map((d) => h('tr', {}, h('td', {}, delegationLink(d.id)), h('td', {}, d.agent || ''), h('td', {}, d.status ? pill(d.status) : ''), h('td', {}, d.outcome ? pill(d.outcome) : ''), h('td', {}, when(d.started))))),
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              ['Delegation', 'Agent', 'Status', 'Outcome', 'Started'].map((t) => h('th', {}, t)),
+            ),
+          ),
+          h(
+            'tbody',
+            {},
+            delegations.map((d) =>
+              h(
+                'tr',
+                {},
+                h('td', {}, delegationLink(d.id)),
+                h('td', {}, d.agent || ''),
+                h('td', {}, d.status ? pill(d.status) : ''),
+                h('td', {}, d.outcome ? pill(d.outcome) : ''),
+                h('td', {}, when(d.started)),
+              ),
+            ),
+          ),
         )
       : notice('No delegations yet.'),
   );
@@ -199,12 +278,32 @@ function artifactsTable(artifacts) {
   return h(
     'table',
     {},
-    h('thead', {}, h('tr', {}, ['Artifact', 'Type', 'Size', 'SHA-256', 'Content (untrusted)'].map((t) => h('th', {}, t)))),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        ['Artifact', 'Type', 'Size', 'SHA-256', 'Content (untrusted)'].map((t) => h('th', {}, t)),
+      ),
+    ),
     h(
       'tbody',
       {},
       artifacts.map((a) =>
-        h('tr', {}, h('td', {}, a.name || a.artifactId), h('td', {}, a.mediaType || ''), h('td', {}, `${a.size} B`), h('td', { class: 'mono', title: a.sha256 }, short(a.sha256, 16)), h('td', {}, a.parts ? untrustedParts(a.parts) : h('span', { class: 'muted' }, a.ref ? `stored as ${short(a.ref, 20)}` : 'not kept'))),
+        h(
+          'tr',
+          {},
+          h('td', {}, a.name || a.artifactId),
+          h('td', {}, a.mediaType || ''),
+          h('td', {}, `${a.size} B`),
+          h('td', { class: 'mono', title: a.sha256 }, short(a.sha256, 16)),
+          h(
+            'td',
+            {},
+            a.parts ? untrustedParts(a.parts) : h('span', { class: 'muted' }, a.ref ? `stored as ${short(a.ref, 20)}` : 'not kept'),
+          ),
+        ),
       ),
     ),
   );
@@ -212,34 +311,114 @@ function artifactsTable(artifacts) {
 
 function renderDelegation(r, signal, rerender) {
   const graphId = r.id.includes('/') ? r.id.slice(0, r.id.indexOf('/')) : undefined;
-  const cancel = h('button', { class: 'secondary', onclick: async (e) => {
-    e.target.disabled = true;
-    try {
-      await api(`/delegations/${encodeURIComponent(r.id)}/cancel`, { method: 'POST', body: { reason: 'cancelled from the web app' } });
-    } catch (err) {
-      main.prepend(notice(`${err.type}: ${err.message}`, true));
-    }
-  } }, 'Cancel delegation');
+  const cancel = h(
+    'button',
+    {
+      class: 'secondary',
+      onclick: async (e) => {
+        e.target.disabled = true;
+        try {
+          await api(`/delegations/${encodeURIComponent(r.id)}/cancel`, { method: 'POST', body: { reason: 'cancelled from the web app' } });
+        } catch (err) {
+          main.prepend(notice(`${err.type}: ${err.message}`, true));
+        }
+      },
+    },
+    'Cancel delegation',
+  );
   fill(
     h('h1', {}, 'Delegation ', h('span', { class: 'mono' }, r.id)),
     h(
       'div',
       { class: 'card' },
-      h('div', { class: 'meta' }, h('span', {}, 'Status ', h('span', { 'data-field': 'status' }, pill(r.status))), r.outcome ? h('span', {}, 'Outcome ', h('span', { 'data-field': 'outcome' }, pill(r.outcome.kind))) : null, h('span', {}, `Agent ${r.agent.name}`), h('span', {}, `Owner ${r.tenant}/${r.owner}`), h('span', {}, `Calls ${r.remoteCalls}`)),
-      h('div', { class: 'meta muted' }, h('span', {}, 'Remote task ', h('code', {}, r.remote.taskId || '-')), h('span', {}, 'Context ', h('code', {}, r.remote.contextId || '-')), r.policy ? h('span', {}, `Policy ${r.policy}`) : null, graphId ? h('a', { href: `#/g/${encodeURIComponent(graphId)}` }, `Graph ${graphId}`) : null),
-      r.outcome ? h('div', {}, h('div', { class: 'label' }, 'reasons'), h('ul', {}, r.outcome.reasons.map((x) => h('li', {}, x)))) : r.cancel ? notice(`cancelling: ${r.cancel.reason}`) : cancel,
+      h(
+        'div',
+        { class: 'meta' },
+        h('span', {}, 'Status ', h('span', { 'data-field': 'status' }, pill(r.status))),
+        r.outcome ? h('span', {}, 'Outcome ', h('span', { 'data-field': 'outcome' }, pill(r.outcome.kind))) : null,
+        h('span', {}, `Agent ${r.agent.name}`),
+        h('span', {}, `Owner ${r.tenant}/${r.owner}`),
+        h('span', {}, `Calls ${r.remoteCalls}`),
+      ),
+      h(
+        'div',
+        { class: 'meta muted' },
+        h('span', {}, 'Remote task ', h('code', {}, r.remote.taskId || '-')),
+        h('span', {}, 'Context ', h('code', {}, r.remote.contextId || '-')),
+        r.policy ? h('span', {}, `Policy ${r.policy}`) : null,
+        graphId ? h('a', { href: `#/g/${encodeURIComponent(graphId)}` }, `Graph ${graphId}`) : null,
+      ),
+      r.outcome
+        ? h(
+            'div',
+            {},
+            h('div', { class: 'label' }, 'reasons'),
+            h(
+              'ul',
+              {},
+              r.outcome.reasons.map((x) => h('li', {}, x)),
+            ),
+          )
+        : r.cancel
+          ? notice(`cancelling: ${r.cancel.reason}`)
+          : cancel,
     ),
-    r.pending ? h('section', { class: 'card' }, h('div', { class: 'meta' }, h('strong', {}, KIND_TEXT[r.pending.kind] || r.pending.kind), h('span', { class: 'muted' }, r.pending.requestId)), h('div', { class: 'label' }, 'the agent wrote (untrusted)'), untrustedParts(r.pending.prompt), answerForm(r.id, r.pending, rerender)) : null,
+    r.pending
+      ? h(
+          'section',
+          { class: 'card' },
+          h(
+            'div',
+            { class: 'meta' },
+            h('strong', {}, KIND_TEXT[r.pending.kind] || r.pending.kind),
+            h('span', { class: 'muted' }, r.pending.requestId),
+          ),
+          h('div', { class: 'label' }, 'the agent wrote (untrusted)'),
+          untrustedParts(r.pending.prompt),
+          answerForm(r.id, r.pending, rerender),
+        )
+      : null,
     h('h2', {}, 'Remote state timeline'),
     r.remote.history.length
-      ? h('ol', { class: 'timeline' }, r.remote.history.map((c) => h('li', {}, pill(c.state), ' ', h('span', { class: 'muted' }, `observed ${when(c.observedAt)}${c.remoteTimestamp ? `, agent says ${when(c.remoteTimestamp)}` : ''}`))))
+      ? h(
+          'ol',
+          { class: 'timeline' },
+          r.remote.history.map((c) =>
+            h(
+              'li',
+              {},
+              pill(c.state),
+              ' ',
+              h(
+                'span',
+                { class: 'muted' },
+                `observed ${when(c.observedAt)}${c.remoteTimestamp ? `, agent says ${when(c.remoteTimestamp)}` : ''}`,
+              ),
+            ),
+          ),
+        )
       : h('p', { class: 'muted' }, r.reply ? 'The agent answered with a direct message (no task).' : 'No remote task yet.'),
     r.reply ? h('div', {}, h('div', { class: 'label' }, 'the agent replied (untrusted)'), untrustedParts(r.reply.parts)) : null,
     h('h2', {}, 'Turns sent'),
-    h('ol', {}, r.turns.map((t) => h('li', {}, h('code', {}, t.messageId), ' ', h('span', { class: 'muted' }, when(t.sentAt))))),
+    h(
+      'ol',
+      {},
+      r.turns.map((t) => h('li', {}, h('code', {}, t.messageId), ' ', h('span', { class: 'muted' }, when(t.sentAt)))),
+    ),
     h('h2', {}, 'Artifacts'),
     artifactsTable(r.artifacts),
-    r.notes.length ? h('div', {}, h('h2', {}, 'Notes'), h('ul', {}, r.notes.map((n) => h('li', {}, n)))) : null,
+    r.notes.length
+      ? h(
+          'div',
+          {},
+          h('h2', {}, 'Notes'),
+          h(
+            'ul',
+            {},
+            r.notes.map((n) => h('li', {}, n)),
+          ),
+        )
+      : null,
   );
 }
 
@@ -295,7 +474,11 @@ function dag(nodes) {
   const d = depths(nodes);
   const columns = [];
   for (const n of nodes) (columns[d.get(n.id)] ||= []).push(n);
-  const W = 190, H = 58, GX = 70, GY = 24, PAD = 16;
+  const W = 190,
+    H = 58,
+    GX = 70,
+    GY = 24,
+    PAD = 16;
   const at = new Map();
   columns.forEach((col, c) => col.forEach((n, r) => at.set(n.id, { x: PAD + c * (W + GX), y: PAD + r * (H + GY) })));
   const width = PAD * 2 + columns.length * (W + GX) - GX;
@@ -303,16 +486,35 @@ function dag(nodes) {
   const svg = s('svg', { class: 'dag', width, height, viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': 'task graph' });
   for (const n of nodes)
     for (const dep of n.dependsOn) {
-      const a = at.get(dep), b = at.get(n.id);
+      const a = at.get(dep),
+        b = at.get(n.id);
       if (!a || !b) continue;
-      const x1 = a.x + W, y1 = a.y + H / 2, x2 = b.x, y2 = b.y + H / 2;
+      const x1 = a.x + W,
+        y1 = a.y + H / 2,
+        x2 = b.x,
+        y2 = b.y + H / 2;
       svg.append(s('path', { d: `M${x1},${y1} C${x1 + GX / 2},${y1} ${x2 - GX / 2},${y2} ${x2},${y2}`, 'marker-end': 'url(#arrow)' }));
     }
-  svg.prepend(s('defs', {}, s('marker', { id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' }, s('path', { d: 'M0,0 L10,5 L0,10 z', fill: '#98a2b3' }))));
+  svg.prepend(
+    s(
+      'defs',
+      {},
+      s(
+        'marker',
+        { id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' },
+        s('path', { d: 'M0,0 L10,5 L0,10 z', fill: '#98a2b3' }),
+      ),
+    ),
+  );
   for (const n of nodes) {
     const { x, y } = at.get(n.id);
     const link = s('a', { href: `#/d/${encodeURIComponent(n.delegationId)}`, class: nodeClass(n), 'data-node': n.id });
-    link.append(s('rect', { x, y, width: W, height: H, rx: 8 }), s('text', { x: x + 10, y: y + 20, class: 'title' }, short(n.id, 22)), s('text', { x: x + 10, y: y + 37 }, short(n.agent, 24)), s('text', { x: x + 10, y: y + 51 }, n.status === 'SETTLED' ? n.outcome || 'SETTLED' : n.status));
+    link.append(
+      s('rect', { x, y, width: W, height: H, rx: 8 }),
+      s('text', { x: x + 10, y: y + 20, class: 'title' }, short(n.id, 22)),
+      s('text', { x: x + 10, y: y + 37 }, short(n.agent, 24)),
+      s('text', { x: x + 10, y: y + 51 }, n.status === 'SETTLED' ? n.outcome || 'SETTLED' : n.status),
+    );
     svg.append(link);
   }
   return svg;
@@ -321,22 +523,98 @@ function dag(nodes) {
 function renderGraph(g) {
   fill(
     h('h1', {}, 'Graph ', h('span', { class: 'mono' }, g.id)),
-    h('div', { class: 'card' }, h('div', { class: 'meta' }, h('span', {}, 'Status ', pill(g.status)), g.outcome ? h('span', {}, 'Outcome ', h('span', { 'data-field': 'graph-outcome' }, pill(g.outcome.kind))) : null, h('span', {}, `Owner ${g.tenant}/${g.owner}`), h('span', {}, `Failure policy ${g.failurePolicy}`), h('span', {}, `${g.nodes.filter((n) => n.status === 'SETTLED').length}/${g.nodes.length} settled`))),
+    h(
+      'div',
+      { class: 'card' },
+      h(
+        'div',
+        { class: 'meta' },
+        h('span', {}, 'Status ', pill(g.status)),
+        g.outcome ? h('span', {}, 'Outcome ', h('span', { 'data-field': 'graph-outcome' }, pill(g.outcome.kind))) : null,
+        h('span', {}, `Owner ${g.tenant}/${g.owner}`),
+        h('span', {}, `Failure policy ${g.failurePolicy}`),
+        h('span', {}, `${g.nodes.filter((n) => n.status === 'SETTLED').length}/${g.nodes.length} settled`),
+      ),
+    ),
     dag(g.nodes),
     h('h2', {}, 'Nodes'),
     h(
       'table',
       {},
-      h('thead', {}, h('tr', {}, ['Node', 'Agent', 'State', 'After', 'Remote task', 'Reasons'].map((t) => h('th', {}, t)))),
-      h('tbody', {}, g.nodes.map((n) => h('tr', {}, h('td', {}, h('a', { href: `#/d/${encodeURIComponent(n.delegationId)}` }, n.id), n.followUp ? h('span', { class: 'muted' }, ' (follow-up)') : null), h('td', {}, n.agent), h('td', {}, pill(n.status === 'SETTLED' ? n.outcome || 'SETTLED' : n.status)), h('td', {}, n.dependsOn.join(', ')), h('td', { class: 'mono' }, short(n.remote.taskId, 14)), h('td', {}, (n.reasons || []).join('; '))))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['Node', 'Agent', 'State', 'After', 'Remote task', 'Reasons'].map((t) => h('th', {}, t)),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        g.nodes.map((n) =>
+          h(
+            'tr',
+            {},
+            h(
+              'td',
+              {},
+              h('a', { href: `#/d/${encodeURIComponent(n.delegationId)}` }, n.id),
+              n.followUp ? h('span', { class: 'muted' }, ' (follow-up)') : null,
+            ),
+            h('td', {}, n.agent),
+            h('td', {}, pill(n.status === 'SETTLED' ? n.outcome || 'SETTLED' : n.status)),
+            h('td', {}, n.dependsOn.join(', ')),
+            h('td', { class: 'mono' }, short(n.remote.taskId, 14)),
+            h('td', {}, (n.reasons || []).join('; ')),
+          ),
+        ),
+      ),
     ),
     h('h2', {}, 'Artifact lineage'),
     g.lineage.length
       ? h(
           'table',
           {},
-          h('thead', {}, h('tr', {}, ['Name', 'Context', 'Versions (oldest first)'].map((t) => h('th', {}, t)))),
-          h('tbody', {}, g.lineage.map((l) => h('tr', {}, h('td', {}, l.name), h('td', { class: 'mono' }, short(l.contextId, 14)), h('td', {}, h('ol', {}, l.versions.map((v) => h('li', {}, `node ${v.nodeId}, ${v.size} B, sha256 ${short(v.sha256, 12)}`, v.accepted ? '' : ' (not accepted)', v.artifactId === l.latestAccepted ? h('strong', {}, ' ← latest accepted') : ''))))))),
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              ['Name', 'Context', 'Versions (oldest first)'].map((t) => h('th', {}, t)),
+            ),
+          ),
+          h(
+            'tbody',
+            {},
+            g.lineage.map((l) =>
+              h(
+                'tr',
+                {},
+                h('td', {}, l.name),
+                h('td', { class: 'mono' }, short(l.contextId, 14)),
+                h(
+                  'td',
+                  {},
+                  h(
+                    'ol',
+                    {},
+                    l.versions.map((v) =>
+                      h(
+                        'li',
+                        {},
+                        `node ${v.nodeId}, ${v.size} B, sha256 ${short(v.sha256, 12)}`,
+                        v.accepted ? '' : ' (not accepted)',
+                        v.artifactId === l.latestAccepted ? h('strong', {}, ' ← latest accepted') : '',
+                      ),
+                    ),
+                  ),
+                ),
+              ),
+            ),
+          ),
         )
       : h('p', { class: 'muted' }, 'No artifacts yet.'),
   );
@@ -358,11 +636,19 @@ function tokenPage() {
   fill(
     h('h1', {}, 'Sign in'),
     h('p', {}, 'Open the link `baton ui` or `baton dev` printed, or paste a token from api.callers.'),
-    h('form', { class: 'answer', onsubmit: (e) => {
-      e.preventDefault();
-      sessionStorage.setItem(TOKEN_KEY, input.value.trim());
-      route();
-    } }, input, h('button', { type: 'submit' }, 'Use token')),
+    h(
+      'form',
+      {
+        class: 'answer',
+        onsubmit: (e) => {
+          e.preventDefault();
+          sessionStorage.setItem(TOKEN_KEY, input.value.trim());
+          route();
+        },
+      },
+      input,
+      h('button', { type: 'submit' }, 'Use token'),
+    ),
   );
 }
 

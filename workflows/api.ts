@@ -5,7 +5,16 @@
  */
 export { delegate, startDelegation, type DelegateOptions, type DelegationHandle } from './delegate';
 export { delegationWorkflow } from './delegation';
-export { answerSignal, answerUpdate, authorizeSignal, authorizeUpdate, cancelUpdate, requestSignal, reviewUpdate, statusQuery } from './messages';
+export {
+  answerSignal,
+  answerUpdate,
+  authorizeSignal,
+  authorizeUpdate,
+  cancelUpdate,
+  requestSignal,
+  reviewUpdate,
+  statusQuery,
+} from './messages';
 export type { DelegationResult } from '../src/shared/delegation-result';
 export type {
   Answer,

@@ -14,7 +14,13 @@ import {
 } from '@temporalio/workflow';
 import type { Part } from '../src/shared/a2a-types';
 import { brokenResult, resultOf, type DelegationResult } from '../src/shared/delegation-result';
-import { DelegationInputSchema, type Caller, type Contract, type DelegationInput, type RequestNotice } from '../src/shared/delegation-types';
+import {
+  DelegationInputSchema,
+  type Caller,
+  type Contract,
+  type DelegationInput,
+  type RequestNotice,
+} from '../src/shared/delegation-types';
 import { startingAttributes } from '../src/shared/search-attributes';
 import { delegationWorkflow } from './delegation';
 import { requestSignal } from './messages';
@@ -94,7 +100,10 @@ function inputOf(options: DelegateOptions): DelegationInput {
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw ApplicationFailure.nonRetryable(`invalid delegate options: ${issue?.path.join('.') || 'options'}: ${issue?.message}`, 'InvalidRequest');
+    throw ApplicationFailure.nonRetryable(
+      `invalid delegate options: ${issue?.path.join('.') || 'options'}: ${issue?.message}`,
+      'InvalidRequest',
+    );
   }
   return parsed.data;
 }
@@ -129,7 +138,8 @@ export async function startDelegation(options: DelegateOptions): Promise<Delegat
         return resultOf(await child.result());
       } catch (err) {
         if (isCancellation(err)) throw err;
-        if (err instanceof ChildWorkflowFailure) return brokenResult(id, `the delegation workflow did not finish: ${err.cause?.message ?? err.message}`);
+        if (err instanceof ChildWorkflowFailure)
+          return brokenResult(id, `the delegation workflow did not finish: ${err.cause?.message ?? err.message}`);
         throw err;
       } finally {
         listeners.delete(id);

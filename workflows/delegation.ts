@@ -22,11 +22,39 @@ import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import type { BatonActivities, SendOutcome } from '../activities';
 import type { Candidate } from '../src/acceptance/policies';
 import { DelegationState, type NextStep, type QueuedTurn } from '../src/shared/delegation-state';
-import { AnswerSchema, AuthorizeSchema, CancelSchema, ReviewSchema, type DelegationInput, type DelegationRecord, type Outcome, type ResolvedAgent } from '../src/shared/delegation-types';
+import {
+  AnswerSchema,
+  AuthorizeSchema,
+  CancelSchema,
+  ReviewSchema,
+  type DelegationInput,
+  type DelegationRecord,
+  type Outcome,
+  type ResolvedAgent,
+} from '../src/shared/delegation-types';
 import { isPermanentFailure, NON_RETRYABLE_FAILURES } from '../src/shared/failure-types';
 import { turnMessageId } from '../src/shared/ids';
-import { SA_AGENT, SA_OUTCOME, SA_PENDING_REQUEST, SA_REMOTE_STATE, SA_REMOTE_TASK_ID, SA_STATUS, SA_TENANT } from '../src/shared/search-attributes';
-import { answerSignal, answerUpdate, authorizeSignal, authorizeUpdate, cancelUpdate, pushSignal, remoteTaskSignal, requestSignal, reviewUpdate, statusQuery } from './messages';
+import {
+  SA_AGENT,
+  SA_OUTCOME,
+  SA_PENDING_REQUEST,
+  SA_REMOTE_STATE,
+  SA_REMOTE_TASK_ID,
+  SA_STATUS,
+  SA_TENANT,
+} from '../src/shared/search-attributes';
+import {
+  answerSignal,
+  answerUpdate,
+  authorizeSignal,
+  authorizeUpdate,
+  cancelUpdate,
+  pushSignal,
+  remoteTaskSignal,
+  requestSignal,
+  reviewUpdate,
+  statusQuery,
+} from './messages';
 
 const retry = {
   initialInterval: '1s',
@@ -182,7 +210,11 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
     {
       validator: (r) => {
         const parsed = ReviewSchema.safeParse(r);
-        refuse(parsed.success ? (state.refuseAnswer('review', r.requestId, r.caller) ?? (review ? 'already reviewed' : undefined)) : `invalid review: ${parsed.error.issues[0]?.message}`);
+        refuse(
+          parsed.success
+            ? (state.refuseAnswer('review', r.requestId, r.caller) ?? (review ? 'already reviewed' : undefined))
+            : `invalid review: ${parsed.error.issues[0]?.message}`,
+        );
       },
     },
   );
@@ -213,7 +245,11 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
     {
       validator: (req) => {
         const parsed = CancelSchema.safeParse(req);
-        refuse(parsed.success ? (state.refuseCaller(req.caller) ?? (state.status === 'SETTLED' ? 'the delegation has already settled' : undefined)) : `invalid cancel: ${parsed.error.issues[0]?.message}`);
+        refuse(
+          parsed.success
+            ? (state.refuseCaller(req.caller) ?? (state.status === 'SETTLED' ? 'the delegation has already settled' : undefined))
+            : `invalid cancel: ${parsed.error.issues[0]?.message}`,
+        );
       },
     },
   );
@@ -242,7 +278,9 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
         : sending.sendTurn({
             delegationId: id,
             agent: resolved,
-            turn: queued ? { messageId, parts: queued.parts, ...onTask } : { messageId, parts: input.parts, contextId: input.contextId, referenceTaskIds: input.referenceTaskIds },
+            turn: queued
+              ? { messageId, parts: queued.parts, ...onTask }
+              : { messageId, parts: input.parts, contextId: input.contextId, referenceTaskIds: input.referenceTaskIds },
             // An agent that finishes at once is then done in this one activity (agents.X.settleWithinMs).
             settle: { callBudget: Math.min(state.callBudget, 1_000) },
           }),
@@ -309,19 +347,27 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
         const seen =
           agent.observe === 'push'
             ? await awaitPush(agent, taskId)
-            : await observe.awaitRemoteTask({ delegationId: id, agent, taskId, staleStatusKey: state.staleStatusKey, callBudget: Number.isFinite(budget) ? budget : undefined });
+            : await observe.awaitRemoteTask({
+                delegationId: id,
+                agent,
+                taskId,
+                staleStatusKey: state.staleStatusKey,
+                callBudget: Number.isFinite(budget) ? budget : undefined,
+              });
         const over = state.countCalls(seen.calls ?? 0);
         next = state.observed(seen);
         publish();
         if (seen.budgetExhausted || (over && next.kind === 'observe')) breakContract(budgetUsed());
       }
       if (next.kind !== 'interrupted') break;
-      if (state.overInputRounds) breakContract(`the agent asked for input more than ${state.record.contract?.maxInputRounds} time(s) (contract maxInputRounds)`);
+      if (state.overInputRounds)
+        breakContract(`the agent asked for input more than ${state.record.contract?.maxInputRounds} time(s) (contract maxInputRounds)`);
       else await announce();
       // 👉 Waiting for a person holds no activity slot: only this condition, until an Update queues an answer.
       await condition(() => state.hasQueued);
       sent = await send(agent, state.takeQueued());
-      if (sent.kind === 'message') throw ApplicationFailure.nonRetryable('agent answered a turn on a task with a direct Message', 'InvalidAgentResponse');
+      if (sent.kind === 'message')
+        throw ApplicationFailure.nonRetryable('agent answered a turn on a task with a direct Message', 'InvalidAgentResponse');
       next = state.observed(sent.snapshot);
       publish();
     }
@@ -345,7 +391,9 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
       publish();
       await CancellationScope.nonCancellable(async () => {
         const taskId = state.record.remote.taskId;
-        const settled = state.record.remote.state && ['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED'].includes(state.record.remote.state);
+        const settled =
+          state.record.remote.state &&
+          ['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED'].includes(state.record.remote.state);
         if (!agent || !taskId || settled) {
           state.cancelled();
           return;

@@ -2,7 +2,15 @@
  * Update, Signal and Query definitions shared by workflows and clients.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { Answer, Authorize, CancelRequest, DelegationRecord, RemoteTaskNotice, RequestNotice, Review } from '../src/shared/delegation-types';
+import type {
+  Answer,
+  Authorize,
+  CancelRequest,
+  DelegationRecord,
+  RemoteTaskNotice,
+  RequestNotice,
+  Review,
+} from '../src/shared/delegation-types';
 import type { FollowUp, GraphRecord } from '../src/shared/graph-types';
 
 /** The full delegation record (what `baton show --json` prints). */

@@ -32,8 +32,12 @@ async function unknownNames(nodes: GraphNodeSpec[]): Promise<string[]> {
   const policies = nodes.flatMap((n) => (n.acceptance ? [n.acceptance] : []));
   const found = await checkNames({ agents: nodes.map((n) => n.agent), policies });
   return [
-    ...nodes.filter((n) => found.unknownAgents.includes(n.agent)).map((n) => `node ${n.id}: unknown agent ${n.agent} (known: ${found.knownAgents.join(', ') || 'none'})`),
-    ...nodes.filter((n) => n.acceptance && found.unknownPolicies.includes(n.acceptance)).map((n) => `node ${n.id}: unknown acceptance policy ${n.acceptance}`),
+    ...nodes
+      .filter((n) => found.unknownAgents.includes(n.agent))
+      .map((n) => `node ${n.id}: unknown agent ${n.agent} (known: ${found.knownAgents.join(', ') || 'none'})`),
+    ...nodes
+      .filter((n) => n.acceptance && found.unknownPolicies.includes(n.acceptance))
+      .map((n) => `node ${n.id}: unknown acceptance policy ${n.acceptance}`),
   ];
 }
 
@@ -71,7 +75,11 @@ export async function taskGraphWorkflow(input: GraphInput): Promise<GraphRecord>
     {
       validator: (followUp) => {
         const parsed = FollowUpSchema.safeParse(followUp);
-        refuse(parsed.success ? state.refuseFollowUp(parsed.data.node, parsed.data.caller) : `invalid follow-up: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`);
+        refuse(
+          parsed.success
+            ? state.refuseFollowUp(parsed.data.node, parsed.data.caller)
+            : `invalid follow-up: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`,
+        );
       },
     },
   );
@@ -86,7 +94,11 @@ export async function taskGraphWorkflow(input: GraphInput): Promise<GraphRecord>
     {
       validator: (req) => {
         const parsed = CancelSchema.safeParse(req);
-        refuse(parsed.success ? (state.refuseCaller(req.caller) ?? (state.record.status !== 'RUNNING' ? 'the graph is no longer running' : undefined)) : `invalid cancel: ${parsed.error.issues[0]?.message}`);
+        refuse(
+          parsed.success
+            ? (state.refuseCaller(req.caller) ?? (state.record.status !== 'RUNNING' ? 'the graph is no longer running' : undefined))
+            : `invalid cancel: ${parsed.error.issues[0]?.message}`,
+        );
       },
     },
   );

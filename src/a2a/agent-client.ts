@@ -26,7 +26,10 @@ export class AgentClient {
   static async create(agentName: string, card: AgentCard, iface: ChosenInterface, fetchImpl: typeof fetch): Promise<AgentClient> {
     // 👉 With legacyCompat the factories give a 0.3 transport for an interface marked 0.3, a 1.0 one otherwise.
     const legacyCompat = { enabled: true };
-    const factory = iface.binding === 'JSONRPC' ? new JsonRpcTransportFactory({ fetchImpl, legacyCompat }) : new RestTransportFactory({ fetchImpl, legacyCompat });
+    const factory =
+      iface.binding === 'JSONRPC'
+        ? new JsonRpcTransportFactory({ fetchImpl, legacyCompat })
+        : new RestTransportFactory({ fetchImpl, legacyCompat });
     let transport = await factory.create(iface.url, card);
     if (iface.tenant) transport = new TenantTransportDecorator(transport, iface.tenant);
     return new AgentClient(agentName, new Client(transport, card, { polling: true }));
@@ -64,7 +67,10 @@ export class AgentClient {
    * on the task itself for a follow-up turn, else among the caller's tasks updated since `since`.
    * Returns 'unsupported' when the agent cannot be asked (0.3 has no ListTasks).
    */
-  async findTurn(messageId: string, opts: { taskId?: string; since: string; signal?: AbortSignal }): Promise<Task | undefined | 'unsupported'> {
+  async findTurn(
+    messageId: string,
+    opts: { taskId?: string; since: string; signal?: AbortSignal },
+  ): Promise<Task | undefined | 'unsupported'> {
     const has = (t: { history?: { messageId?: string }[] }) => (t.history ?? []).some((m) => m.messageId === messageId);
     try {
       if (opts.taskId) {
@@ -75,7 +81,16 @@ export class AgentClient {
       let pageToken = '';
       for (let page = 0; page < 5; page++) {
         const res = await this.client.listTasks(
-          { tenant: '', contextId: '', status: 0, pageSize: 100, pageToken, historyLength: 20, statusTimestampAfter: opts.since, includeArtifacts: true },
+          {
+            tenant: '',
+            contextId: '',
+            status: 0,
+            pageSize: 100,
+            pageToken,
+            historyLength: 20,
+            statusTimestampAfter: opts.since,
+            includeArtifacts: true,
+          },
           { signal: opts.signal },
         );
         const found = res.tasks.find(has);
@@ -115,7 +130,16 @@ export class AgentClient {
       let pageToken = '';
       for (let page = 0; page < 5; page++) {
         const res = await this.client.listTasks(
-          { tenant: '', contextId, status: 0, pageSize: 100, pageToken, historyLength: 0, statusTimestampAfter: '', includeArtifacts: false },
+          {
+            tenant: '',
+            contextId,
+            status: 0,
+            pageSize: 100,
+            pageToken,
+            historyLength: 0,
+            statusTimestampAfter: '',
+            includeArtifacts: false,
+          },
           { signal },
         );
         const found = res.tasks.find((t) => t.id === taskId);
@@ -135,7 +159,10 @@ export class AgentClient {
    */
   async createPushConfig(taskId: string, url: string, token: string, signal?: AbortSignal): Promise<void> {
     try {
-      await this.client.createTaskPushNotificationConfig({ tenant: '', id: '', taskId, url, token, authentication: { scheme: 'Bearer', credentials: token } }, { signal });
+      await this.client.createTaskPushNotificationConfig(
+        { tenant: '', id: '', taskId, url, token, authentication: { scheme: 'Bearer', credentials: token } },
+        { signal },
+      );
     } catch (err) {
       throw toFailure(err, `agent ${this.agentName}: CreateTaskPushNotificationConfig for ${taskId}`);
     }

@@ -96,7 +96,11 @@ async function checkedJson(agentName: string, res: Response): Promise<Response> 
   return new Response(text, { status: res.status, statusText: res.statusText, headers: res.headers });
 }
 
-export function createAgentFetch(agentName: string, entry: AgentEntry, opts: { lookup?: Lookup; maxResponseBytes?: number } = {}): typeof fetch {
+export function createAgentFetch(
+  agentName: string,
+  entry: AgentEntry,
+  opts: { lookup?: Lookup; maxResponseBytes?: number } = {},
+): typeof fetch {
   const guarded = createGuardedFetch(policyOf(entry, opts.maxResponseBytes), { lookup: opts.lookup });
   return (async (input: string | URL | Request, init: RequestInit = {}) => {
     const headers = new Headers(init.headers);
@@ -109,7 +113,12 @@ export function createAgentFetch(agentName: string, entry: AgentEntry, opts: { l
     if (RETRY_STATUSES.has(res.status)) {
       void res.body?.cancel();
       const retryAfterMs = parseRetryAfter(res.headers.get('retry-after'));
-      throw new AgentHttpError(res.status, 'retry', `agent ${agentName}: HTTP ${res.status}${retryAfterMs !== undefined ? `, retry after ${retryAfterMs} ms` : ''}`, retryAfterMs);
+      throw new AgentHttpError(
+        res.status,
+        'retry',
+        `agent ${agentName}: HTTP ${res.status}${retryAfterMs !== undefined ? `, retry after ${retryAfterMs} ms` : ''}`,
+        retryAfterMs,
+      );
     }
     return checkedJson(agentName, res);
   }) as typeof fetch;

@@ -71,7 +71,10 @@ async function verifySignature(agentName: string, entry: AgentEntry, card: Agent
   const policy = entry.signature;
   if (!policy) return;
   if (!card.signatures?.length) {
-    if (policy.required) throw failure(FailureType.TRUST_REFUSED, `agent ${agentName}: card is unsigned, and the agent entry requires a signature`, { refusal: 'unsigned-card' });
+    if (policy.required)
+      throw failure(FailureType.TRUST_REFUSED, `agent ${agentName}: card is unsigned, and the agent entry requires a signature`, {
+        refusal: 'unsigned-card',
+      });
     return;
   }
   const keys = new Map(policy.keys.map((k) => [k.kid, k.jwk]));
@@ -83,7 +86,11 @@ async function verifySignature(agentName: string, entry: AgentEntry, card: Agent
   try {
     await verify(card);
   } catch (err) {
-    throw failure(FailureType.TRUST_REFUSED, `agent ${agentName}: card signature does not verify against the pinned keys (${(err as Error).message})`, { refusal: 'bad-signature' });
+    throw failure(
+      FailureType.TRUST_REFUSED,
+      `agent ${agentName}: card signature does not verify against the pinned keys (${(err as Error).message})`,
+      { refusal: 'bad-signature' },
+    );
   }
 }
 
@@ -108,13 +115,20 @@ export async function fetchCard(agentName: string, entry: AgentEntry, opts: { lo
   const caps = CardCapsSchema.safeParse(json);
   if (!caps.success) {
     const issue = caps.error.issues[0];
-    throw failure(FailureType.TRUST_REFUSED, `agent ${agentName}: card at ${url} refused: ${issue?.path.join('.') || '(card)'} ${issue?.message ?? 'is malformed'}`, { refusal: 'card-caps' });
+    throw failure(
+      FailureType.TRUST_REFUSED,
+      `agent ${agentName}: card at ${url} refused: ${issue?.path.join('.') || '(card)'} ${issue?.message ?? 'is malformed'}`,
+      { refusal: 'card-caps' },
+    );
   }
   let card: AgentCard;
   try {
     card = resolver.normalizeAgentCard(json);
   } catch (err) {
-    throw failure(FailureType.INVALID_AGENT_RESPONSE, `agent ${agentName}: card at ${url} is not a valid A2A card: ${(err as Error).message}`);
+    throw failure(
+      FailureType.INVALID_AGENT_RESPONSE,
+      `agent ${agentName}: card at ${url} is not a valid A2A card: ${(err as Error).message}`,
+    );
   }
   await verifySignature(agentName, entry, card);
   const sha256 = createHash('sha256').update(body).digest('hex');
@@ -138,20 +152,33 @@ function originOf(url: string): string | undefined {
  * Walks the card's interfaces (1.0 before 0.3; the preferred binding first within a version) and takes
  * the first JSON-RPC or HTTP+JSON one whose URL is on the card's origin or an allowed origin.
  */
-export function chooseInterface(agentName: string, fetched: Pick<FetchedCard, 'url' | 'card'>, entry: { binding?: AgentEntry['binding']; allowedOrigins?: string[] }): ChosenInterface {
+export function chooseInterface(
+  agentName: string,
+  fetched: Pick<FetchedCard, 'url' | 'card'>,
+  entry: { binding?: AgentEntry['binding']; allowedOrigins?: string[] },
+): ChosenInterface {
   const allowed = new Set([new URL(fetched.url).origin, ...(entry.allowedOrigins ?? []).map((o) => new URL(o).origin)]);
   const interfaces = fetched.card.supportedInterfaces ?? [];
   const offOrigin: string[] = [];
   for (const version of SUPPORTED_VERSIONS) {
-    const candidates = interfaces.filter((i) => (SUPPORTED_BINDINGS as readonly string[]).includes(i.protocolBinding) && majorMinor(i.protocolVersion) === version);
-    const ordered = entry.binding ? [...candidates.filter((i) => i.protocolBinding === entry.binding), ...candidates.filter((i) => i.protocolBinding !== entry.binding)] : candidates;
+    const candidates = interfaces.filter(
+      (i) => (SUPPORTED_BINDINGS as readonly string[]).includes(i.protocolBinding) && majorMinor(i.protocolVersion) === version,
+    );
+    const ordered = entry.binding
+      ? [...candidates.filter((i) => i.protocolBinding === entry.binding), ...candidates.filter((i) => i.protocolBinding !== entry.binding)]
+      : candidates;
     for (const i of ordered) {
       const origin = originOf(i.url);
       if (!origin || !allowed.has(origin)) {
         offOrigin.push(i.url);
         continue;
       }
-      return { url: i.url, binding: i.protocolBinding as ChosenInterface['binding'], protocolVersion: i.protocolVersion, tenant: i.tenant ?? '' };
+      return {
+        url: i.url,
+        binding: i.protocolBinding as ChosenInterface['binding'],
+        protocolVersion: i.protocolVersion,
+        tenant: i.tenant ?? '',
+      };
     }
   }
   if (offOrigin.length) {
@@ -162,5 +189,9 @@ export function chooseInterface(agentName: string, fetched: Pick<FetchedCard, 'u
     );
   }
   const offered = interfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion}`).join(', ') || 'none';
-  throw failure(FailureType.AGENT_REFUSED, `agent ${agentName}: card offers no JSON-RPC or HTTP+JSON interface at 1.0 or 0.3 (offered: ${offered})`, { reason: 'NO_SUPPORTED_INTERFACE' });
+  throw failure(
+    FailureType.AGENT_REFUSED,
+    `agent ${agentName}: card offers no JSON-RPC or HTTP+JSON interface at 1.0 or 0.3 (offered: ${offered})`,
+    { reason: 'NO_SUPPORTED_INTERFACE' },
+  );
 }

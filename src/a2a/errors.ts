@@ -26,7 +26,12 @@ const REFUSED_REASONS = new Set([
   'METHOD_NOT_FOUND',
 ]);
 
-export function failure(type: FailureTypeName, message: string, details?: Record<string, unknown>, nextRetryDelayMs?: number): ApplicationFailure {
+export function failure(
+  type: FailureTypeName,
+  message: string,
+  details?: Record<string, unknown>,
+  nextRetryDelayMs?: number,
+): ApplicationFailure {
   return ApplicationFailure.create({
     type,
     message,
@@ -51,14 +56,16 @@ export function toFailure(err: unknown, what: string): ApplicationFailure {
   if (missing) return failure(FailureType.CONFIG_INVALID, `${what}: ${missing.message}`);
 
   const http = findCause(err, AgentHttpError);
-  if (http?.kind === 'auth') return failure(FailureType.AGENT_REFUSED, `${what}: ${http.message}`, { reason: 'AUTH_REFUSED', status: http.status });
+  if (http?.kind === 'auth')
+    return failure(FailureType.AGENT_REFUSED, `${what}: ${http.message}`, { reason: 'AUTH_REFUSED', status: http.status });
   if (http) return failure(FailureType.RETRY_LATER, `${what}: ${http.message}`, { status: http.status }, http.retryAfterMs);
 
   const a2a = findCause(err, A2AError);
   if (a2a) {
     const reason = a2a.reason ?? 'UNKNOWN';
     if (reason === 'INVALID_AGENT_RESPONSE') return failure(FailureType.INVALID_AGENT_RESPONSE, `${what}: ${a2a.message}`, { reason });
-    if (REFUSED_REASONS.has(reason)) return failure(FailureType.AGENT_REFUSED, `${what}: agent refused (${reason}): ${a2a.message}`, { reason });
+    if (REFUSED_REASONS.has(reason))
+      return failure(FailureType.AGENT_REFUSED, `${what}: agent refused (${reason}): ${a2a.message}`, { reason });
     return failure(FailureType.RETRY_LATER, `${what}: agent error (${reason}): ${a2a.message}`, { reason });
   }
 

@@ -54,7 +54,11 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** A DNS lookup that fails when any resolved address is refused (so no address of the set is used). */
 function guardedLookup(allowPrivateNetwork: boolean, base: Lookup): Lookup {
   const lookup = (hostname: string, options: unknown, callback: unknown): void => {
-    const cb = (typeof options === 'function' ? options : callback) as (err: Error | null, address?: string | LookupAddress[], family?: number) => void;
+    const cb = (typeof options === 'function' ? options : callback) as (
+      err: Error | null,
+      address?: string | LookupAddress[],
+      family?: number,
+    ) => void;
     const opts = (typeof options === 'object' && options !== null ? options : {}) as { all?: boolean; family?: number };
     base(hostname, { all: true, family: opts.family ?? 0 }, (err, addresses) => {
       if (err) return cb(err);
@@ -74,7 +78,10 @@ function guardedLookup(allowPrivateNetwork: boolean, base: Lookup): Lookup {
 
 function checkUrl(url: URL, policy: FetchPolicy): void {
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowHttp)) {
-    throw new FetchRefusedError('scheme', `${url.origin}: only https is allowed${url.protocol === 'http:' ? ' (the agent entry does not set allowHttp)' : ''}`);
+    throw new FetchRefusedError(
+      'scheme',
+      `${url.origin}: only https is allowed${url.protocol === 'http:' ? ' (the agent entry does not set allowHttp)' : ''}`,
+    );
   }
   // Literal addresses never reach the DNS lookup, so they are checked here.
   const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -129,7 +136,14 @@ export function createGuardedFetch(policy: FetchPolicy, opts: { lookup?: Lookup 
       checkUrl(url, policy);
       let res: UndiciResponse;
       try {
-        res = await undiciFetch(url, { ...(init as object), method, headers: Object.fromEntries(headers.entries()), body: body as never, redirect: "manual", dispatcher });
+        res = await undiciFetch(url, {
+          ...(init as object),
+          method,
+          headers: Object.fromEntries(headers.entries()),
+          body: body as never,
+          redirect: 'manual',
+          dispatcher,
+        });
       } catch (err) {
         const refused = findCause(err, FetchRefusedError);
         if (!refused) throw err;
@@ -140,7 +154,10 @@ export function createGuardedFetch(policy: FetchPolicy, opts: { lookup?: Lookup 
       void res.body?.cancel();
       const next = new URL(location, url);
       if (hop >= policy.maxRedirects) {
-        throw new FetchRefusedError('redirect', `${url.origin}: redirect to ${next.origin} refused (${policy.maxRedirects === 0 ? 'redirects are not followed' : `more than ${policy.maxRedirects} redirects`})`);
+        throw new FetchRefusedError(
+          'redirect',
+          `${url.origin}: redirect to ${next.origin} refused (${policy.maxRedirects === 0 ? 'redirects are not followed' : `more than ${policy.maxRedirects} redirects`})`,
+        );
       }
       try {
         checkUrl(next, policy);

@@ -11,7 +11,9 @@ export const MAX_STATUS_BYTES = 16 * 1024;
 
 function boundedStatus(parts: Part[]): Part[] {
   const size = Buffer.byteLength(JSON.stringify(parts), 'utf8');
-  return size <= MAX_STATUS_BYTES ? parts : [{ text: `(the agent's status message of ${size} bytes was not kept: over ${MAX_STATUS_BYTES})` }];
+  return size <= MAX_STATUS_BYTES
+    ? parts
+    : [{ text: `(the agent's status message of ${size} bytes was not kept: over ${MAX_STATUS_BYTES})` }];
 }
 
 export async function snapshotOf(task: Task, opts: RecordOptions = {}): Promise<RemoteSnapshot> {

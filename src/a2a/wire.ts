@@ -2,7 +2,12 @@
  * The boundary: SDK objects become wire JSON, wire JSON is validated into plain shared types.
  * Anything that does not validate is an `InvalidAgentResponse`, never a success.
  */
-import { Message as SdkMessage, StreamResponse as SdkStreamResponse, Task as SdkTask, type SendMessageResult as SdkSendResult } from '@a2a-js/sdk';
+import {
+  Message as SdkMessage,
+  StreamResponse as SdkStreamResponse,
+  Task as SdkTask,
+  type SendMessageResult as SdkSendResult,
+} from '@a2a-js/sdk';
 import type { z } from 'zod';
 import { MessageSchema, StreamEventSchema, TaskSchema, type Message, type Part, type StreamEvent, type Task } from '../shared/a2a-types';
 import { FailureType } from '../shared/failure-types';

@@ -56,13 +56,15 @@ export class PolicyRegistry {
   /** Adds a config-declared policy; its base must already be known. */
   declare(name: string, declared: DeclaredPolicy): this {
     const base = declared.base ? this.policies.get(declared.base) : undefined;
-    if (declared.base && !base) throw new Error(`policies.${name}.base: unknown policy "${declared.base}" (known: ${this.names().join(', ')})`);
+    if (declared.base && !base)
+      throw new Error(`policies.${name}.base: unknown policy "${declared.base}" (known: ${this.names().join(', ')})`);
     return this.register(name, async (c) => {
       const reasons: string[] = [];
       for (const required of declared.requireArtifacts ?? []) {
         const found = c.artifacts.find((a) => a.name === required.name);
         if (!found) reasons.push(`required artifact "${required.name}" is missing`);
-        else if (required.mediaType && found.mediaType !== required.mediaType) reasons.push(`artifact "${required.name}" is ${found.mediaType ?? 'of no media type'}, not ${required.mediaType}`);
+        else if (required.mediaType && found.mediaType !== required.mediaType)
+          reasons.push(`artifact "${required.name}" is ${found.mediaType ?? 'of no media type'}, not ${required.mediaType}`);
       }
       if (reasons.length) return { accepted: false, reasons };
       const decision = base ? await base(c) : { accepted: true, reasons: ['required artifacts present'] };

@@ -39,6 +39,14 @@ export function supplierVerdict(c: Candidate): Decision {
   if (order && v.order !== order) reasons.push(`verdict is for order ${v.order}, but ${order} was asked about`);
   if (report && v.report !== report) reasons.push(`verdict is for report ${v.report}, but ${report} was asked about`);
   if (v.verdict !== 'pass') reasons.push(`the supplier's verdict is ${v.verdict}`);
-  if (v.checks?.some((check) => check.result !== 'pass')) reasons.push(`failed checks: ${v.checks.filter((k) => k.result !== 'pass').map((k) => k.name).join(', ')}`);
-  return reasons.length ? { accepted: false, reasons } : { accepted: true, reasons: [`verdict pass for order ${v.order}, report ${v.report}`] };
+  if (v.checks?.some((check) => check.result !== 'pass'))
+    reasons.push(
+      `failed checks: ${v.checks
+        .filter((k) => k.result !== 'pass')
+        .map((k) => k.name)
+        .join(', ')}`,
+    );
+  return reasons.length
+    ? { accepted: false, reasons }
+    : { accepted: true, reasons: [`verdict pass for order ${v.order}, report ${v.report}`] };
 }

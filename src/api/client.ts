@@ -2,7 +2,13 @@
  * `baton`: the client side, for applications that start and steer delegations from outside a
  * workflow. Loads no worker, demo or test code.
  */
-export { BatonClient, DelegationNotFoundError, InvalidRequestError, RequestRefusedError, type StartDelegation } from '../client/baton-client';
+export {
+  BatonClient,
+  DelegationNotFoundError,
+  InvalidRequestError,
+  RequestRefusedError,
+  type StartDelegation,
+} from '../client/baton-client';
 export { ConfigError, loadConfig, parseConfig, type LoadedConfig } from '../config/load';
 export type { BatonConfig, AgentEntry } from '../config/schema';
 export { resultOf, type DelegationResult } from '../shared/delegation-result';

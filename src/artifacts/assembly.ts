@@ -21,7 +21,8 @@ interface Assembling {
 }
 
 /** Only byte-like artifacts can be assembled by concatenation; data parts are left to GetTask. */
-const assemblable = (a: Artifact): boolean => a.parts.length > 0 && (a.parts.every((p) => p.raw !== undefined) || a.parts.every((p) => p.text !== undefined));
+const assemblable = (a: Artifact): boolean =>
+  a.parts.length > 0 && (a.parts.every((p) => p.raw !== undefined) || a.parts.every((p) => p.text !== undefined));
 
 export class ArtifactAssembly {
   private readonly artifacts = new Map<string, Assembling>();
@@ -82,10 +83,21 @@ export class ArtifactAssembly {
     const out = new Map<string, ArtifactRecord>();
     for (const [artifactId, e] of this.artifacts) {
       if (!e.done) continue;
-      const record: ArtifactRecord = { artifactId, ...(e.name !== undefined ? { name: e.name } : {}), ...(e.mediaType ? { mediaType: e.mediaType } : {}), size: e.done.size, sha256: e.done.sha256, ref: e.done.ref };
+      const record: ArtifactRecord = {
+        artifactId,
+        ...(e.name !== undefined ? { name: e.name } : {}),
+        ...(e.mediaType ? { mediaType: e.mediaType } : {}),
+        size: e.done.size,
+        sha256: e.done.sha256,
+        ref: e.done.ref,
+      };
       if (e.done.size <= inlineMaxBytes) {
         const bytes = await this.store.get(e.done.ref);
-        record.parts = [e.mediaType?.startsWith('text/') ? { text: bytes.toString('utf8'), mediaType: e.mediaType } : { raw: bytes.toString('base64'), ...(e.mediaType ? { mediaType: e.mediaType } : {}) }];
+        record.parts = [
+          e.mediaType?.startsWith('text/')
+            ? { text: bytes.toString('utf8'), mediaType: e.mediaType }
+            : { raw: bytes.toString('base64'), ...(e.mediaType ? { mediaType: e.mediaType } : {}) },
+        ];
       }
       out.set(artifactId, record);
     }
@@ -99,7 +111,9 @@ export class ArtifactAssembly {
 
   /** What to heartbeat: per artifact, chunks and bytes so far. */
   cursor(): Record<string, { chunks: number; bytes: number; done: boolean }> {
-    return Object.fromEntries([...this.artifacts].map(([id, e]) => [id, { chunks: e.chunks, bytes: e.done?.size ?? e.staging.size(), done: Boolean(e.done) }]));
+    return Object.fromEntries(
+      [...this.artifacts].map(([id, e]) => [id, { chunks: e.chunks, bytes: e.done?.size ?? e.staging.size(), done: Boolean(e.done) }]),
+    );
   }
 
   /** Drops unfinished staging files. */

@@ -34,7 +34,8 @@ export async function downloadUrlPart(
   } catch {
     return refuse('scheme', 'not an absolute URL');
   }
-  if (!hostAllowed(url.hostname, policy.allowedHosts)) return refuse('host-not-allowed', `${url.hostname} is not in the agent's downloads.allowedHosts`);
+  if (!hostAllowed(url.hostname, policy.allowedHosts))
+    return refuse('host-not-allowed', `${url.hostname} is not in the agent's downloads.allowedHosts`);
   const fetchImpl = createGuardedFetch(
     {
       allowHttp: policy.allowHttp,

@@ -93,7 +93,13 @@ export class FaultAgent {
   }
 
   private json(task: TaskRecord): Record<string, unknown> {
-    return { id: task.id, contextId: task.contextId, status: { state: task.state, timestamp: task.updated }, artifacts: task.artifacts, history: task.history };
+    return {
+      id: task.id,
+      contextId: task.contextId,
+      status: { state: task.state, timestamp: task.updated },
+      artifacts: task.artifacts,
+      history: task.history,
+    };
   }
 
   private set(task: TaskRecord, state: string): void {
@@ -109,7 +115,9 @@ export class FaultAgent {
         this.set(task, 'TASK_STATE_INPUT_REQUIRED');
         return;
       }
-      task.artifacts = [{ artifactId: `${task.id}-result`, name: 'result', parts: [{ data: { ok: true, task: task.id }, mediaType: 'application/json' }] }];
+      task.artifacts = [
+        { artifactId: `${task.id}-result`, name: 'result', parts: [{ data: { ok: true, task: task.id }, mediaType: 'application/json' }] },
+      ];
       this.set(task, 'TASK_STATE_COMPLETED');
     }, this.plan.workMs ?? 200).unref();
   }
@@ -166,13 +174,22 @@ export class FaultAgent {
         if (message.taskId) {
           const task = this.tasks.get(message.taskId);
           if (!task) return error(-32001, 'task not found');
-          if (['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED'].includes(task.state)) return error(-32004, 'task is terminal');
+          if (['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED'].includes(task.state))
+            return error(-32004, 'task is terminal');
           task.history.push(message);
           this.set(task, 'TASK_STATE_WORKING');
           this.work(task);
           return answer({ task: this.json(task) });
         }
-        const task: TaskRecord = { id: randomUUID(), contextId: message.contextId || randomUUID(), state: 'TASK_STATE_WORKING', history: [message], artifacts: [], updated: new Date().toISOString(), asked: false };
+        const task: TaskRecord = {
+          id: randomUUID(),
+          contextId: message.contextId || randomUUID(),
+          state: 'TASK_STATE_WORKING',
+          history: [message],
+          artifacts: [],
+          updated: new Date().toISOString(),
+          asked: false,
+        };
         this.tasks.set(task.id, task);
         const first = message.messageId ?? '';
         this.tasksByMessageId.set(first, [...(this.tasksByMessageId.get(first) ?? []), task.id]);
@@ -183,9 +200,12 @@ export class FaultAgent {
       case 'GetTask': {
         const task = this.tasks.get(String(p.id));
         if (!task) return error(-32001, 'task not found');
-        if (this.chance(this.plan.malformedJson, 'malformedJson')) return void res.type('application/json').send('{"jsonrpc":"2.0","result":{"id":');
-        if (this.chance(this.plan.wrongEnum, 'wrongEnum')) return answer({ ...this.json(task), status: { state: 'TASK_STATE_DONE_ISH', timestamp: task.updated } });
-        if (this.chance(this.plan.hugeBody, 'hugeBody')) return answer({ ...this.json(task), metadata: { padding: 'x'.repeat(12 * 1024 * 1024) } });
+        if (this.chance(this.plan.malformedJson, 'malformedJson'))
+          return void res.type('application/json').send('{"jsonrpc":"2.0","result":{"id":');
+        if (this.chance(this.plan.wrongEnum, 'wrongEnum'))
+          return answer({ ...this.json(task), status: { state: 'TASK_STATE_DONE_ISH', timestamp: task.updated } });
+        if (this.chance(this.plan.hugeBody, 'hugeBody'))
+          return answer({ ...this.json(task), metadata: { padding: 'x'.repeat(12 * 1024 * 1024) } });
         return answer(this.json(task));
       }
       case 'ListTasks': {
@@ -197,7 +217,9 @@ export class FaultAgent {
         if (!task) return error(-32001, 'task not found');
         if (this.plan.completeOnCancel && task.state === 'TASK_STATE_WORKING') {
           this.faults.completeOnCancel = (this.faults.completeOnCancel ?? 0) + 1;
-          task.artifacts = [{ artifactId: `${task.id}-result`, name: 'result', parts: [{ data: { ok: true }, mediaType: 'application/json' }] }];
+          task.artifacts = [
+            { artifactId: `${task.id}-result`, name: 'result', parts: [{ data: { ok: true }, mediaType: 'application/json' }] },
+          ];
           this.set(task, 'TASK_STATE_COMPLETED');
           return error(-32002, 'task is not cancelable: it completed');
         }
@@ -224,7 +246,15 @@ export class FaultAgent {
             last = task.state;
             send({ statusUpdate: { taskId: task.id, contextId: task.contextId, status: { state: task.state, timestamp: task.updated } } });
           }
-          if (['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED', 'TASK_STATE_INPUT_REQUIRED'].includes(task.state)) {
+          if (
+            [
+              'TASK_STATE_COMPLETED',
+              'TASK_STATE_FAILED',
+              'TASK_STATE_CANCELED',
+              'TASK_STATE_REJECTED',
+              'TASK_STATE_INPUT_REQUIRED',
+            ].includes(task.state)
+          ) {
             clearInterval(tick);
             res.end();
           }

@@ -47,12 +47,17 @@ export function formatGraph(g: GraphRecord, live: LiveNodes = new Map()): string
     const after = n.dependsOn.length ? `  after ${n.dependsOn.join(', ')}` : '';
     const refines = n.refines ? `  refines ${n.refines}` : '';
     const task = n.remote.taskId ? `  task ${short(n.remote.taskId)}` : '';
-    lines.push(`  ${name}  ${nodeState(n).padEnd(15)} ${n.agent.padEnd(agentWidth)}${after}${refines}${task}${n.followUp ? '  (follow-up)' : ''}`);
+    lines.push(
+      `  ${name}  ${nodeState(n).padEnd(15)} ${n.agent.padEnd(agentWidth)}${after}${refines}${task}${n.followUp ? '  (follow-up)' : ''}`,
+    );
     const now = live.get(n.id);
     if (n.status === 'RUNNING' && now) {
-      lines.push(`  ${' '.repeat(width)}  - now ${now.status}${now.pending ? `: waiting for ${now.pending.kind}, answer with \`baton ${now.pending.kind === 'auth' ? 'authorize' : now.pending.kind === 'review' ? 'review' : 'answer'} ${n.delegationId}\`` : ''}`);
+      lines.push(
+        `  ${' '.repeat(width)}  - now ${now.status}${now.pending ? `: waiting for ${now.pending.kind}, answer with \`baton ${now.pending.kind === 'auth' ? 'authorize' : now.pending.kind === 'review' ? 'review' : 'answer'} ${n.delegationId}\`` : ''}`,
+      );
     }
-    if (n.status === 'SKIPPED' || (n.status === 'SETTLED' && n.outcome !== 'ACCEPTED')) lines.push(`  ${' '.repeat(width)}  - ${JSON.stringify(n.reasons.join('; '))}`);
+    if (n.status === 'SKIPPED' || (n.status === 'SETTLED' && n.outcome !== 'ACCEPTED'))
+      lines.push(`  ${' '.repeat(width)}  - ${JSON.stringify(n.reasons.join('; '))}`);
   }
   const contexts = Object.entries(g.contexts);
   if (contexts.length) lines.push(`contexts    ${contexts.map(([agent, ctx]) => `${agent} ${short(ctx)}`).join(', ')}`);

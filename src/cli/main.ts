@@ -40,7 +40,15 @@ function run(action: () => Promise<number>): Promise<void> {
       process.exitCode = code;
     },
     (err: unknown) => {
-      const expected = err instanceof UsageError || err instanceof ConfigError || err instanceof InvalidRequestError || err instanceof DelegationNotFoundError || err instanceof GraphNotFoundError || err instanceof RequestRefusedError || err instanceof TemporalUnavailableError || err instanceof InterruptedError;
+      const expected =
+        err instanceof UsageError ||
+        err instanceof ConfigError ||
+        err instanceof InvalidRequestError ||
+        err instanceof DelegationNotFoundError ||
+        err instanceof GraphNotFoundError ||
+        err instanceof RequestRefusedError ||
+        err instanceof TemporalUnavailableError ||
+        err instanceof InterruptedError;
       process.stderr.write(`baton: ${expected ? (err as Error).message : ((err as Error)?.stack ?? String(err))}\n`);
       process.exitCode = err instanceof UsageError || err instanceof InvalidRequestError ? 2 : 1;
       // A client call may still be retrying after an interruption; nothing is left to finish.
@@ -62,11 +70,16 @@ const globals = (): { config?: string } => program.opts<{ config?: string }>();
 program
   .command('demo')
   .description('run a scenario end to end on a private stack, print its outcome, and exit')
-  .argument('[scenario]', 'inspection (one delegation answered by a person), trip (a task graph) or image (a graph with a follow-up)', 'inspection')
+  .argument(
+    '[scenario]',
+    'inspection (one delegation answered by a person), trip (a task graph) or image (a graph with a follow-up)',
+    'inspection',
+  )
   .option('--json', 'print the record as JSON')
   .action((scenario: string, o: { json?: boolean }) => {
     if (scenario === 'trip' || scenario === 'image') return run(() => graphDemoCommand(scenario, { ...o, ...globals() }));
-    if (scenario !== 'inspection') return run(() => Promise.reject(new UsageError(`unknown demo scenario ${scenario}: use inspection, trip or image`)));
+    if (scenario !== 'inspection')
+      return run(() => Promise.reject(new UsageError(`unknown demo scenario ${scenario}: use inspection, trip or image`)));
     return run(() => demoCommand({ ...o, ...globals() }));
   });
 
@@ -79,7 +92,9 @@ program
   .option('--webhook-port <port>', 'port of the push webhook', listenPort, 41240)
   .option('--app-port <port>', 'port of the web app and HTTP API (default: api.listen.port, 41230)', listenPort)
   .option('--db <file>', 'SQLite file of the dev server (default .baton/dev/temporal.sqlite)')
-  .action((o: { port: number; uiPort: number; agentsPort: number; webhookPort: number; appPort?: number; db?: string }) => run(() => devCommand({ ...o, ...globals() })));
+  .action((o: { port: number; uiPort: number; agentsPort: number; webhookPort: number; appPort?: number; db?: string }) =>
+    run(() => devCommand({ ...o, ...globals() })),
+  );
 
 program
   .command('webhook')
@@ -121,8 +136,19 @@ program
   .option('--ref <taskId...>', 'remote tasks this work refers to (referenceTaskIds)')
   .option('--wait', 'wait for the outcome and print the record')
   .option('--json', 'print JSON')
-  .action((o: { agent: string; text?: string; dataFile?: string; policy?: string; id?: string; deadline?: string; context?: string; ref?: string[]; wait?: boolean; json?: boolean }) =>
-    run(() => delegateCommand({ ...o, ...globals() })),
+  .action(
+    (o: {
+      agent: string;
+      text?: string;
+      dataFile?: string;
+      policy?: string;
+      id?: string;
+      deadline?: string;
+      context?: string;
+      ref?: string[];
+      wait?: boolean;
+      json?: boolean;
+    }) => run(() => delegateCommand({ ...o, ...globals() })),
   );
 
 program
@@ -140,16 +166,20 @@ program
   .option('--text <text>', 'the answer as text')
   .option('--data-file <file>', 'a JSON file sent as a data part')
   .option('--json', 'print JSON')
-  .action((id: string, o: { request?: string; text?: string; dataFile?: string; json?: boolean }) => run(() => answerCommand(id, { ...o, ...globals() })));
+  .action((id: string, o: { request?: string; text?: string; dataFile?: string; json?: boolean }) =>
+    run(() => answerCommand(id, { ...o, ...globals() })),
+  );
 
 program
   .command('authorize')
-  .description("answer a pending authentication request with a credential the worker reads from its environment")
+  .description('answer a pending authentication request with a credential the worker reads from its environment')
   .argument('<id>', 'delegation id')
   .requiredOption('--from-env <VAR>', 'name of the environment variable on the worker (the value never enters history)')
   .option('--request <requestId>', 'the pending request id (default: the one pending now)')
   .option('--json', 'print JSON')
-  .action((id: string, o: { request?: string; fromEnv: string; json?: boolean }) => run(() => authorizeCommand(id, { ...o, ...globals() })));
+  .action((id: string, o: { request?: string; fromEnv: string; json?: boolean }) =>
+    run(() => authorizeCommand(id, { ...o, ...globals() })),
+  );
 
 program
   .command('review')
@@ -160,7 +190,9 @@ program
   .option('--reason <text>', 'why (kept in the outcome)')
   .option('--request <requestId>', 'the pending request id (default: the one pending now)')
   .option('--json', 'print JSON')
-  .action((id: string, o: { accept?: boolean; reject?: boolean; reason?: string; request?: string; json?: boolean }) => run(() => reviewCommand(id, { ...o, ...globals() })));
+  .action((id: string, o: { accept?: boolean; reject?: boolean; reason?: string; request?: string; json?: boolean }) =>
+    run(() => reviewCommand(id, { ...o, ...globals() })),
+  );
 
 program
   .command('cancel')
@@ -178,7 +210,9 @@ program
   .option('--outcome <outcome>', 'ACCEPTED, REJECTED, REMOTE_FAILED, REMOTE_REJECTED, CANCELED, TIMED_OUT or ERROR')
   .option('--limit <n>', 'at most this many', (v) => Number(v), 50)
   .option('--json', 'print JSON')
-  .action((o: { status?: string; agent?: string; outcome?: string; limit: number; json?: boolean }) => run(() => listCommand({ ...o, ...globals() })));
+  .action((o: { status?: string; agent?: string; outcome?: string; limit: number; json?: boolean }) =>
+    run(() => listCommand({ ...o, ...globals() })),
+  );
 
 program
   .command('watch')
@@ -216,8 +250,11 @@ graph
   .option('--depends-on <nodeId...>', 'nodes that must be ACCEPTED first')
   .option('--policy <name>', "acceptance policy (default: the agent's)")
   .option('--json', 'print JSON')
-  .action((id: string, o: { node: string; agent: string; text: string; refines?: string; dependsOn?: string[]; policy?: string; json?: boolean }) =>
-    run(() => graphAddCommand(id, { ...o, ...globals() })),
+  .action(
+    (
+      id: string,
+      o: { node: string; agent: string; text: string; refines?: string; dependsOn?: string[]; policy?: string; json?: boolean },
+    ) => run(() => graphAddCommand(id, { ...o, ...globals() })),
   );
 
 graph

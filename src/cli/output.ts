@@ -20,15 +20,20 @@ export function formatRecord(r: DelegationRecord): string {
     `agent       ${r.agent.name}${r.agent.interface ? ` (${r.agent.interface.binding} ${r.agent.interface.protocolVersion} at ${r.agent.interface.url})` : ''}`,
     `status      ${r.status}`,
   ];
-  if (r.outcome) lines.push(`outcome     ${r.outcome.kind}`, ...r.outcome.reasons.map((reason) => `            - ${JSON.stringify(reason)}`));
+  if (r.outcome)
+    lines.push(`outcome     ${r.outcome.kind}`, ...r.outcome.reasons.map((reason) => `            - ${JSON.stringify(reason)}`));
   if (r.remote.taskId) lines.push(`remote      task ${r.remote.taskId}, context ${r.remote.contextId ?? '?'}, ${r.remote.state ?? '?'}`);
   for (const change of r.remote.history) lines.push(`            ${change.observedAt}  ${change.state}`);
   if (r.pending) {
-    const prompt = r.pending.prompt.map((p) => p.text ?? (p.data !== undefined ? JSON.stringify(p.data) : `[${p.mediaType ?? 'file'}]`)).join(' ');
+    const prompt = r.pending.prompt
+      .map((p) => p.text ?? (p.data !== undefined ? JSON.stringify(p.data) : `[${p.mediaType ?? 'file'}]`))
+      .join(' ');
     lines.push(`waiting     ${r.pending.kind} request ${r.pending.requestId}`, `            agent asks: ${JSON.stringify(prompt)}`);
   }
   for (const refused of r.refusedSignals ?? []) {
-    lines.push(`refused     ${refused.signal} signal${refused.requestId ? ` for ${refused.requestId}` : ''}${refused.by ? ` from ${refused.by}` : ''}: ${JSON.stringify(refused.reason)}`);
+    lines.push(
+      `refused     ${refused.signal} signal${refused.requestId ? ` for ${refused.requestId}` : ''}${refused.by ? ` from ${refused.by}` : ''}: ${JSON.stringify(refused.reason)}`,
+    );
   }
   if (r.cancel) lines.push(`cancel      by ${r.cancel.by}: ${JSON.stringify(r.cancel.reason)}`);
   if (r.reply) lines.push(`reply       message ${r.reply.messageId} (${r.reply.parts.length} part(s))`);

@@ -73,7 +73,11 @@ export function delegationLine(r: DelegationRecord): string {
  * Reads the delegation until it settles, showing each change on a status line (plain lines with
  * --json), and returns the settled record.
  */
-export async function followDelegation(baton: BatonClient, id: string, opts: { json?: boolean; intervalMs?: number } = {}): Promise<DelegationRecord> {
+export async function followDelegation(
+  baton: BatonClient,
+  id: string,
+  opts: { json?: boolean; intervalMs?: number } = {},
+): Promise<DelegationRecord> {
   const status = new StatusLine(process.stderr, opts.json ? 'plain' : 'auto');
   try {
     return await baton.until(

@@ -6,7 +6,15 @@ import { Client, WorkflowNotFoundError, type ConnectionLike } from '@temporalio/
 import type { Part } from '../shared/a2a-types';
 import { DelegationInputSchema, type Caller, type Contract, type DelegationRecord } from '../shared/delegation-types';
 import { DELEGATION_ID_PREFIX } from '../shared/ids';
-import { SA_AGENT, SA_OUTCOME, SA_PENDING_REQUEST, SA_REMOTE_TASK_ID, SA_STATUS, SA_TENANT, startingAttributes } from '../shared/search-attributes';
+import {
+  SA_AGENT,
+  SA_OUTCOME,
+  SA_PENDING_REQUEST,
+  SA_REMOTE_TASK_ID,
+  SA_STATUS,
+  SA_TENANT,
+  startingAttributes,
+} from '../shared/search-attributes';
 import { describeIssues } from '../config/load';
 import type { delegationWorkflow } from '../../workflows/delegation';
 import { answerUpdate, authorizeUpdate, cancelUpdate, reviewUpdate, statusQuery } from '../../workflows/messages';
@@ -75,7 +83,8 @@ export class BatonClient {
    */
   async list(filter: ListFilter = {}): Promise<DelegationSummary[]> {
     const quoted = (field: string, value: string): string => {
-      if (!FILTER_VALUE.test(value)) throw new InvalidRequestError(`${field} ${JSON.stringify(value)} may use letters, digits and . _ : @ / - only`);
+      if (!FILTER_VALUE.test(value))
+        throw new InvalidRequestError(`${field} ${JSON.stringify(value)} may use letters, digits and . _ : @ / - only`);
       return `'${value}'`;
     };
     const clauses = [`WorkflowType = 'delegationWorkflow'`, `${SA_TENANT.name} = ${quoted('tenant', this.opts.caller.tenant)}`];
@@ -107,9 +116,13 @@ export class BatonClient {
    * delegation's record for its prompt. Oldest first: the longest wait is answered first.
    */
   async inbox(limit = 50): Promise<DelegationRecord[]> {
-    const waiting = (await Promise.all(['WAITING_INPUT', 'WAITING_AUTH', 'WAITING_REVIEW'].map((status) => this.list({ status, limit })))).flat();
+    const waiting = (
+      await Promise.all(['WAITING_INPUT', 'WAITING_AUTH', 'WAITING_REVIEW'].map((status) => this.list({ status, limit })))
+    ).flat();
     const records = await Promise.all(
-      waiting.map((row) => this.show(row.id).catch((err: unknown) => (err instanceof DelegationNotFoundError ? undefined : Promise.reject(err)))),
+      waiting.map((row) =>
+        this.show(row.id).catch((err: unknown) => (err instanceof DelegationNotFoundError ? undefined : Promise.reject(err))),
+      ),
     );
     return records
       .filter((r): r is DelegationRecord => r?.pending != null)
@@ -194,21 +207,27 @@ export class BatonClient {
   /** Authorizes the pending auth request with the name of an environment variable on the worker. */
   authorize(id: string, requestId: string, fromEnv: string): Promise<{ messageId: string }> {
     return this.update(id, () =>
-      this.client.workflow.getHandle(id).executeUpdate(authorizeUpdate, { args: [{ requestId, secretRef: { fromEnv }, caller: this.opts.caller }] }),
+      this.client.workflow
+        .getHandle(id)
+        .executeUpdate(authorizeUpdate, { args: [{ requestId, secretRef: { fromEnv }, caller: this.opts.caller }] }),
     );
   }
 
   /** Decides a result waiting for review; resolves with the settled record. */
   review(id: string, requestId: string, decision: 'accept' | 'reject', reason?: string): Promise<DelegationRecord> {
     return this.update(id, () =>
-      this.client.workflow.getHandle(id).executeUpdate(reviewUpdate, { args: [{ requestId, decision, caller: this.opts.caller, ...(reason ? { reason } : {}) }] }),
+      this.client.workflow
+        .getHandle(id)
+        .executeUpdate(reviewUpdate, { args: [{ requestId, decision, caller: this.opts.caller, ...(reason ? { reason } : {}) }] }),
     );
   }
 
   /** Cancels the delegation (and the remote task); resolves with the settled record. */
   cancel(id: string, reason?: string): Promise<DelegationRecord> {
     return this.update(id, () =>
-      this.client.workflow.getHandle(id).executeUpdate(cancelUpdate, { args: [{ caller: this.opts.caller, ...(reason ? { reason } : {}) }] }),
+      this.client.workflow
+        .getHandle(id)
+        .executeUpdate(cancelUpdate, { args: [{ caller: this.opts.caller, ...(reason ? { reason } : {}) }] }),
     );
   }
 

@@ -78,10 +78,16 @@ export class GraphClient {
   }
 
   /** Adds a node to the running graph (a refinement names the node it `refines`). */
-  addFollowUp(id: string, node: Omit<GraphNodeSpec, 'dependsOn'> & { dependsOn?: string[] }): Promise<{ nodeId: string; delegationId: string }> {
+  addFollowUp(
+    id: string,
+    node: Omit<GraphNodeSpec, 'dependsOn'> & { dependsOn?: string[] },
+  ): Promise<{ nodeId: string; delegationId: string }> {
     return sendUpdate(
       `graph ${id}`,
-      () => this.client.workflow.getHandle(id).executeUpdate(addFollowUpUpdate, { args: [{ node: { ...node, dependsOn: node.dependsOn ?? [] }, caller: this.opts.caller }] }),
+      () =>
+        this.client.workflow
+          .getHandle(id)
+          .executeUpdate(addFollowUpUpdate, { args: [{ node: { ...node, dependsOn: node.dependsOn ?? [] }, caller: this.opts.caller }] }),
       () => this.show(id),
     );
   }
@@ -90,7 +96,10 @@ export class GraphClient {
   cancel(id: string, reason?: string): Promise<GraphRecord> {
     return sendUpdate(
       `graph ${id}`,
-      () => this.client.workflow.getHandle(id).executeUpdate(cancelGraphUpdate, { args: [{ caller: this.opts.caller, ...(reason ? { reason } : {}) }] }),
+      () =>
+        this.client.workflow
+          .getHandle(id)
+          .executeUpdate(cancelGraphUpdate, { args: [{ caller: this.opts.caller, ...(reason ? { reason } : {}) }] }),
       () => this.show(id),
     );
   }

@@ -7,17 +7,28 @@ import { ContractSchema, DurationSchema } from '../shared/delegation-types';
 
 const name = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'use lower-case letters, digits and -');
 
-const origin = z.url().refine((u) => new URL(u).origin === u.replace(/\/$/, ''), { message: 'must be an origin like https://host[:port], with no path' });
+const origin = z
+  .url()
+  .refine((u) => new URL(u).origin === u.replace(/\/$/, ''), { message: 'must be an origin like https://host[:port], with no path' });
 
 /** How Baton authenticates to the agent. The value comes from the environment or a file, never from config or the card. */
 export const AgentAuthSchema = z
   .object({
     /** Header to send. Default Authorization. */
-    header: z.string().regex(/^[A-Za-z0-9-]+$/, 'must be an HTTP header name').default('Authorization'),
+    header: z
+      .string()
+      .regex(/^[A-Za-z0-9-]+$/, 'must be an HTTP header name')
+      .default('Authorization'),
     /** Prefix such as Bearer; omitted for API-key headers. */
-    scheme: z.string().regex(/^[A-Za-z0-9._-]+$/).optional(),
+    scheme: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]+$/)
+      .optional(),
     /** Environment variable that holds the credential. */
-    fromEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name').optional(),
+    fromEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')
+      .optional(),
     /** File that holds the credential (trailing newline ignored). */
     fromFile: z.string().min(1).optional(),
   })
@@ -39,9 +50,18 @@ export const CardSignatureSchema = z
 export const AgentLimitsSchema = z
   .object({
     /** Largest card accepted, in bytes (its snapshot is kept in history). Default 64 KiB, at most 256 KiB. */
-    maxCardBytes: z.number().int().positive().max(256 * 1024).default(64 * 1024),
+    maxCardBytes: z
+      .number()
+      .int()
+      .positive()
+      .max(256 * 1024)
+      .default(64 * 1024),
     /** Largest response body, in bytes. Default 8 MiB. */
-    maxResponseBytes: z.number().int().positive().default(8 * 1024 * 1024),
+    maxResponseBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(8 * 1024 * 1024),
     /** Time to open a connection. Default 5000 ms. */
     connectTimeoutMs: z.number().int().positive().default(5_000),
     /** Longest silence while reading a response. Default 120000 ms. */
@@ -59,7 +79,11 @@ export const DownloadPolicySchema = z
     /** Hosts URL parts may be fetched from: exact names, or `*.example.com` for subdomains. */
     allowedHosts: z.array(z.string().min(1)).min(1),
     /** Largest download, in bytes. Default 10 MiB. */
-    maxBytes: z.number().int().positive().default(10 * 1024 * 1024),
+    maxBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(10 * 1024 * 1024),
     /** Whole download deadline. Default 30000 ms. */
     timeoutMs: z.number().int().positive().default(30_000),
     /** Media types accepted (besides each part's own declared type). Default: any. */
@@ -124,7 +148,12 @@ export const ArtifactsSchema = z
     /** Folder of the content-addressed store (filesystem). Default `.baton/artifacts` under the working folder. */
     path: z.string().min(1).default('.baton/artifacts'),
     /** Artifacts up to this size are kept inline in history; larger ones go to the store. Default 64 KiB; at most 256 KiB. */
-    inlineMaxBytes: z.number().int().min(0).max(256 * 1024).default(64 * 1024),
+    inlineMaxBytes: z
+      .number()
+      .int()
+      .min(0)
+      .max(256 * 1024)
+      .default(64 * 1024),
   })
   .strict();
 

@@ -5,7 +5,14 @@
 import type { Server } from 'node:http';
 import express from 'express';
 import { AGENT_CARD_PATH, AgentCard, type AgentCardSignatureGenerator } from '@a2a-js/sdk';
-import { DefaultPushNotificationSender, DefaultRequestHandler, InMemoryPushNotificationStore, InMemoryTaskStore, type AgentExecutor, type PushNotificationSender } from '@a2a-js/sdk/server';
+import {
+  DefaultPushNotificationSender,
+  DefaultRequestHandler,
+  InMemoryPushNotificationStore,
+  InMemoryTaskStore,
+  type AgentExecutor,
+  type PushNotificationSender,
+} from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 
 export interface DemoAgentDefinition {
@@ -92,11 +99,22 @@ export async function startAgentServer(def: DemoAgentDefinition, opts: AgentServ
   const card = demoCard(def, baseUrl, protocol);
   const pushStore = def.push ? new InMemoryPushNotificationStore() : undefined;
   const pushSender = pushStore ? faulty(new DefaultPushNotificationSender(pushStore, { timeout: 5_000 }), opts.pushFault) : undefined;
-  const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), def.executor, undefined, pushStore, pushSender, undefined, opts.signer);
+  const requestHandler = new DefaultRequestHandler(
+    card,
+    new InMemoryTaskStore(),
+    def.executor,
+    undefined,
+    pushStore,
+    pushSender,
+    undefined,
+    opts.signer,
+  );
   const legacyCompat = protocol === '0.3' ? { enabled: true } : undefined;
   if (opts.requireAuthorization) {
     const expected = opts.requireAuthorization;
-    app.use('/a2a', (req, res, next) => (req.headers.authorization === expected ? next() : res.status(401).json({ error: 'unauthorized' })));
+    app.use('/a2a', (req, res, next) =>
+      req.headers.authorization === expected ? next() : res.status(401).json({ error: 'unauthorized' }),
+    );
   }
   if (opts.holdResponse) {
     const hold = opts.holdResponse;

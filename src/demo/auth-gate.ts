@@ -8,24 +8,48 @@ import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestCon
 import type { DemoAgentDefinition } from './agent-server';
 import { now, statusEvent } from './events';
 
-
-
 class PortalGateExecutor implements AgentExecutor {
   constructor(private readonly expected: string) {}
 
   async execute(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const { taskId, contextId } = ctx;
-    bus.publish(AgentEvent.task(ctx.task ?? Task.fromJSON({ id: taskId, contextId, status: { state: 'TASK_STATE_SUBMITTED', timestamp: now() }, history: [Message.toJSON(ctx.userMessage)] })));
+    bus.publish(
+      AgentEvent.task(
+        ctx.task ??
+          Task.fromJSON({
+            id: taskId,
+            contextId,
+            status: { state: 'TASK_STATE_SUBMITTED', timestamp: now() },
+            history: [Message.toJSON(ctx.userMessage)],
+          }),
+      ),
+    );
     const parts = (Message.toJSON(ctx.userMessage) as { parts?: { data?: { credential?: unknown } }[] }).parts ?? [];
     const credential = parts.find((p) => p.data && typeof p.data.credential === 'string')?.data?.credential;
     if (credential !== this.expected) {
-      bus.publish(statusEvent(taskId, contextId, 'TASK_STATE_AUTH_REQUIRED', ctx.task ? 'That portal token was not accepted; send another.' : 'Send a supplier-portal token to continue.'));
+      bus.publish(
+        statusEvent(
+          taskId,
+          contextId,
+          'TASK_STATE_AUTH_REQUIRED',
+          ctx.task ? 'That portal token was not accepted; send another.' : 'Send a supplier-portal token to continue.',
+        ),
+      );
       bus.finished();
       return;
     }
     bus.publish(
       AgentEvent.artifactUpdate(
-        TaskArtifactUpdateEvent.fromJSON({ taskId, contextId, lastChunk: true, artifact: { artifactId: `${taskId}-stock`, name: 'stock', parts: [{ data: { sku: 'BOLT-M8', onHand: 1200 }, mediaType: 'application/json' }] } }),
+        TaskArtifactUpdateEvent.fromJSON({
+          taskId,
+          contextId,
+          lastChunk: true,
+          artifact: {
+            artifactId: `${taskId}-stock`,
+            name: 'stock',
+            parts: [{ data: { sku: 'BOLT-M8', onHand: 1200 }, mediaType: 'application/json' }],
+          },
+        }),
       ),
     );
     bus.publish(statusEvent(taskId, contextId, 'TASK_STATE_COMPLETED'));

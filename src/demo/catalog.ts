@@ -9,5 +9,16 @@ import { supplierQa } from './supplier-qa';
 import { arcticTours, harborHotel, imageStudio, skywayAir } from './trip-agents';
 
 export function demoAgents(): DemoAgentDefinition[] {
-  return [supplierQa(), portalGate(), buildInvestigator(), messageDesk(), refusingVendor(), brokenLab(), { ...skywayAir(), push: true }, harborHotel(), arcticTours(), imageStudio()];
+  return [
+    supplierQa(),
+    portalGate(),
+    buildInvestigator(),
+    messageDesk(),
+    refusingVendor(),
+    brokenLab(),
+    { ...skywayAir(), push: true },
+    harborHotel(),
+    arcticTours(),
+    imageStudio(),
+  ];
 }

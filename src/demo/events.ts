@@ -16,7 +16,9 @@ export function statusEvent(taskId: string, contextId: string, state: string, te
       status: {
         state,
         timestamp: now(),
-        ...(text ? { message: { messageId: randomUUID(), role: 'ROLE_AGENT', taskId, contextId, parts: [{ text, mediaType: 'text/plain' }] } } : {}),
+        ...(text
+          ? { message: { messageId: randomUUID(), role: 'ROLE_AGENT', taskId, contextId, parts: [{ text, mediaType: 'text/plain' }] } }
+          : {}),
       },
     }),
   );

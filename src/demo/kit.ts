@@ -20,7 +20,17 @@ export function executor(body: Body): AgentExecutor {
 
 /** Publishes the task (new or continued); every execute must begin with it. */
 export function openTask(ctx: RequestContext, bus: ExecutionEventBus): void {
-  bus.publish(AgentEvent.task(ctx.task ?? Task.fromJSON({ id: ctx.taskId, contextId: ctx.contextId, status: { state: 'TASK_STATE_SUBMITTED', timestamp: now() }, history: [Message.toJSON(ctx.userMessage)] })));
+  bus.publish(
+    AgentEvent.task(
+      ctx.task ??
+        Task.fromJSON({
+          id: ctx.taskId,
+          contextId: ctx.contextId,
+          status: { state: 'TASK_STATE_SUBMITTED', timestamp: now() },
+          history: [Message.toJSON(ctx.userMessage)],
+        }),
+    ),
+  );
 }
 
 export const skill = (id: string, description: string) => [{ id, name: id, description, tags: ['demo'] }];

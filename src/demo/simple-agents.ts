@@ -19,7 +19,16 @@ export function messageDesk(): DemoAgentDefinition {
     description: 'Answers questions directly with a Message; never creates a task.',
     skills: skill('answer', 'Answers at once'),
     executor: executor(async (ctx, bus) => {
-      bus.publish(AgentEvent.message(Message.fromJSON({ messageId: randomUUID(), role: 'ROLE_AGENT', contextId: ctx.contextId, parts: [{ text: 'Our lead time for A1042 parts is 12 working days.', mediaType: 'text/plain' }] })));
+      bus.publish(
+        AgentEvent.message(
+          Message.fromJSON({
+            messageId: randomUUID(),
+            role: 'ROLE_AGENT',
+            contextId: ctx.contextId,
+            parts: [{ text: 'Our lead time for A1042 parts is 12 working days.', mediaType: 'text/plain' }],
+          }),
+        ),
+      );
       bus.finished();
     }),
   };
@@ -74,7 +83,16 @@ export function buildInvestigator(opts: { chunks?: number; stepMs?: number } = {
               contextId,
               append: i > 1,
               lastChunk: i === chunks,
-              artifact: { artifactId, name: 'report', parts: [{ text: `Finding ${i}: step ${i} of the build log looks ${i === chunks ? 'broken' : 'fine'}.\n`, mediaType: 'text/plain' }] },
+              artifact: {
+                artifactId,
+                name: 'report',
+                parts: [
+                  {
+                    text: `Finding ${i}: step ${i} of the build log looks ${i === chunks ? 'broken' : 'fine'}.\n`,
+                    mediaType: 'text/plain',
+                  },
+                ],
+              },
             }),
           ),
         );
@@ -89,7 +107,12 @@ export function buildInvestigator(opts: { chunks?: number; stepMs?: number } = {
  * `bulk-archive`: streams one large binary artifact (`archive`, application/octet-stream) in chunks.
  * Chunk i is `chunkBytes` bytes of `chunkByte(i)`, so a test knows the whole content's digest.
  */
-export function bulkArchive(opts: { chunks: number; chunkBytes: number; stepMs?: number; /** Wait for this before the first chunk (tests start once someone listens). */ startWhen?: Promise<void> }): DemoAgentDefinition {
+export function bulkArchive(opts: {
+  chunks: number;
+  chunkBytes: number;
+  stepMs?: number;
+  /** Wait for this before the first chunk (tests start once someone listens). */ startWhen?: Promise<void>;
+}): DemoAgentDefinition {
   return {
     name: 'bulk-archive',
     description: 'Exports a large archive as one streamed artifact, in chunks.',

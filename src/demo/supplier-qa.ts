@@ -40,8 +40,6 @@ export function requestedReferences(message: Message): { order?: string; report?
   return { order, report, serial };
 }
 
-
-
 class SupplierQaExecutor implements AgentExecutor {
   constructor(
     private readonly workMs: number,
@@ -55,7 +53,12 @@ class SupplierQaExecutor implements AgentExecutor {
     bus.publish(
       AgentEvent.task(
         ctx.task ??
-          Task.fromJSON({ id: taskId, contextId, status: { state: 'TASK_STATE_SUBMITTED', timestamp: now() }, history: [Message.toJSON(ctx.userMessage)] }),
+          Task.fromJSON({
+            id: taskId,
+            contextId,
+            status: { state: 'TASK_STATE_SUBMITTED', timestamp: now() },
+            history: [Message.toJSON(ctx.userMessage)],
+          }),
       ),
     );
     bus.publish(statusEvent(taskId, contextId, 'TASK_STATE_WORKING', 'Inspecting the report'));
@@ -66,7 +69,9 @@ class SupplierQaExecutor implements AgentExecutor {
     const report = latest.report ?? first.report;
     const serial = latest.serial ?? first.serial;
     if (!order || !report) {
-      bus.publish(statusEvent(taskId, contextId, 'TASK_STATE_REJECTED', 'Name an order (like A1042) and an inspection report (like inspection-92).'));
+      bus.publish(
+        statusEvent(taskId, contextId, 'TASK_STATE_REJECTED', 'Name an order (like A1042) and an inspection report (like inspection-92).'),
+      );
       bus.finished();
       return;
     }
@@ -76,7 +81,16 @@ class SupplierQaExecutor implements AgentExecutor {
       return;
     }
     await new Promise((r) => setTimeout(r, this.workMs));
-    const verdict = { order, report, serial, verdict: 'pass', checks: [{ name: 'dimensions', result: 'pass' }, { name: 'surface finish', result: 'pass' }] };
+    const verdict = {
+      order,
+      report,
+      serial,
+      verdict: 'pass',
+      checks: [
+        { name: 'dimensions', result: 'pass' },
+        { name: 'surface finish', result: 'pass' },
+      ],
+    };
     bus.publish(
       AgentEvent.artifactUpdate(
         TaskArtifactUpdateEvent.fromJSON({
@@ -100,7 +114,8 @@ class SupplierQaExecutor implements AgentExecutor {
 export function supplierQa(opts: SupplierQaOptions = {}): DemoAgentDefinition {
   return {
     name: 'supplier-qa',
-    description: 'Verifies inspection reports against purchase orders and answers with a JSON verdict; asks for the product serial number when the request lacks one.',
+    description:
+      'Verifies inspection reports against purchase orders and answers with a JSON verdict; asks for the product serial number when the request lacks one.',
     skills: [
       {
         id: 'verify-inspection',

@@ -11,7 +11,16 @@ import { dataOf, openTask, skill, textOf } from './kit';
 
 /** What a test may watch: when each task's work started and ended, by the agent's own clock. */
 export interface WorkLog {
-  (event: { agent: string; taskId: string; contextId: string; phase: 'start' | 'end'; at: number; text: string; data: unknown[]; referenceTaskIds: string[] }): void;
+  (event: {
+    agent: string;
+    taskId: string;
+    contextId: string;
+    phase: 'start' | 'end';
+    at: number;
+    text: string;
+    data: unknown[];
+    referenceTaskIds: string[];
+  }): void;
 }
 
 export interface DemoWorkOptions {
@@ -23,14 +32,27 @@ export interface DemoWorkOptions {
 }
 
 /** An executor whose work can be cancelled mid-way: after CancelTask nothing else is published. */
-function cancellable(name: string, opts: DemoWorkOptions, finish: (ctx: RequestContext, bus: ExecutionEventBus, text: string) => void): AgentExecutor {
+function cancellable(
+  name: string,
+  opts: DemoWorkOptions,
+  finish: (ctx: RequestContext, bus: ExecutionEventBus, text: string) => void,
+): AgentExecutor {
   const cancelled = new Set<string>();
   return {
     async execute(ctx, bus) {
       openTask(ctx, bus);
       const text = textOf(ctx.userMessage);
       const log = (phase: 'start' | 'end'): void =>
-        opts.onWork?.({ agent: name, taskId: ctx.taskId, contextId: ctx.contextId, phase, at: Date.now(), text, data: dataOf(ctx.userMessage), referenceTaskIds: ctx.userMessage.referenceTaskIds ?? [] });
+        opts.onWork?.({
+          agent: name,
+          taskId: ctx.taskId,
+          contextId: ctx.contextId,
+          phase,
+          at: Date.now(),
+          text,
+          data: dataOf(ctx.userMessage),
+          referenceTaskIds: ctx.userMessage.referenceTaskIds ?? [],
+        });
       bus.publish(statusEvent(ctx.taskId, ctx.contextId, 'TASK_STATE_WORKING', 'Working on it'));
       log('start');
       await new Promise((r) => setTimeout(r, opts.workMs ?? 300));
@@ -50,7 +72,12 @@ function cancellable(name: string, opts: DemoWorkOptions, finish: (ctx: RequestC
 
 function artifact(ctx: RequestContext, name: string, parts: unknown[], suffix = name) {
   return AgentEvent.artifactUpdate(
-    TaskArtifactUpdateEvent.fromJSON({ taskId: ctx.taskId, contextId: ctx.contextId, lastChunk: true, artifact: { artifactId: `${ctx.taskId}-${suffix}`, name, parts } }),
+    TaskArtifactUpdateEvent.fromJSON({
+      taskId: ctx.taskId,
+      contextId: ctx.contextId,
+      lastChunk: true,
+      artifact: { artifactId: `${ctx.taskId}-${suffix}`, name, parts },
+    }),
   );
 }
 
@@ -61,7 +88,12 @@ export function bookingDesk(name: string, description: string, opts: DemoWorkOpt
     description,
     skills: skill('book', description),
     executor: cancellable(name, opts, (ctx, bus, text) => {
-      const booking = { desk: name, confirmation: `${name.slice(0, 3).toUpperCase()}-${ctx.taskId.slice(0, 6)}`, request: text, references: ctx.userMessage.referenceTaskIds ?? [] };
+      const booking = {
+        desk: name,
+        confirmation: `${name.slice(0, 3).toUpperCase()}-${ctx.taskId.slice(0, 6)}`,
+        request: text,
+        references: ctx.userMessage.referenceTaskIds ?? [],
+      };
       bus.publish(artifact(ctx, 'booking', [{ data: booking, mediaType: 'application/json' }]));
       bus.publish(statusEvent(ctx.taskId, ctx.contextId, 'TASK_STATE_COMPLETED', `Booked: ${booking.confirmation}`));
     }),
@@ -69,7 +101,8 @@ export function bookingDesk(name: string, description: string, opts: DemoWorkOpt
 }
 
 export const skywayAir = (opts?: DemoWorkOptions) => bookingDesk('skyway-air', 'Books flights', opts);
-export const harborHotel = (opts?: DemoWorkOptions) => bookingDesk('harbor-hotel', 'Books rooms and spa treatments at the Harbor Hotel, Helsinki', opts);
+export const harborHotel = (opts?: DemoWorkOptions) =>
+  bookingDesk('harbor-hotel', 'Books rooms and spa treatments at the Harbor Hotel, Helsinki', opts);
 export const arcticTours = (opts?: DemoWorkOptions) => bookingDesk('arctic-tours', 'Books snowmobile tours around Helsinki', opts);
 
 const COLOURS = ['red', 'blue', 'green', 'yellow', 'black', 'white'] as const;
@@ -92,7 +125,9 @@ export function imageStudio(opts: DemoWorkOptions = {}): DemoAgentDefinition {
     executor: cancellable('image-studio', opts, (ctx, bus, text) => {
       const hull = COLOURS.find((c) => new RegExp(`\\b${c}\\b`, 'i').test(text)) ?? 'saddlebrown';
       const svg = sailboatSvg(hull);
-      bus.publish(artifact(ctx, 'picture', [{ raw: Buffer.from(svg).toString('base64'), mediaType: 'image/svg+xml', filename: 'sailboat.svg' }]));
+      bus.publish(
+        artifact(ctx, 'picture', [{ raw: Buffer.from(svg).toString('base64'), mediaType: 'image/svg+xml', filename: 'sailboat.svg' }]),
+      );
       bus.publish(statusEvent(ctx.taskId, ctx.contextId, 'TASK_STATE_COMPLETED', `Drew a sailboat with a ${hull} hull.`));
     }),
   };

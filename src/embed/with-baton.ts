@@ -89,7 +89,10 @@ export async function withBaton(options: WorkerOptions, baton: WithBatonOptions 
     ...(options.workflowsPath
       ? {
           workflowsPath: batonWorkflowsPath(options.workflowsPath),
-          bundlerOptions: { ...options.bundlerOptions, preloadModules: [...new Set([...(options.bundlerOptions?.preloadModules ?? []), ...PRELOADED_MODULES])] },
+          bundlerOptions: {
+            ...options.bundlerOptions,
+            preloadModules: [...new Set([...(options.bundlerOptions?.preloadModules ?? []), ...PRELOADED_MODULES])],
+          },
         }
       : {}),
   };

@@ -17,7 +17,15 @@ import type { GraphClient } from '../client/graph-client';
 import { projectRoot } from '../runtime/project-root';
 import { changeKeyOf } from '../shared/delegation-result';
 import type { Caller, DelegationRecord } from '../shared/delegation-types';
-import { AnswerBodySchema, AuthorizeBodySchema, CancelBodySchema, ListQuerySchema, partsOf, ReviewBodySchema, StartBodySchema } from './api-schemas';
+import {
+  AnswerBodySchema,
+  AuthorizeBodySchema,
+  CancelBodySchema,
+  ListQuerySchema,
+  partsOf,
+  ReviewBodySchema,
+  StartBodySchema,
+} from './api-schemas';
 import type { CallerTokens } from './caller-tokens';
 import { openApiDocument } from './openapi';
 
@@ -46,7 +54,15 @@ class ApiError extends Error {
   }
 }
 
-const STATUS_OF: Record<ApiErrorType, number> = { InvalidRequest: 400, Unauthorized: 401, NotFound: 404, Refused: 409, PayloadTooLarge: 413, Unavailable: 503, Internal: 500 };
+const STATUS_OF: Record<ApiErrorType, number> = {
+  InvalidRequest: 400,
+  Unauthorized: 401,
+  NotFound: 404,
+  Refused: 409,
+  PayloadTooLarge: 413,
+  Unavailable: 503,
+  Internal: 500,
+};
 
 function parse<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   const parsed = schema.safeParse(value ?? {});
@@ -61,7 +77,8 @@ function apiErrorOf(err: unknown): ApiError {
   if (err instanceof InvalidRequestError) return new ApiError(400, 'InvalidRequest', err.message);
   if (err instanceof DelegationNotFoundError || err instanceof GraphNotFoundError) return new ApiError(404, 'NotFound', err.message);
   if (err instanceof RequestRefusedError) return new ApiError(409, 'Refused', err.message);
-  if (err instanceof WorkflowExecutionAlreadyStartedError) return new ApiError(409, 'Refused', `a workflow with id ${err.workflowId} exists already: nothing was started`);
+  if (err instanceof WorkflowExecutionAlreadyStartedError)
+    return new ApiError(409, 'Refused', `a workflow with id ${err.workflowId} exists already: nothing was started`);
   const e = err as { type?: string; status?: number; code?: number; message?: string };
   if (e?.type === 'entity.too.large') return new ApiError(413, 'PayloadTooLarge', 'the request body is larger than 1 MiB');
   if (e?.type === 'entity.parse.failed') return new ApiError(400, 'InvalidRequest', 'the request body is not valid JSON');
@@ -74,8 +91,29 @@ function apiErrorOf(err: unknown): ApiError {
 function inboxItem(r: DelegationRecord) {
   const p = r.pending as NonNullable<DelegationRecord['pending']>;
   // A reviewer decides on the artifacts: their names and digests come along (the content is on the delegation).
-  const artifacts = p.kind === 'review' ? { artifacts: r.artifacts.map((a) => ({ artifactId: a.artifactId, ...(a.name ? { name: a.name } : {}), ...(a.mediaType ? { mediaType: a.mediaType } : {}), size: a.size, sha256: a.sha256 })) } : {};
-  return { delegationId: r.id, agent: r.agent.name, status: r.status, kind: p.kind, requestId: p.requestId, prompt: p.prompt, taskId: p.taskId, observedAt: p.observedAt, ...artifacts };
+  const artifacts =
+    p.kind === 'review'
+      ? {
+          artifacts: r.artifacts.map((a) => ({
+            artifactId: a.artifactId,
+            ...(a.name ? { name: a.name } : {}),
+            ...(a.mediaType ? { mediaType: a.mediaType } : {}),
+            size: a.size,
+            sha256: a.sha256,
+          })),
+        }
+      : {};
+  return {
+    delegationId: r.id,
+    agent: r.agent.name,
+    status: r.status,
+    kind: p.kind,
+    requestId: p.requestId,
+    prompt: p.prompt,
+    taskId: p.taskId,
+    observedAt: p.observedAt,
+    ...artifacts,
+  };
 }
 
 /** What changes for a status stream (a new artifact too): a new event is sent when this does. */
@@ -90,7 +128,10 @@ export function createApiApp(opts: ApiServerOptions): express.Express {
 
   app.use((_req, res, next) => {
     // The web app shows what agents wrote: no inline script or style may ever run, from anyone.
-    res.setHeader('Content-Security-Policy', "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+    res.setHeader(
+      'Content-Security-Policy',
+      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    );
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Referrer-Policy', 'no-referrer');
     next();
@@ -115,7 +156,8 @@ export function createApiApp(opts: ApiServerOptions): express.Express {
   api.use(express.json({ limit: '1mb' }));
 
   /** Wraps an async handler: a rejection becomes the typed error response. */
-  const handle = (fn: (req: Request, res: Response) => Promise<unknown>) => (req: Request, res: Response, next: NextFunction) => void fn(req, res).catch(next);
+  const handle = (fn: (req: Request, res: Response) => Promise<unknown>) => (req: Request, res: Response, next: NextFunction) =>
+    void fn(req, res).catch(next);
   const idOf = (req: Request): string => {
     const id = String(req.params.id ?? '');
     if (!id || id.length > 400) throw new ApiError(400, 'InvalidRequest', 'a delegation id is 1 to 400 characters');
@@ -136,13 +178,27 @@ export function createApiApp(opts: ApiServerOptions): express.Express {
     '/delegations',
     handle(async (req, res) => {
       const body = parse(StartBodySchema, req.body, 'delegation');
-      const id = await as(req).baton.start({ agent: body.agent, id: body.id, parts: partsOf(body), policy: body.policy, contextId: body.contextId, referenceTaskIds: body.referenceTaskIds, contract: body.contract });
+      const id = await as(req).baton.start({
+        agent: body.agent,
+        id: body.id,
+        parts: partsOf(body),
+        policy: body.policy,
+        contextId: body.contextId,
+        referenceTaskIds: body.referenceTaskIds,
+        contract: body.contract,
+      });
       log.info({ delegationId: id, agent: body.agent, caller: as(req).caller }, 'delegation started over HTTP');
-      res.status(201).location(`/api/v1/delegations/${encodeURIComponent(id)}`).json({ id });
+      res
+        .status(201)
+        .location(`/api/v1/delegations/${encodeURIComponent(id)}`)
+        .json({ id });
     }),
   );
 
-  api.get('/delegations/:id', handle(async (req, res) => void res.json(await as(req).baton.show(idOf(req)))));
+  api.get(
+    '/delegations/:id',
+    handle(async (req, res) => void res.json(await as(req).baton.show(idOf(req)))),
+  );
 
   api.get(
     '/delegations/:id/events',
@@ -150,7 +206,12 @@ export function createApiApp(opts: ApiServerOptions): express.Express {
       const id = idOf(req);
       const baton = as(req).baton;
       let record = await baton.show(id); // not found (or foreign) answers 404 before the stream opens
-      res.status(200).set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+      res.status(200).set({
+        'Content-Type': 'text/event-stream; charset=utf-8',
+        'Cache-Control': 'no-store',
+        Connection: 'keep-alive',
+        'X-Accel-Buffering': 'no',
+      });
       res.flushHeaders();
       let closed = false;
       req.on('close', () => (closed = true));
@@ -227,9 +288,15 @@ export function createApiApp(opts: ApiServerOptions): express.Express {
     }),
   );
 
-  api.get('/inbox', handle(async (req, res) => void res.json({ requests: (await as(req).baton.inbox()).map(inboxItem) })));
+  api.get(
+    '/inbox',
+    handle(async (req, res) => void res.json({ requests: (await as(req).baton.inbox()).map(inboxItem) })),
+  );
 
-  api.get('/graphs/:id', handle(async (req, res) => void res.json(await as(req).graphs.show(idOf(req)))));
+  api.get(
+    '/graphs/:id',
+    handle(async (req, res) => void res.json(await as(req).graphs.show(idOf(req)))),
+  );
 
   api.use((req, _res, next) => next(new ApiError(404, 'NotFound', `no API route ${req.method} ${req.path}`)));
   api.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
@@ -254,7 +321,11 @@ export async function startApiServer(opts: ApiServerOptions & { host: string; po
   const app = createApiApp(opts);
   const server = await new Promise<import('node:http').Server>((resolve, reject) => {
     const refuse = (err: NodeJS.ErrnoException): void =>
-      reject(err.code === 'EADDRINUSE' ? new ConfigError(`${opts.host}:${opts.port} is in use: choose another port (api.listen.port, or --port / --app-port)`) : err);
+      reject(
+        err.code === 'EADDRINUSE'
+          ? new ConfigError(`${opts.host}:${opts.port} is in use: choose another port (api.listen.port, or --port / --app-port)`)
+          : err,
+      );
     const s = app.listen(opts.port, opts.host, (err?: Error) => (err ? refuse(err) : resolve(s)));
     s.once('error', refuse);
   });

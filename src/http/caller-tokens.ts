@@ -23,7 +23,8 @@ export class CallerTokens {
     return new CallerTokens(
       api.callers.map((c) => {
         const token = env[c.tokenFromEnv];
-        if (!token || token.length < 16) throw new Error(`api.callers: ${c.tokenFromEnv} (the token of ${c.tenant}/${c.user}) must be set to at least 16 characters`);
+        if (!token || token.length < 16)
+          throw new Error(`api.callers: ${c.tokenFromEnv} (the token of ${c.tenant}/${c.user}) must be set to at least 16 characters`);
         return { token, caller: { tenant: c.tenant, user: c.user } };
       }),
     );

@@ -7,25 +7,55 @@ import { AnswerBodySchema, AuthorizeBodySchema, CancelBodySchema, jsonSchemaOf, 
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: unknown, description: string) => ({ description, content: { 'application/json': { schema } } });
-const errors = (...codes: number[]) =>
-  Object.fromEntries(codes.map((c) => [String(c), { $ref: `#/components/responses/E${c}` }]));
-const idParam = { name: 'id', in: 'path', required: true, description: 'The delegation id (URL-encoded: graph nodes contain a slash).', schema: { type: 'string', minLength: 1, maxLength: 400 } };
+const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [String(c), { $ref: `#/components/responses/E${c}` }]));
+const idParam = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  description: 'The delegation id (URL-encoded: graph nodes contain a slash).',
+  schema: { type: 'string', minLength: 1, maxLength: 400 },
+};
 const body = (schema: Record<string, unknown>) => ({ required: true, content: { 'application/json': { schema } } });
 
 const part = {
   type: 'object',
   description: 'An A2A part: exactly one of text, raw (base64), url or data.',
-  properties: { text: { type: 'string' }, raw: { type: 'string' }, url: { type: 'string' }, data: {}, mediaType: { type: 'string' }, filename: { type: 'string' }, metadata: { type: 'object' } },
+  properties: {
+    text: { type: 'string' },
+    raw: { type: 'string' },
+    url: { type: 'string' },
+    data: {},
+    mediaType: { type: 'string' },
+    filename: { type: 'string' },
+    metadata: { type: 'object' },
+  },
 };
 const artifact = {
   type: 'object',
   required: ['artifactId', 'size', 'sha256'],
-  properties: { artifactId: { type: 'string' }, name: { type: 'string' }, mediaType: { type: 'string' }, size: { type: 'integer', minimum: 0 }, sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' }, parts: { type: 'array', items: part }, ref: { type: 'string' }, downloads: { type: 'array', items: { type: 'object' } } },
+  properties: {
+    artifactId: { type: 'string' },
+    name: { type: 'string' },
+    mediaType: { type: 'string' },
+    size: { type: 'integer', minimum: 0 },
+    sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+    parts: { type: 'array', items: part },
+    ref: { type: 'string' },
+    downloads: { type: 'array', items: { type: 'object' } },
+  },
 };
 const pending = {
   type: ['object', 'null'],
   required: ['kind', 'requestId', 'prompt', 'taskId', 'observedAt'],
-  properties: { kind: { enum: ['input', 'auth', 'review'] }, requestId: { type: 'string' }, prompt: { type: 'array', items: part, description: "The agent's words: untrusted text, never markup." }, taskId: { type: 'string' }, contextId: { type: 'string' }, observedAt: { type: 'string' }, statusKey: { type: 'string' } },
+  properties: {
+    kind: { enum: ['input', 'auth', 'review'] },
+    requestId: { type: 'string' },
+    prompt: { type: 'array', items: part, description: "The agent's words: untrusted text, never markup." },
+    taskId: { type: 'string' },
+    contextId: { type: 'string' },
+    observedAt: { type: 'string' },
+    statusKey: { type: 'string' },
+  },
 };
 
 const schemas = {
@@ -37,7 +67,10 @@ const schemas = {
         type: 'object',
         required: ['type', 'message'],
         properties: {
-          type: { enum: ['InvalidRequest', 'Unauthorized', 'NotFound', 'Refused', 'PayloadTooLarge', 'Unavailable', 'Internal'], description: 'What to do: fix the request, authenticate, check the id, accept the refusal, send less, retry later, report it.' },
+          type: {
+            enum: ['InvalidRequest', 'Unauthorized', 'NotFound', 'Refused', 'PayloadTooLarge', 'Unavailable', 'Internal'],
+            description: 'What to do: fix the request, authenticate, check the id, accept the refusal, send less, retry later, report it.',
+          },
           message: { type: 'string' },
         },
       },
@@ -45,13 +78,25 @@ const schemas = {
   },
   Caller: { type: 'object', required: ['tenant', 'user'], properties: { tenant: { type: 'string' }, user: { type: 'string' } } },
   Started: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
-  Sent: { type: 'object', required: ['messageId'], properties: { messageId: { type: 'string', description: 'The messageId of the turn that carried the answer to the agent.' } } },
+  Sent: {
+    type: 'object',
+    required: ['messageId'],
+    properties: { messageId: { type: 'string', description: 'The messageId of the turn that carried the answer to the agent.' } },
+  },
   Part: part,
   Artifact: artifact,
   DelegationSummary: {
     type: 'object',
     required: ['id', 'started'],
-    properties: { id: { type: 'string' }, agent: { type: 'string' }, status: { enum: [...DELEGATION_STATUSES] }, outcome: { enum: [...OUTCOMES] }, remoteTaskId: { type: 'string' }, pendingRequestId: { type: 'string' }, started: { type: 'string', format: 'date-time' } },
+    properties: {
+      id: { type: 'string' },
+      agent: { type: 'string' },
+      status: { enum: [...DELEGATION_STATUSES] },
+      outcome: { enum: [...OUTCOMES] },
+      remoteTaskId: { type: 'string' },
+      pendingRequestId: { type: 'string' },
+      started: { type: 'string', format: 'date-time' },
+    },
   },
   Delegation: {
     type: 'object',
@@ -61,9 +106,17 @@ const schemas = {
       id: { type: 'string' },
       tenant: { type: 'string' },
       owner: { type: 'string' },
-      agent: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, cardSha256: { type: 'string' }, observe: { enum: ['stream', 'poll', 'push'] } } },
+      agent: {
+        type: 'object',
+        required: ['name'],
+        properties: { name: { type: 'string' }, cardSha256: { type: 'string' }, observe: { enum: ['stream', 'poll', 'push'] } },
+      },
       status: { enum: [...DELEGATION_STATUSES] },
-      outcome: { type: 'object', required: ['kind', 'reasons'], properties: { kind: { enum: [...OUTCOMES] }, reasons: { type: 'array', items: { type: 'string' } } } },
+      outcome: {
+        type: 'object',
+        required: ['kind', 'reasons'],
+        properties: { kind: { enum: [...OUTCOMES] }, reasons: { type: 'array', items: { type: 'string' } } },
+      },
       remote: {
         type: 'object',
         required: ['history'],
@@ -71,12 +124,26 @@ const schemas = {
           taskId: { type: 'string' },
           contextId: { type: 'string' },
           state: { type: 'string', pattern: '^TASK_STATE_' },
-          history: { type: 'array', items: { type: 'object', required: ['state', 'observedAt'], properties: { state: { type: 'string' }, remoteTimestamp: { type: 'string' }, observedAt: { type: 'string' } } } },
+          history: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['state', 'observedAt'],
+              properties: { state: { type: 'string' }, remoteTimestamp: { type: 'string' }, observedAt: { type: 'string' } },
+            },
+          },
         },
       },
       reply: { type: 'object', properties: { messageId: { type: 'string' }, parts: { type: 'array', items: part } } },
       pending,
-      turns: { type: 'array', items: { type: 'object', required: ['messageId', 'sentAt'], properties: { messageId: { type: 'string' }, sentAt: { type: 'string' } } } },
+      turns: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['messageId', 'sentAt'],
+          properties: { messageId: { type: 'string' }, sentAt: { type: 'string' } },
+        },
+      },
       notes: { type: 'array', items: { type: 'string' } },
       remoteCalls: { type: 'integer', minimum: 0 },
       artifacts: { type: 'array', items: artifact },
@@ -95,7 +162,21 @@ const schemas = {
       prompt: { type: 'array', items: part },
       taskId: { type: 'string' },
       observedAt: { type: 'string' },
-      artifacts: { type: 'array', description: 'For a review: the artifacts to decide on, by name and digest.', items: { type: 'object', required: ['artifactId', 'size', 'sha256'], properties: { artifactId: { type: 'string' }, name: { type: 'string' }, mediaType: { type: 'string' }, size: { type: 'integer' }, sha256: { type: 'string' } } } },
+      artifacts: {
+        type: 'array',
+        description: 'For a review: the artifacts to decide on, by name and digest.',
+        items: {
+          type: 'object',
+          required: ['artifactId', 'size', 'sha256'],
+          properties: {
+            artifactId: { type: 'string' },
+            name: { type: 'string' },
+            mediaType: { type: 'string' },
+            size: { type: 'integer' },
+            sha256: { type: 'string' },
+          },
+        },
+      },
     },
   },
   Graph: {
@@ -106,17 +187,39 @@ const schemas = {
       tenant: { type: 'string' },
       owner: { type: 'string' },
       status: { enum: ['RUNNING', 'CANCELLING', 'SETTLED'] },
-      outcome: { type: 'object', required: ['kind', 'reasons'], properties: { kind: { type: 'string' }, reasons: { type: 'array', items: { type: 'string' } } } },
+      outcome: {
+        type: 'object',
+        required: ['kind', 'reasons'],
+        properties: { kind: { type: 'string' }, reasons: { type: 'array', items: { type: 'string' } } },
+      },
       nodes: {
         type: 'array',
         items: {
           type: 'object',
           required: ['id', 'agent', 'dependsOn', 'status', 'delegationId', 'artifacts'],
-          properties: { id: { type: 'string' }, agent: { type: 'string' }, dependsOn: { type: 'array', items: { type: 'string' } }, refines: { type: 'string' }, followUp: { type: 'boolean' }, status: { type: 'string' }, delegationId: { type: 'string' }, outcome: { type: 'string' }, reasons: { type: 'array', items: { type: 'string' } }, artifacts: { type: 'array', items: artifact } },
+          properties: {
+            id: { type: 'string' },
+            agent: { type: 'string' },
+            dependsOn: { type: 'array', items: { type: 'string' } },
+            refines: { type: 'string' },
+            followUp: { type: 'boolean' },
+            status: { type: 'string' },
+            delegationId: { type: 'string' },
+            outcome: { type: 'string' },
+            reasons: { type: 'array', items: { type: 'string' } },
+            artifacts: { type: 'array', items: artifact },
+          },
         },
       },
       contexts: { type: 'object', additionalProperties: { type: 'string' } },
-      lineage: { type: 'array', items: { type: 'object', required: ['contextId', 'name', 'versions'], properties: { contextId: { type: 'string' }, name: { type: 'string' }, versions: { type: 'array' } } } },
+      lineage: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['contextId', 'name', 'versions'],
+          properties: { contextId: { type: 'string' }, name: { type: 'string' }, versions: { type: 'array' } },
+        },
+      },
     },
   },
   StartRequest: jsonSchemaOf(StartBodySchema),
@@ -144,12 +247,19 @@ export function openApiDocument(): Record<string, unknown> {
     info: {
       title: 'Baton HTTP API',
       version: '1.0.0',
-      description: 'Start and steer durable delegations to A2A agents from any language. Every operation acts as the caller its bearer token names and sees only that caller’s tenant.',
+      description:
+        'Start and steer durable delegations to A2A agents from any language. Every operation acts as the caller its bearer token names and sees only that caller’s tenant.',
     },
     servers: [{ url: '/api/v1' }],
     security: [{ bearer: [] }],
     paths: {
-      '/whoami': { get: { operationId: 'whoami', summary: 'The caller this token acts as', responses: { '200': json(ref('Caller'), 'The caller'), ...errors(401) } } },
+      '/whoami': {
+        get: {
+          operationId: 'whoami',
+          summary: 'The caller this token acts as',
+          responses: { '200': json(ref('Caller'), 'The caller'), ...errors(401) },
+        },
+      },
       '/delegations': {
         get: {
           operationId: 'listDelegations',
@@ -160,33 +270,115 @@ export function openApiDocument(): Record<string, unknown> {
             { name: 'outcome', in: 'query', schema: { enum: [...OUTCOMES] } },
             { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
           ],
-          responses: { '200': json({ type: 'object', required: ['delegations'], properties: { delegations: { type: 'array', items: ref('DelegationSummary') } } }, 'Matching delegations'), ...errors(400, 401, 503) },
+          responses: {
+            '200': json(
+              {
+                type: 'object',
+                required: ['delegations'],
+                properties: { delegations: { type: 'array', items: ref('DelegationSummary') } },
+              },
+              'Matching delegations',
+            ),
+            ...errors(400, 401, 503),
+          },
         },
         post: {
           operationId: 'startDelegation',
           summary: 'Hand work to an agent',
           requestBody: body(ref('StartRequest')),
-          responses: { '201': json(ref('Started'), 'Started; the Location header names the delegation'), ...errors(400, 401, 409, 413, 503) },
+          responses: {
+            '201': json(ref('Started'), 'Started; the Location header names the delegation'),
+            ...errors(400, 401, 409, 413, 503),
+          },
         },
       },
-      '/delegations/{id}': { get: { operationId: 'showDelegation', summary: 'The delegation record, live while it runs', parameters: [idParam], responses: { '200': json(ref('Delegation'), 'The record'), ...errors(401, 404, 503) } } },
+      '/delegations/{id}': {
+        get: {
+          operationId: 'showDelegation',
+          summary: 'The delegation record, live while it runs',
+          parameters: [idParam],
+          responses: { '200': json(ref('Delegation'), 'The record'), ...errors(401, 404, 503) },
+        },
+      },
       '/delegations/{id}/events': {
         get: {
           operationId: 'streamDelegation',
           summary: 'Server-sent events: `status` (the record) at each change, then `settled` once',
           parameters: [idParam],
-          responses: { '200': { description: 'An event stream; `data` is JSON: the record for `status`, `{id, outcome}` for `settled`, an Error for `error`.', content: { 'text/event-stream': { schema: { type: 'string' } } } }, ...errors(401, 404, 503) },
+          responses: {
+            '200': {
+              description: 'An event stream; `data` is JSON: the record for `status`, `{id, outcome}` for `settled`, an Error for `error`.',
+              content: { 'text/event-stream': { schema: { type: 'string' } } },
+            },
+            ...errors(401, 404, 503),
+          },
         },
       },
-      '/delegations/{id}/answer': { post: { operationId: 'answer', summary: 'Answer the pending input request (a new turn on the same remote task)', parameters: [idParam], requestBody: body(ref('AnswerRequest')), responses: { '200': json(ref('Sent'), 'The answer went out to the agent'), ...errors(400, 401, 404, 409, 413, 503) } } },
-      '/delegations/{id}/authorize': { post: { operationId: 'authorize', summary: 'Answer the pending auth request with the name of a variable on the worker', parameters: [idParam], requestBody: body(ref('AuthorizeRequest')), responses: { '200': json(ref('Sent'), 'The credential went out to the agent'), ...errors(400, 401, 404, 409, 503) } } },
-      '/delegations/{id}/review': { post: { operationId: 'review', summary: 'Accept or reject a result waiting for review', parameters: [idParam], requestBody: body(ref('ReviewRequest')), responses: { '200': json(ref('Delegation'), 'The settled record'), ...errors(400, 401, 404, 409, 503) } } },
-      '/delegations/{id}/cancel': { post: { operationId: 'cancel', summary: 'Cancel the delegation and its remote task', parameters: [idParam], requestBody: body(ref('CancelRequest')), responses: { '200': json(ref('Delegation'), 'The settled record, with the remote task’s real final state'), ...errors(400, 401, 404, 409, 503) } } },
-      '/inbox': { get: { operationId: 'inbox', summary: 'Requests waiting for a person in the caller’s tenant, oldest first', responses: { '200': json({ type: 'object', required: ['requests'], properties: { requests: { type: 'array', items: ref('InboxItem') } } }, 'Pending requests'), ...errors(401, 503) } } },
-      '/graphs/{id}': { get: { operationId: 'showGraph', summary: 'A task graph: nodes with their states, contexts, lineage', parameters: [{ ...idParam, description: 'The graph id.' }], responses: { '200': json(ref('Graph'), 'The graph'), ...errors(401, 404, 503) } } },
+      '/delegations/{id}/answer': {
+        post: {
+          operationId: 'answer',
+          summary: 'Answer the pending input request (a new turn on the same remote task)',
+          parameters: [idParam],
+          requestBody: body(ref('AnswerRequest')),
+          responses: { '200': json(ref('Sent'), 'The answer went out to the agent'), ...errors(400, 401, 404, 409, 413, 503) },
+        },
+      },
+      '/delegations/{id}/authorize': {
+        post: {
+          operationId: 'authorize',
+          summary: 'Answer the pending auth request with the name of a variable on the worker',
+          parameters: [idParam],
+          requestBody: body(ref('AuthorizeRequest')),
+          responses: { '200': json(ref('Sent'), 'The credential went out to the agent'), ...errors(400, 401, 404, 409, 503) },
+        },
+      },
+      '/delegations/{id}/review': {
+        post: {
+          operationId: 'review',
+          summary: 'Accept or reject a result waiting for review',
+          parameters: [idParam],
+          requestBody: body(ref('ReviewRequest')),
+          responses: { '200': json(ref('Delegation'), 'The settled record'), ...errors(400, 401, 404, 409, 503) },
+        },
+      },
+      '/delegations/{id}/cancel': {
+        post: {
+          operationId: 'cancel',
+          summary: 'Cancel the delegation and its remote task',
+          parameters: [idParam],
+          requestBody: body(ref('CancelRequest')),
+          responses: {
+            '200': json(ref('Delegation'), 'The settled record, with the remote task’s real final state'),
+            ...errors(400, 401, 404, 409, 503),
+          },
+        },
+      },
+      '/inbox': {
+        get: {
+          operationId: 'inbox',
+          summary: 'Requests waiting for a person in the caller’s tenant, oldest first',
+          responses: {
+            '200': json(
+              { type: 'object', required: ['requests'], properties: { requests: { type: 'array', items: ref('InboxItem') } } },
+              'Pending requests',
+            ),
+            ...errors(401, 503),
+          },
+        },
+      },
+      '/graphs/{id}': {
+        get: {
+          operationId: 'showGraph',
+          summary: 'A task graph: nodes with their states, contexts, lineage',
+          parameters: [{ ...idParam, description: 'The graph id.' }],
+          responses: { '200': json(ref('Graph'), 'The graph'), ...errors(401, 404, 503) },
+        },
+      },
     },
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A token from `api.callers` (or the one `baton ui` / `baton dev` prints).' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'A token from `api.callers` (or the one `baton ui` / `baton dev` prints).' },
+      },
       schemas,
       responses: Object.fromEntries(Object.entries(ERROR_TEXT).map(([code, text]) => [`E${code}`, json(ref('Error'), text)])),
     },

@@ -21,7 +21,12 @@ export interface RunningUi {
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
-export async function startUi(config: BatonConfig, address: string, logger: Logger, listen: { host?: string; port?: number } = {}): Promise<RunningUi> {
+export async function startUi(
+  config: BatonConfig,
+  address: string,
+  logger: Logger,
+  listen: { host?: string; port?: number } = {},
+): Promise<RunningUi> {
   const host = listen.host ?? config.api.listen.host;
   const port = listen.port ?? config.api.listen.port;
   let tokens: CallerTokens;
@@ -33,18 +38,30 @@ export async function startUi(config: BatonConfig, address: string, logger: Logg
       throw new ConfigError((err as Error).message);
     }
   } else {
-    if (!LOOPBACK.has(host)) throw new ConfigError(`api.listen.host is ${host}, but no api.callers are configured: list the callers and their tokens (api.callers) before listening beyond loopback`);
+    if (!LOOPBACK.has(host))
+      throw new ConfigError(
+        `api.listen.host is ${host}, but no api.callers are configured: list the callers and their tokens (api.callers) before listening beyond loopback`,
+      );
     ({ tokens, token: generated } = CallerTokens.single(config.caller));
   }
   let connection: Connection;
   try {
     connection = await Connection.connect({ address, connectTimeout: 5_000 });
   } catch (err) {
-    throw new Error(`cannot reach Temporal at ${address} (${(err as Error).message}). Start the stack with \`npx baton dev\`, or set TEMPORAL_ADDRESS.`);
+    throw new Error(
+      `cannot reach Temporal at ${address} (${(err as Error).message}). Start the stack with \`npx baton dev\`, or set TEMPORAL_ADDRESS.`,
+    );
   }
   const opts = { namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue, caller: config.caller };
   try {
-    const server = await startApiServer({ baton: new BatonClient(connection, opts), graphs: new GraphClient(connection, opts), tokens, logger, host, port });
+    const server = await startApiServer({
+      baton: new BatonClient(connection, opts),
+      graphs: new GraphClient(connection, opts),
+      tokens,
+      logger,
+      host,
+      port,
+    });
     return {
       url: server.url,
       ...(generated ? { signInUrl: `${server.url}/#token=${generated}` } : {}),

@@ -19,6 +19,13 @@ const PushBodySchema = z.union([
 export function taskIdOfPush(body: unknown): string | undefined {
   const parsed = PushBodySchema.safeParse(body);
   if (!parsed.success) return undefined;
-  const b = parsed.data as { task?: { id: string }; statusUpdate?: { taskId: string }; artifactUpdate?: { taskId: string }; kind?: string; id?: string; taskId?: string };
+  const b = parsed.data as {
+    task?: { id: string };
+    statusUpdate?: { taskId: string };
+    artifactUpdate?: { taskId: string };
+    kind?: string;
+    id?: string;
+    taskId?: string;
+  };
   return b.task?.id ?? b.statusUpdate?.taskId ?? b.artifactUpdate?.taskId ?? (b.kind === 'task' ? b.id : b.taskId);
 }

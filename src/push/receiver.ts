@@ -21,14 +21,23 @@ export interface PushReceiver {
  * Starts the receiver for `config.push` (listening on `push.listen`). With `devDefaults`, a missing
  * push section or secret is made up for this process (the in-process worker shares it).
  */
-export async function startPushReceiver(config: BatonConfig, address: string, logger: Logger, opts: { devDefaults?: boolean; port?: number } = {}): Promise<PushReceiver> {
+export async function startPushReceiver(
+  config: BatonConfig,
+  address: string,
+  logger: Logger,
+  opts: { devDefaults?: boolean; port?: number } = {},
+): Promise<PushReceiver> {
   let push = config.push;
   const secretEnv = push?.secretFromEnv ?? 'BATON_PUSH_SECRET';
   if (!process.env[secretEnv]) {
-    if (!opts.devDefaults) throw new ConfigError(`push: environment variable ${secretEnv} is not set`, [`set ${secretEnv} to the same random secret on the webhook and every worker`]);
+    if (!opts.devDefaults)
+      throw new ConfigError(`push: environment variable ${secretEnv} is not set`, [
+        `set ${secretEnv} to the same random secret on the webhook and every worker`,
+      ]);
     process.env[secretEnv] = randomBytes(32).toString('base64url');
   }
-  if (!push && !opts.devDefaults) throw new ConfigError('the config has no push section', ['add push: { url: <the URL agents reach the webhook at> }']);
+  if (!push && !opts.devDefaults)
+    throw new ConfigError('the config has no push section', ['add push: { url: <the URL agents reach the webhook at> }']);
   const listen = push?.listen ?? { host: '127.0.0.1', port: opts.port ?? 41240 };
   const connection = await Connection.connect({ address });
   const client = new Client({ connection, namespace: config.temporal.namespace });

@@ -63,7 +63,8 @@ export async function startWebhook(opts: WebhookOptions): Promise<RunningWebhook
     const token = tokenFromHeaders(req.headers);
     if (!token) return refuse(401, 'no push token (Authorization or X-A2A-Notification-Token)');
     // The token binds this delegation to this task: another task's or delegation's token fails here.
-    if (!verifyPushToken(opts.secret, delegationId, taskId, token)) return refuse(401, 'the push token does not match this delegation and task');
+    if (!verifyPushToken(opts.secret, delegationId, taskId, token))
+      return refuse(401, 'the push token does not match this delegation and task');
 
     const now = Date.now();
     for (const [key, at] of seen) if (now - at > ttl) seen.delete(key);
@@ -81,7 +82,8 @@ export async function startWebhook(opts: WebhookOptions): Promise<RunningWebhook
         stats.delivered += 1;
         log.info({ delegationId, taskId }, 'push delivered');
       },
-      (err: unknown) => log.warn({ delegationId, taskId, err: (err as Error).message }, 'push could not be delivered (the delegation may have settled)'),
+      (err: unknown) =>
+        log.warn({ delegationId, taskId, err: (err as Error).message }, 'push could not be delivered (the delegation may have settled)'),
     );
   });
   app.use((err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {

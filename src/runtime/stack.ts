@@ -45,7 +45,12 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
     cleanups.length = 0;
   };
   try {
-    const server = await startTemporal({ ...opts.server, namespace: opts.config.temporal.namespace, configAddress: opts.config.temporal.address, logger: opts.logger });
+    const server = await startTemporal({
+      ...opts.server,
+      namespace: opts.config.temporal.namespace,
+      configAddress: opts.config.temporal.address,
+      logger: opts.logger,
+    });
     cleanups.push(() => server.stop());
 
     const agents: RunningAgent[] = [];
@@ -54,7 +59,9 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
       agents.push(agent);
       cleanups.push(() => agent.close());
     }
-    const receiver = opts.webhook ? await startPushReceiver(opts.config, server.address, opts.logger, { devDefaults: true, port: opts.webhook.port }) : undefined;
+    const receiver = opts.webhook
+      ? await startPushReceiver(opts.config, server.address, opts.logger, { devDefaults: true, port: opts.webhook.port })
+      : undefined;
     if (receiver) cleanups.push(() => receiver.close());
     const config: BatonConfig = {
       ...opts.config,

@@ -78,7 +78,9 @@ export function findTemporal(opts: { configAddress?: string; allowDownload?: boo
   const installed = projectCliPaths().find(isExecutable);
   if (installed) return { kind: 'cli', path: installed, from: 'project install' };
   if (opts.allowDownload !== false) return { kind: 'sdk-download' };
-  throw new TemporalUnavailableError('TEMPORAL_ADDRESS and TEMPORAL_CLI_PATH are unset, no `temporal` is on PATH, and the project install is missing.');
+  throw new TemporalUnavailableError(
+    'TEMPORAL_ADDRESS and TEMPORAL_CLI_PATH are unset, no `temporal` is on PATH, and the project install is missing.',
+  );
 }
 
 export interface DevServerOptions {
@@ -127,7 +129,8 @@ async function waitReady(address: string, child: ChildProcess | undefined, timeo
   let exited: number | null | undefined;
   child?.once('exit', (code) => (exited = code));
   while (Date.now() < deadline) {
-    if (exited !== undefined) throw new TemporalUnavailableError(`the dev server exited with code ${exited} before it was ready.\n${stderrTail()}`);
+    if (exited !== undefined)
+      throw new TemporalUnavailableError(`the dev server exited with code ${exited} before it was ready.\n${stderrTail()}`);
     try {
       const connection = await Connection.connect({ address, connectTimeout: 2_000 });
       try {
@@ -142,7 +145,9 @@ async function waitReady(address: string, child: ChildProcess | undefined, timeo
       await new Promise((r) => setTimeout(r, 200));
     }
   }
-  throw new TemporalUnavailableError(`the server at ${address} did not answer within ${timeoutMs} ms (${(lastError as Error)?.message}).\n${stderrTail()}`);
+  throw new TemporalUnavailableError(
+    `the server at ${address} did not answer within ${timeoutMs} ms (${(lastError as Error)?.message}).\n${stderrTail()}`,
+  );
 }
 
 /** Runs `find` with TEMPORAL_ADDRESS hidden when `hide` is set. */
@@ -182,7 +187,11 @@ export async function registerSearchAttributes(connection: Connection, namespace
   });
 }
 
-function startCli(path: string, opts: Required<Pick<DevServerOptions, 'namespace'>> & DevServerOptions, port: number): { child: ChildProcess; tail: () => string } {
+function startCli(
+  path: string,
+  opts: Required<Pick<DevServerOptions, 'namespace'>> & DevServerOptions,
+  port: number,
+): { child: ChildProcess; tail: () => string } {
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--namespace', opts.namespace, '--log-level', 'warn'];
   if (opts.uiPort === false) args.push('--headless');
   else args.push('--ui-port', String(opts.uiPort ?? port + 1000));

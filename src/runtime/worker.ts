@@ -25,7 +25,9 @@ export interface BatonWorkerOptions {
   /** Passed to the activities (tests shorten the poll interval). */
   activityOverrides?: Partial<Pick<ActivityDeps, 'poll' | 'lookup' | 'cardTtlMs' | 'streamSilenceMs'>>;
   /** Extra worker options (slots, shutdown grace). */
-  workerOptions?: Partial<Pick<WorkerOptions, 'maxConcurrentActivityTaskExecutions' | 'maxConcurrentWorkflowTaskExecutions' | 'shutdownGraceTime'>>;
+  workerOptions?: Partial<
+    Pick<WorkerOptions, 'maxConcurrentActivityTaskExecutions' | 'maxConcurrentWorkflowTaskExecutions' | 'shutdownGraceTime'>
+  >;
 }
 
 export async function createBatonWorker(opts: BatonWorkerOptions): Promise<Worker> {
@@ -45,7 +47,12 @@ export async function createBatonWorker(opts: BatonWorkerOptions): Promise<Worke
       ...opts.activityOverrides,
     }),
     shutdownGraceTime: '5s',
-    ...(opts.config.worker ? { maxCachedWorkflows: opts.config.worker.maxCachedWorkflows, maxConcurrentActivityTaskExecutions: opts.config.worker.maxConcurrentActivities } : {}),
+    ...(opts.config.worker
+      ? {
+          maxCachedWorkflows: opts.config.worker.maxCachedWorkflows,
+          maxConcurrentActivityTaskExecutions: opts.config.worker.maxConcurrentActivities,
+        }
+      : {}),
     ...opts.workerOptions,
   });
 }

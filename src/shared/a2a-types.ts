@@ -43,7 +43,10 @@ export const PartSchema = z
     if (present.length !== 1) {
       ctx.addIssue({
         code: 'custom',
-        message: present.length === 0 ? 'part has no content (text, raw, url or data)' : `part has several contents at once: ${present.join(', ')}`,
+        message:
+          present.length === 0
+            ? 'part has no content (text, raw, url or data)'
+            : `part has several contents at once: ${present.join(', ')}`,
       });
     }
   });
@@ -91,10 +94,7 @@ export const TaskSchema = z.object({
 export type Task = z.infer<typeof TaskSchema>;
 
 /** `SendMessageResponse`: exactly one of `task` or `message`. */
-export const SendMessageResultSchema = z.union([
-  z.object({ task: TaskSchema }).strict(),
-  z.object({ message: MessageSchema }).strict(),
-]);
+export const SendMessageResultSchema = z.union([z.object({ task: TaskSchema }).strict(), z.object({ message: MessageSchema }).strict()]);
 export type SendMessageResult = z.infer<typeof SendMessageResultSchema>;
 
 /** `TaskStatusUpdateEvent`: a state change of a task we follow. */

@@ -3,7 +3,17 @@
  * methods; every decision about what an event means is here, unit-tested without Temporal.
  */
 import type { Part } from './a2a-types';
-import type { Caller, DelegationInput, DelegationRecord, DelegationStatus, Outcome, PendingRequest, RefusedSignal, RemoteSnapshot, ResolvedAgent } from './delegation-types';
+import type {
+  Caller,
+  DelegationInput,
+  DelegationRecord,
+  DelegationStatus,
+  Outcome,
+  PendingRequest,
+  RefusedSignal,
+  RemoteSnapshot,
+  ResolvedAgent,
+} from './delegation-types';
 import { outcomeOfRemoteEnd, statusKey } from './remote-state';
 
 const MAX_REFUSED_SIGNALS = 50;
@@ -50,8 +60,15 @@ export class DelegationState {
   /** Records the card digest and chosen interface; returns the policy in force. */
   resolved(agent: ResolvedAgent): string {
     this.record.contract = { ...agent.contract, ...this.input.contract };
-    this.record.agent = { name: agent.name, cardSha256: agent.cardSha256, interface: agent.interface, reconcile: agent.reconcile, observe: agent.observe };
-    if (agent.reconcile === 'unavailable') this.note('this agent offers no ListTasks (A2A 0.3): a send retried after a lost response may create a second remote task');
+    this.record.agent = {
+      name: agent.name,
+      cardSha256: agent.cardSha256,
+      interface: agent.interface,
+      reconcile: agent.reconcile,
+      observe: agent.observe,
+    };
+    if (agent.reconcile === 'unavailable')
+      this.note('this agent offers no ListTasks (A2A 0.3): a send retried after a lost response may create a second remote task');
     this.record.policy ??= agent.defaultPolicy;
     return this.record.policy;
   }
@@ -150,7 +167,8 @@ export class DelegationState {
     if (this.record.status === 'SETTLED' || this.record.cancel) return 'the delegation is no longer waiting';
     if (!pending) return 'no request is pending';
     if (pending.requestId !== requestId) return `request ${requestId} is not the pending one (${pending.requestId})`;
-    if (pending.kind !== kind) return `the pending request is for ${{ auth: 'authentication: use authorize', input: 'input: use answer', review: 'review: use review' }[pending.kind]}`;
+    if (pending.kind !== kind)
+      return `the pending request is for ${{ auth: 'authentication: use authorize', input: 'input: use answer', review: 'review: use review' }[pending.kind]}`;
     if (this.queued) return `request ${requestId} is already answered`;
     return undefined;
   }
@@ -222,7 +240,8 @@ export class DelegationState {
     const reasons = [this.record.cancel?.reason ?? 'cancelled'];
     if (!this.record.remote.taskId) reasons.push('no remote task had been created');
     else if (remote === 'TASK_STATE_CANCELED') reasons.push('remote task CANCELED');
-    else if (remote) reasons.push(`remote task ended ${remote.replace('TASK_STATE_', '')} before the cancel reached it; its result is not accepted`);
+    else if (remote)
+      reasons.push(`remote task ended ${remote.replace('TASK_STATE_', '')} before the cancel reached it; its result is not accepted`);
     return this.settle({ kind, reasons });
   }
 
@@ -240,11 +259,19 @@ export class DelegationState {
    * (another workflow sent it), so only well-typed fields are copied; the list keeps the latest 50.
    */
   refusedSignal(signal: RefusedSignal['signal'], payload: unknown, reason: string): RefusedSignal {
-    const p = (typeof payload === 'object' && payload !== null ? payload : {}) as { requestId?: unknown; caller?: { tenant?: unknown; user?: unknown } };
+    const p = (typeof payload === 'object' && payload !== null ? payload : {}) as {
+      requestId?: unknown;
+      caller?: { tenant?: unknown; user?: unknown };
+    };
     const text = (v: unknown): string | undefined => (typeof v === 'string' ? v.slice(0, 300) : undefined);
     const tenant = text(p.caller?.tenant);
     const user = text(p.caller?.user);
-    const entry: RefusedSignal = { signal, reason, ...(text(p.requestId) ? { requestId: text(p.requestId) } : {}), ...(tenant || user ? { by: `${tenant ?? '?'}/${user ?? '?'}` } : {}) };
+    const entry: RefusedSignal = {
+      signal,
+      reason,
+      ...(text(p.requestId) ? { requestId: text(p.requestId) } : {}),
+      ...(tenant || user ? { by: `${tenant ?? '?'}/${user ?? '?'}` } : {}),
+    };
     this.record.refusedSignals.push(entry);
     if (this.record.refusedSignals.length > MAX_REFUSED_SIGNALS) this.record.refusedSignals.shift();
     return entry;

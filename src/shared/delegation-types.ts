@@ -177,7 +177,8 @@ export interface ArtifactRecord {
 }
 
 /** Why a URL part was not downloaded. */
-export type DownloadRefusal = 'host-not-allowed' | 'address' | 'scheme' | 'redirect' | 'too-large' | 'media-type' | 'timeout' | 'http-status' | 'network';
+export type DownloadRefusal =
+  'host-not-allowed' | 'address' | 'scheme' | 'redirect' | 'too-large' | 'media-type' | 'timeout' | 'http-status' | 'network';
 
 export type UrlDownload =
   | { url: string; ok: true; ref: string; sha256: string; size: number; mediaType?: string }
@@ -257,7 +258,13 @@ export interface DelegationRecord {
   id: string;
   tenant: string;
   owner: string;
-  agent: { name: string; cardSha256?: string; interface?: ChosenInterface; reconcile?: ResolvedAgent['reconcile']; observe?: ResolvedAgent['observe'] };
+  agent: {
+    name: string;
+    cardSha256?: string;
+    interface?: ChosenInterface;
+    reconcile?: ResolvedAgent['reconcile'];
+    observe?: ResolvedAgent['observe'];
+  };
   status: DelegationStatus;
   outcome?: Outcome;
   remote: { taskId?: string; contextId?: string; state?: TaskState; history: StateChange[] };

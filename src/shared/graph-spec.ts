@@ -53,7 +53,8 @@ export function graphProblems(nodes: GraphNodeSpec[], opts: { existing?: string[
     for (const dep of n.dependsOn) if (!ids.has(dep)) problems.push(`node ${n.id}: depends on unknown node ${dep}`);
     if (n.refines && !ids.has(n.refines)) problems.push(`node ${n.id}: refines unknown node ${n.refines}`);
     if (n.dependsOn.includes(n.id)) problems.push(`node ${n.id}: depends on itself`);
-    if (opts.knownAgents && !opts.knownAgents.includes(n.agent)) problems.push(`node ${n.id}: unknown agent ${n.agent} (known: ${opts.knownAgents.join(', ') || 'none'})`);
+    if (opts.knownAgents && !opts.knownAgents.includes(n.agent))
+      problems.push(`node ${n.id}: unknown agent ${n.agent} (known: ${opts.knownAgents.join(', ') || 'none'})`);
   }
   if (!problems.length) {
     const cycle = findCycle(nodes);
@@ -69,7 +70,10 @@ export function parseGraphSpec(raw: unknown, knownAgents?: string[]): GraphSpec 
     const nodes = (raw as { nodes?: unknown } | null)?.nodes;
     const where = (path: PropertyKey[]): string => {
       // nodes.2.dependsOn reads better as "node hotel: dependsOn" when the node has an id.
-      const id = path[0] === 'nodes' && typeof path[1] === 'number' && Array.isArray(nodes) ? (nodes[path[1]] as { id?: unknown } | undefined)?.id : undefined;
+      const id =
+        path[0] === 'nodes' && typeof path[1] === 'number' && Array.isArray(nodes)
+          ? (nodes[path[1]] as { id?: unknown } | undefined)?.id
+          : undefined;
       if (typeof id === 'string') return `node ${id}${path.length > 2 ? `: ${path.slice(2).join('.')}` : ''}`;
       return path.length ? path.join('.') : 'spec';
     };

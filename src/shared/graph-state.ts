@@ -113,7 +113,15 @@ export class GraphState {
     node.status = 'RUNNING';
     this.version += 1;
     const references = deps.flatMap((d) =>
-      d.artifacts.map((a) => ({ node: d.id, taskId: d.remote.taskId, artifactId: a.artifactId, name: a.name, mediaType: a.mediaType, sha256: a.sha256, size: a.size })),
+      d.artifacts.map((a) => ({
+        node: d.id,
+        taskId: d.remote.taskId,
+        artifactId: a.artifactId,
+        name: a.name,
+        mediaType: a.mediaType,
+        sha256: a.sha256,
+        size: a.size,
+      })),
     );
     const parts: Part[] = [...(spec.parts ?? [{ text: spec.text ?? '' }])];
     // Accepted artifacts of the dependencies go along as references (ids and digests), not content.
@@ -168,11 +176,13 @@ export class GraphState {
 
   /** Skips pending nodes whose dependency ended without ACCEPTED or was skipped, transitively. */
   private skipBlocked(): void {
-    for (let changed = true; changed; ) {
+    for (let changed = true; changed;) {
       changed = false;
       for (const node of this.record.nodes) {
         if (node.status !== 'PENDING') continue;
-        const blocker = node.dependsOn.map((d) => this.node(d)).find((d) => d.status === 'SKIPPED' || (d.status === 'SETTLED' && d.outcome !== 'ACCEPTED'));
+        const blocker = node.dependsOn
+          .map((d) => this.node(d))
+          .find((d) => d.status === 'SKIPPED' || (d.status === 'SETTLED' && d.outcome !== 'ACCEPTED'));
         if (!blocker) continue;
         const how = blocker.status === 'SKIPPED' ? 'was skipped' : `ended ${blocker.outcome}`;
         this.skip(node, `depends on ${blocker.id}, which ${how}`);
@@ -199,7 +209,8 @@ export class GraphState {
     const problems = graphProblems([normalizeNode(spec)], { existing: this.record.nodes.map((n) => n.id), knownAgents });
     if (problems.length) return problems.join('; ');
     const refined = spec.refines ? this.node(spec.refines) : undefined;
-    if (refined && refined.agent !== spec.agent) return `node ${spec.id}: refines ${refined.id}, which went to ${refined.agent}; a refinement goes to the same agent (same context)`;
+    if (refined && refined.agent !== spec.agent)
+      return `node ${spec.id}: refines ${refined.id}, which went to ${refined.agent}; a refinement goes to the same agent (same context)`;
     return undefined;
   }
 
@@ -233,7 +244,14 @@ export class GraphState {
     ];
     const cancelledByCaller = this.record.cancel && this.record.cancel.by !== 'fail-fast';
     const kind = cancelledByCaller ? 'CANCELED' : notAccepted.length || skipped.length ? 'FAILED' : 'ACCEPTED';
-    this.record.outcome = { kind, reasons: cancelledByCaller ? [this.record.cancel?.reason ?? 'cancelled', ...reasons] : kind === 'ACCEPTED' ? [`all ${this.record.nodes.length} node(s) accepted`] : reasons };
+    this.record.outcome = {
+      kind,
+      reasons: cancelledByCaller
+        ? [this.record.cancel?.reason ?? 'cancelled', ...reasons]
+        : kind === 'ACCEPTED'
+          ? [`all ${this.record.nodes.length} node(s) accepted`]
+          : reasons,
+    };
     this.record.status = 'SETTLED';
     this.version += 1;
     return this.record;

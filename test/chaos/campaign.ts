@@ -17,7 +17,6 @@ import { campaignAgent, killRun, restartServerRun, type CrashRunReport, type Res
 import { crossTenantMatrix, forgedPushMatrix, ssrfMatrix, type MatrixReport } from './matrices';
 import { installedVersion as version } from '../helpers/versions';
 
-
 async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
@@ -40,12 +39,16 @@ async function main(): Promise<number> {
 
   say(`fuzzing ${fuzzRuns} cases per boundary…`);
   const fuzz: FuzzReport[] = await fuzzBoundaries(fuzzRuns);
-  for (const f of fuzz) say(`  ${f.boundary}: ${f.cases} cases, ${f.accepted} accepted, ${f.refused} refused, ${f.crashes} crashes, ${f.falseSuccesses} false successes`);
+  for (const f of fuzz)
+    say(
+      `  ${f.boundary}: ${f.cases} cases, ${f.accepted} accepted, ${f.refused} refused, ${f.crashes} crashes, ${f.falseSuccesses} false successes`,
+    );
 
   await testServer();
   say('refusal matrices…');
   const matrices: MatrixReport[] = [await ssrfMatrix(), await forgedPushMatrix(), await crossTenantMatrix()];
-  for (const m of matrices) say(`  ${m.matrix}: ${m.refused}/${m.cases} refused${m.let_through.length ? ` (let through: ${m.let_through.join(', ')})` : ''}`);
+  for (const m of matrices)
+    say(`  ${m.matrix}: ${m.refused}/${m.cases} refused${m.let_through.length ? ` (let through: ${m.let_through.join(', ')})` : ''}`);
 
   const agent = await campaignAgent(20261202).start();
   let restart: RestartReport;
@@ -59,7 +62,9 @@ async function main(): Promise<number> {
     for (let run = 1; run <= killRuns; run++) {
       const report = await killRun(agent, run, perRun, random);
       kills.push(report);
-      say(`  SIGKILL run ${run}/${killRuns}: killed after ${report.killedAfterMs} ms, lost ${report.lost}, duplicates ${report.duplicates}, wrong ${report.wrongOutcomes}, ${report.tookMs} ms`);
+      say(
+        `  SIGKILL run ${run}/${killRuns}: killed after ${report.killedAfterMs} ms, lost ${report.lost}, duplicates ${report.duplicates}, wrong ${report.wrongOutcomes}, ${report.tookMs} ms`,
+      );
     }
   } finally {
     await agent.close();
@@ -68,7 +73,9 @@ async function main(): Promise<number> {
 
   const sum = (k: keyof CrashRunReport): number => kills.reduce((n, r) => n + Number(r[k]), 0);
   const zero = (n: number): string => (n === 0 ? '0 ✅' : `${n} ❌`);
-  const faults = Object.entries(agent.faults).map(([k, v]) => `${k} ${v}`).join(', ');
+  const faults = Object.entries(agent.faults)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
   const lines = [
     '# Reliability and security figures',
     '',
@@ -99,7 +106,7 @@ async function main(): Promise<number> {
     '',
     '## Fuzzing every boundary',
     '',
-    'fast-check samples (seed 20261202); each case must be accepted only when an independent check finds it valid, or refused with the boundary\'s typed error. A crash is any other exception. CLI arguments are fuzzed through the value parsers behind the flags (`--text`/`--data-file` parts, durations); whole command lines are exercised by the CLI integration tests, not fuzzed.',
+    "fast-check samples (seed 20261202); each case must be accepted only when an independent check finds it valid, or refused with the boundary's typed error. A crash is any other exception. CLI arguments are fuzzed through the value parsers behind the flags (`--text`/`--data-file` parts, durations); whole command lines are exercised by the CLI integration tests, not fuzzed.",
     '',
     '| Boundary | Cases | Accepted | Refused | Crashes | False successes |',
     '|---|---|---|---|---|---|',
@@ -111,7 +118,7 @@ async function main(): Promise<number> {
     '|---|---|---|---|',
     ...matrices.map((m) => `| ${m.matrix} | ${m.cases} | ${m.refused} | ${m.let_through.length ? m.let_through.join(', ') : 'none ✅'} |`),
     '',
-    'SSRF: literal private, loopback, CGN, link-local, metadata, multicast and reserved addresses, IPv6 (ULA, link-local, mapped, NAT64, 6to4) and numeric spellings (`2130706433`, `0x7f000001`, `0177.0.0.1`); names that resolve inside (one of several addresses is enough); redirects to metadata and link-local addresses. Forged push: missing, empty, forged, truncated or extended tokens, another task\'s, delegation\'s or secret\'s token, a body naming another task, non-JSON, no task, a 2 MiB body, and a replay. Cross-tenant: show, answer, authorize, review and cancel of a waiting delegation, show, follow-up and cancel of a running graph and its node, and an answer Signal (recorded as refused).',
+    "SSRF: literal private, loopback, CGN, link-local, metadata, multicast and reserved addresses, IPv6 (ULA, link-local, mapped, NAT64, 6to4) and numeric spellings (`2130706433`, `0x7f000001`, `0177.0.0.1`); names that resolve inside (one of several addresses is enough); redirects to metadata and link-local addresses. Forged push: missing, empty, forged, truncated or extended tokens, another task's, delegation's or secret's token, a body naming another task, non-JSON, no task, a 2 MiB body, and a replay. Cross-tenant: show, answer, authorize, review and cancel of a waiting delegation, show, follow-up and cancel of a running graph and its node, and an answer Signal (recorded as refused).",
     '',
     '## Reading the figures',
     '',
@@ -127,7 +134,15 @@ async function main(): Promise<number> {
   ];
   writeFileSync(values.out, lines.join('\n'));
   say(`wrote ${values.out}`);
-  const bad = sum('lost') + sum('duplicates') + sum('wrongOutcomes') + restart.lost + restart.duplicates + restart.wrongOutcomes + fuzz.reduce((n, f) => n + f.crashes + f.falseSuccesses, 0) + matrices.reduce((n, m) => n + m.let_through.length, 0);
+  const bad =
+    sum('lost') +
+    sum('duplicates') +
+    sum('wrongOutcomes') +
+    restart.lost +
+    restart.duplicates +
+    restart.wrongOutcomes +
+    fuzz.reduce((n, f) => n + f.crashes + f.falseSuccesses, 0) +
+    matrices.reduce((n, m) => n + m.let_through.length, 0);
   return bad === 0 ? 0 : 1;
 }
 

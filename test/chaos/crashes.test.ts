@@ -19,15 +19,23 @@ describe('chaos: crashes and restarts', () => {
 
   it('loses nothing and duplicates nothing when the worker is SIGKILLed mid-run', { timeout: 170_000 }, async () => {
     let seed = 5;
-    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
     for (const run of [1, 2]) {
       const report = await killRun(agent, run, 3, random);
-      assert.deepEqual({ lost: report.lost, duplicates: report.duplicates, wrongOutcomes: report.wrongOutcomes }, { lost: 0, duplicates: 0, wrongOutcomes: 0 }, JSON.stringify(report));
+      assert.deepEqual(
+        { lost: report.lost, duplicates: report.duplicates, wrongOutcomes: report.wrongOutcomes },
+        { lost: 0, duplicates: 0, wrongOutcomes: 0 },
+        JSON.stringify(report),
+      );
     }
   });
 
   it('carries on when the Temporal server is stopped and restarted on its SQLite file', { timeout: 170_000 }, async () => {
     const report = await restartServerRun(agent, 1, 3);
-    assert.deepEqual({ lost: report.lost, duplicates: report.duplicates, wrongOutcomes: report.wrongOutcomes }, { lost: 0, duplicates: 0, wrongOutcomes: 0 }, JSON.stringify(report));
+    assert.deepEqual(
+      { lost: report.lost, duplicates: report.duplicates, wrongOutcomes: report.wrongOutcomes },
+      { lost: 0, duplicates: 0, wrongOutcomes: 0 },
+      JSON.stringify(report),
+    );
   });
 });

@@ -37,7 +37,12 @@ describe('chaos: one delegation per injected fault', () => {
   });
 
   it('ends each delegation as its fault requires, with no duplicate remote task', { timeout: 170_000 }, async () => {
-    const registry = Object.fromEntries([...agents].map(([name, a]) => [name, loopbackAgent(a.url, { acceptance: 'accept-any', limits: { maxResponseBytes: 8 * 1024 * 1024 } })]));
+    const registry = Object.fromEntries(
+      [...agents].map(([name, a]) => [
+        name,
+        loopbackAgent(a.url, { acceptance: 'accept-any', limits: { maxResponseBytes: 8 * 1024 * 1024 } }),
+      ]),
+    );
     await withWorker(
       registry,
       async (ctx) => {
@@ -48,11 +53,15 @@ describe('chaos: one delegation per injected fault', () => {
         for (const [i, c] of CASES.entries()) {
           const r = records[i];
           const agent = agents.get(c.name);
-          if (r?.outcome?.kind !== c.outcome || (c.reason && !c.reason.test(r.outcome.reasons.join(' ')))) wrong.push(`${c.name}: ${JSON.stringify(r?.outcome)}`);
+          if (r?.outcome?.kind !== c.outcome || (c.reason && !c.reason.test(r.outcome.reasons.join(' '))))
+            wrong.push(`${c.name}: ${JSON.stringify(r?.outcome)}`);
           if (agent?.duplicateTasks) wrong.push(`${c.name}: ${agent.duplicateTasks} duplicate remote task(s)`);
         }
         assert.deepEqual(wrong, [], 'wrong outcomes and duplicates');
-        assert.ok((agents.get('drop-after-create')?.faults.dropAfterCreate ?? 0) >= 1, 'the connection was dropped after the task was created');
+        assert.ok(
+          (agents.get('drop-after-create')?.faults.dropAfterCreate ?? 0) >= 1,
+          'the connection was dropped after the task was created',
+        );
         assert.ok((agents.get('bursts-of-5xx')?.faults.serverErrors ?? 0) >= 1, '5xx were answered');
 
         // Completing while the cancel is on its way: the cancel wins locally, the remote end is kept.
@@ -60,7 +69,10 @@ describe('chaos: one delegation per injected fault', () => {
         await baton.until(id, (r) => r.status === 'REMOTE_ACTIVE', 20);
         const cancelled = await baton.cancel(id, 'changed our mind');
         assert.equal(cancelled.outcome?.kind, 'CANCELED');
-        assert.match(cancelled.outcome?.reasons.join(' ') ?? '', /ended COMPLETED before the cancel reached it; its result is not accepted/);
+        assert.match(
+          cancelled.outcome?.reasons.join(' ') ?? '',
+          /ended COMPLETED before the cancel reached it; its result is not accepted/,
+        );
       },
       { streamSilenceMs: 500 },
     );

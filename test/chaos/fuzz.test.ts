@@ -12,8 +12,14 @@ describe('chaos: fuzzing every boundary', () => {
     assert.equal(reports.length, 6);
     for (const r of reports) {
       assert.equal(r.cases, 400, r.boundary);
-      assert.deepEqual({ boundary: r.boundary, crashes: r.crashes, falseSuccesses: r.falseSuccesses, examples: r.examples }, { boundary: r.boundary, crashes: 0, falseSuccesses: 0, examples: [] });
-      assert.ok(r.refused > 0 && r.accepted > 0, `${r.boundary}: the generators reach both sides (${r.accepted} accepted, ${r.refused} refused)`);
+      assert.deepEqual(
+        { boundary: r.boundary, crashes: r.crashes, falseSuccesses: r.falseSuccesses, examples: r.examples },
+        { boundary: r.boundary, crashes: 0, falseSuccesses: 0, examples: [] },
+      );
+      assert.ok(
+        r.refused > 0 && r.accepted > 0,
+        `${r.boundary}: the generators reach both sides (${r.accepted} accepted, ${r.refused} refused)`,
+      );
     }
   });
 });

@@ -31,7 +31,12 @@ export interface FuzzReport {
 
 type Verdict = 'accepted' | 'refused' | { crash: string } | { falseSuccess: string };
 
-async function run<T>(boundary: string, runs: number, arb: fc.Arbitrary<T>, check: (value: T) => Verdict | Promise<Verdict>): Promise<FuzzReport> {
+async function run<T>(
+  boundary: string,
+  runs: number,
+  arb: fc.Arbitrary<T>,
+  check: (value: T) => Verdict | Promise<Verdict>,
+): Promise<FuzzReport> {
   const report: FuzzReport = { boundary, cases: 0, accepted: 0, refused: 0, crashes: 0, falseSuccesses: 0, examples: [] };
   for (const value of fc.sample(arb, { numRuns: runs, seed: 20261202 })) {
     report.cases += 1;
@@ -54,19 +59,46 @@ async function run<T>(boundary: string, runs: number, arb: fc.Arbitrary<T>, chec
 
 const text = fc.string({ maxLength: 12 });
 const states = fc.oneof(fc.constantFrom(...TASK_STATES), fc.constantFrom('TASK_STATE_UNSPECIFIED', 'completed', '', 'UNRECOGNIZED'), text);
-const part = fc.record({ text: fc.option(text, { nil: undefined }), raw: fc.option(fc.base64String({ maxLength: 8 }), { nil: undefined }), url: fc.option(fc.webUrl(), { nil: undefined }), data: fc.option(fc.jsonValue({ maxDepth: 2 }), { nil: undefined }) }, { requiredKeys: [] });
+const part = fc.record(
+  {
+    text: fc.option(text, { nil: undefined }),
+    raw: fc.option(fc.base64String({ maxLength: 8 }), { nil: undefined }),
+    url: fc.option(fc.webUrl(), { nil: undefined }),
+    data: fc.option(fc.jsonValue({ maxDepth: 2 }), { nil: undefined }),
+  },
+  { requiredKeys: [] },
+);
 const task = fc.record(
   {
     id: fc.oneof(text, fc.integer()),
     contextId: fc.oneof(text, fc.constant(undefined)),
-    status: fc.oneof(fc.record({ state: states, timestamp: fc.option(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), { nil: undefined }) }), fc.jsonValue({ maxDepth: 1 })),
-    artifacts: fc.option(fc.array(fc.record({ artifactId: text, name: fc.option(text, { nil: undefined }), parts: fc.array(part, { maxLength: 3 }) }), { maxLength: 2 }), { nil: undefined }),
+    status: fc.oneof(
+      fc.record({
+        state: states,
+        timestamp: fc.option(
+          fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+          { nil: undefined },
+        ),
+      }),
+      fc.jsonValue({ maxDepth: 1 }),
+    ),
+    artifacts: fc.option(
+      fc.array(fc.record({ artifactId: text, name: fc.option(text, { nil: undefined }), parts: fc.array(part, { maxLength: 3 }) }), {
+        maxLength: 2,
+      }),
+      { nil: undefined },
+    ),
   },
   { requiredKeys: [] },
 );
 
 const nonEmpty = fc.string({ minLength: 1, maxLength: 12 });
-const onePart = fc.oneof(fc.record({ text }), fc.record({ data: fc.jsonValue({ maxDepth: 2 }) }), fc.record({ url: fc.webUrl() }), fc.record({ raw: fc.base64String({ maxLength: 8 }) }));
+const onePart = fc.oneof(
+  fc.record({ text }),
+  fc.record({ data: fc.jsonValue({ maxDepth: 2 }) }),
+  fc.record({ url: fc.webUrl() }),
+  fc.record({ raw: fc.base64String({ maxLength: 8 }) }),
+);
 /** Tasks that are valid, so the accepting side of the boundary is exercised too. */
 const goodTask = fc.record({
   id: nonEmpty,
@@ -77,7 +109,12 @@ const goodTask = fc.record({
 
 /** An independent reading of what a valid task is, to catch a schema that lets bad input through. */
 function taskLooksValid(t: unknown): boolean {
-  const v = t as { id?: unknown; contextId?: unknown; status?: { state?: unknown }; artifacts?: { artifactId?: unknown; parts?: Record<string, unknown>[] }[] };
+  const v = t as {
+    id?: unknown;
+    contextId?: unknown;
+    status?: { state?: unknown };
+    artifacts?: { artifactId?: unknown; parts?: Record<string, unknown>[] }[];
+  };
   if (typeof v?.id !== 'string' || !v.id || typeof v.contextId !== 'string' || !v.contextId) return false;
   if (!(TASK_STATES as readonly unknown[]).includes(v.status?.state)) return false;
   for (const a of v.artifacts ?? []) {
@@ -91,105 +128,228 @@ export async function fuzzBoundaries(runs: number): Promise<FuzzReport[]> {
   const reports: FuzzReport[] = [];
 
   reports.push(
-    await run('A2A responses (Task, StreamResponse)', runs, fc.oneof(task, goodTask, fc.record({ task: fc.oneof(task, goodTask) }), fc.record({ statusUpdate: fc.jsonValue({ maxDepth: 2 }) }), fc.jsonValue({ maxDepth: 3 })), (raw) => {
-      const oneof = findOneofViolation(raw);
-      const asTask = TaskSchema.safeParse(raw);
-      const asEvent = StreamEventSchema.safeParse(raw);
-      if (!asTask.success && !asEvent.success) return 'refused';
-      if (oneof) return { falseSuccess: `accepted despite ${oneof}` };
-      const t = asTask.success ? raw : (raw as { task?: unknown }).task;
-      if (t !== undefined && (asTask.success || 'task' in (raw as object)) && !taskLooksValid(t)) return { falseSuccess: 'a task the independent check refuses' };
-      return 'accepted';
-    }),
+    await run(
+      'A2A responses (Task, StreamResponse)',
+      runs,
+      fc.oneof(
+        task,
+        goodTask,
+        fc.record({ task: fc.oneof(task, goodTask) }),
+        fc.record({ statusUpdate: fc.jsonValue({ maxDepth: 2 }) }),
+        fc.jsonValue({ maxDepth: 3 }),
+      ),
+      (raw) => {
+        const oneof = findOneofViolation(raw);
+        const asTask = TaskSchema.safeParse(raw);
+        const asEvent = StreamEventSchema.safeParse(raw);
+        if (!asTask.success && !asEvent.success) return 'refused';
+        if (oneof) return { falseSuccess: `accepted despite ${oneof}` };
+        const t = asTask.success ? raw : (raw as { task?: unknown }).task;
+        if (t !== undefined && (asTask.success || 'task' in (raw as object)) && !taskLooksValid(t))
+          return { falseSuccess: 'a task the independent check refuses' };
+        return 'accepted';
+      },
+    ),
   );
 
   const secret = 'fuzz-secret';
   reports.push(
-    await run('push bodies and tokens', runs, fc.tuple(fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.record({ statusUpdate: fc.record({ taskId: fc.oneof(nonEmpty, fc.integer()) }) }), fc.record({ task: fc.record({ id: fc.oneof(nonEmpty, fc.constant('')) }) }), fc.record({ kind: fc.constantFrom('task', 'status-update', 'nope'), id: nonEmpty, taskId: nonEmpty })), text, text, fc.string({ maxLength: 60 })), ([body, delegationId, taskId, token]) => {
-      const named = taskIdOfPush(body);
-      if (named !== undefined && (typeof named !== 'string' || !named)) return { falseSuccess: `task id ${JSON.stringify(named)}` };
-      if (verifyPushToken(secret, delegationId, taskId, token) && token !== pushToken(secret, delegationId, taskId)) return { falseSuccess: 'a forged token verified' };
-      if (delegationId && taskId && !verifyPushToken(secret, delegationId, taskId, pushToken(secret, delegationId, taskId))) return { crash: 'a genuine token did not verify' };
-      return named === undefined ? 'refused' : 'accepted';
-    }),
+    await run(
+      'push bodies and tokens',
+      runs,
+      fc.tuple(
+        fc.oneof(
+          fc.jsonValue({ maxDepth: 3 }),
+          fc.record({ statusUpdate: fc.record({ taskId: fc.oneof(nonEmpty, fc.integer()) }) }),
+          fc.record({ task: fc.record({ id: fc.oneof(nonEmpty, fc.constant('')) }) }),
+          fc.record({ kind: fc.constantFrom('task', 'status-update', 'nope'), id: nonEmpty, taskId: nonEmpty }),
+        ),
+        text,
+        text,
+        fc.string({ maxLength: 60 }),
+      ),
+      ([body, delegationId, taskId, token]) => {
+        const named = taskIdOfPush(body);
+        if (named !== undefined && (typeof named !== 'string' || !named)) return { falseSuccess: `task id ${JSON.stringify(named)}` };
+        if (verifyPushToken(secret, delegationId, taskId, token) && token !== pushToken(secret, delegationId, taskId))
+          return { falseSuccess: 'a forged token verified' };
+        if (delegationId && taskId && !verifyPushToken(secret, delegationId, taskId, pushToken(secret, delegationId, taskId)))
+          return { crash: 'a genuine token did not verify' };
+        return named === undefined ? 'refused' : 'accepted';
+      },
+    ),
   );
 
-  const agentEntry = fc.record({ card: fc.oneof(fc.webUrl(), text), allowHttp: fc.oneof(fc.boolean(), text), observe: fc.oneof(fc.constantFrom('auto', 'stream', 'poll', 'push'), text), contract: fc.jsonValue({ maxDepth: 2 }) }, { requiredKeys: ['card'] });
+  const agentEntry = fc.record(
+    {
+      card: fc.oneof(fc.webUrl(), text),
+      allowHttp: fc.oneof(fc.boolean(), text),
+      observe: fc.oneof(fc.constantFrom('auto', 'stream', 'poll', 'push'), text),
+      contract: fc.jsonValue({ maxDepth: 2 }),
+    },
+    { requiredKeys: ['card'] },
+  );
   reports.push(
-    await run('config file', runs, fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.record({ agents: fc.dictionary(fc.stringMatching(/^[a-z][a-z0-9-]{0,8}$/), agentEntry, { maxKeys: 3 }), push: fc.option(fc.record({ url: fc.oneof(fc.webUrl(), text) }), { nil: undefined }) }, { requiredKeys: [] })), (raw) => {
-      try {
-        const config = parseConfig(raw, 'fuzz');
-        for (const [name, entry] of Object.entries(config.agents)) if (!/^https?:\/\//.test(entry.card)) return { falseSuccess: `agents.${name}.card ${entry.card}` };
-        return 'accepted';
-      } catch (err) {
-        if (err instanceof ConfigError) return 'refused';
-        throw err;
-      }
-    }),
+    await run(
+      'config file',
+      runs,
+      fc.oneof(
+        fc.jsonValue({ maxDepth: 3 }),
+        fc.record(
+          {
+            agents: fc.dictionary(fc.stringMatching(/^[a-z][a-z0-9-]{0,8}$/), agentEntry, { maxKeys: 3 }),
+            push: fc.option(fc.record({ url: fc.oneof(fc.webUrl(), text) }), { nil: undefined }),
+          },
+          { requiredKeys: [] },
+        ),
+      ),
+      (raw) => {
+        try {
+          const config = parseConfig(raw, 'fuzz');
+          for (const [name, entry] of Object.entries(config.agents))
+            if (!/^https?:\/\//.test(entry.card)) return { falseSuccess: `agents.${name}.card ${entry.card}` };
+          return 'accepted';
+        } catch (err) {
+          if (err instanceof ConfigError) return 'refused';
+          throw err;
+        }
+      },
+    ),
   );
 
-  const nodeIds = fc.oneof({ weight: 9, arbitrary: fc.constantFrom('a', 'b', 'c', 'd', 'e') }, { weight: 1, arbitrary: fc.constantFrom('x y', '') });
-  const node = fc.record({ id: nodeIds, agent: fc.constantFrom('skyway-air', 'harbor-hotel', 'skyway-air', 'Bad Agent'), text: fc.option(nonEmpty, { nil: undefined, freq: 8 }), dependsOn: fc.option(fc.array(nodeIds, { maxLength: 2 }), { nil: undefined }), refines: fc.option(nodeIds, { nil: undefined, freq: 8 }) }, { requiredKeys: ['id', 'agent', 'text'] });
+  const nodeIds = fc.oneof(
+    { weight: 9, arbitrary: fc.constantFrom('a', 'b', 'c', 'd', 'e') },
+    { weight: 1, arbitrary: fc.constantFrom('x y', '') },
+  );
+  const node = fc.record(
+    {
+      id: nodeIds,
+      agent: fc.constantFrom('skyway-air', 'harbor-hotel', 'skyway-air', 'Bad Agent'),
+      text: fc.option(nonEmpty, { nil: undefined, freq: 8 }),
+      dependsOn: fc.option(fc.array(nodeIds, { maxLength: 2 }), { nil: undefined }),
+      refines: fc.option(nodeIds, { nil: undefined, freq: 8 }),
+    },
+    { requiredKeys: ['id', 'agent', 'text'] },
+  );
   // Well-formed DAGs too (dependencies only on earlier nodes), so the accepting side is exercised.
   const dag = fc.array(fc.array(fc.nat(5), { maxLength: 2 }), { minLength: 1, maxLength: 6 }).map((deps) => ({
-    nodes: deps.map((d, i) => ({ id: `n${i}`, agent: 'skyway-air', text: `step ${i}`, dependsOn: [...new Set(d.filter((j) => j < i).map((j) => `n${j}`))] })),
+    nodes: deps.map((d, i) => ({
+      id: `n${i}`,
+      agent: 'skyway-air',
+      text: `step ${i}`,
+      dependsOn: [...new Set(d.filter((j) => j < i).map((j) => `n${j}`))],
+    })),
   }));
   reports.push(
-    await run('graph specs', runs, fc.oneof(dag,fc.record({ nodes: fc.uniqueArray(node, { maxLength: 4, selector: (n) => n.id }), failurePolicy: fc.option(fc.constantFrom('fail-fast', 'continue', 'never'), { nil: undefined }) }, { requiredKeys: ['nodes'] }), fc.jsonValue({ maxDepth: 3 })), (raw) => {
-      try {
-        const spec = parseGraphSpec(raw, ['skyway-air', 'harbor-hotel']);
-        const ids = new Set(spec.nodes.map((n) => n.id));
-        if (ids.size !== spec.nodes.length) return { falseSuccess: 'duplicate node ids' };
-        if (spec.nodes.some((n) => n.dependsOn.some((d) => !ids.has(d)))) return { falseSuccess: 'an unknown dependency' };
-        if (findCycle(spec.nodes)) return { falseSuccess: 'a cycle' };
-        return 'accepted';
-      } catch (err) {
-        if (err instanceof GraphSpecError) return 'refused';
-        throw err;
-      }
-    }),
+    await run(
+      'graph specs',
+      runs,
+      fc.oneof(
+        dag,
+        fc.record(
+          {
+            nodes: fc.uniqueArray(node, { maxLength: 4, selector: (n) => n.id }),
+            failurePolicy: fc.option(fc.constantFrom('fail-fast', 'continue', 'never'), { nil: undefined }),
+          },
+          { requiredKeys: ['nodes'] },
+        ),
+        fc.jsonValue({ maxDepth: 3 }),
+      ),
+      (raw) => {
+        try {
+          const spec = parseGraphSpec(raw, ['skyway-air', 'harbor-hotel']);
+          const ids = new Set(spec.nodes.map((n) => n.id));
+          if (ids.size !== spec.nodes.length) return { falseSuccess: 'duplicate node ids' };
+          if (spec.nodes.some((n) => n.dependsOn.some((d) => !ids.has(d)))) return { falseSuccess: 'an unknown dependency' };
+          if (findCycle(spec.nodes)) return { falseSuccess: 'a cycle' };
+          return 'accepted';
+        } catch (err) {
+          if (err instanceof GraphSpecError) return 'refused';
+          throw err;
+        }
+      },
+    ),
   );
 
   reports.push(
-    await run('CLI flag parsers (parts, durations)', runs, fc.tuple(fc.option(fc.string({ maxLength: 20 }), { nil: undefined }), fc.option(fc.string({ maxLength: 20 }), { nil: undefined }), fc.string({ maxLength: 8 })), ([t, file, duration]) => {
-      let verdict: Verdict = 'accepted';
-      try {
-        const parts = partsFromFlags({ text: t, dataFile: file ? `/nonexistent/${file}` : undefined }, 'the request');
-        if (!parts.length) return { falseSuccess: 'no parts' };
-      } catch (err) {
-        if (!(err instanceof UsageError || err instanceof InvalidArgumentError)) throw err;
-        verdict = 'refused';
-      }
-      const d = DurationSchema.safeParse(duration);
-      if (d.success && !/^\d+(ms|s|m|h|d)$/.test(duration)) return { falseSuccess: `duration ${duration}` };
-      return verdict;
-    }),
+    await run(
+      'CLI flag parsers (parts, durations)',
+      runs,
+      fc.tuple(
+        fc.option(fc.string({ maxLength: 20 }), { nil: undefined }),
+        fc.option(fc.string({ maxLength: 20 }), { nil: undefined }),
+        fc.string({ maxLength: 8 }),
+      ),
+      ([t, file, duration]) => {
+        let verdict: Verdict = 'accepted';
+        try {
+          const parts = partsFromFlags({ text: t, dataFile: file ? `/nonexistent/${file}` : undefined }, 'the request');
+          if (!parts.length) return { falseSuccess: 'no parts' };
+        } catch (err) {
+          if (!(err instanceof UsageError || err instanceof InvalidArgumentError)) throw err;
+          verdict = 'refused';
+        }
+        const d = DurationSchema.safeParse(duration);
+        if (d.success && !/^\d+(ms|s|m|h|d)$/.test(duration)) return { falseSuccess: `duration ${duration}` };
+        return verdict;
+      },
+    ),
   );
 
-  const caller = fc.oneof(fc.record({ tenant: fc.constantFrom('acme', 'globex', ''), user: fc.constantFrom('ops-1', 'x') }), fc.jsonValue({ maxDepth: 1 }));
+  const caller = fc.oneof(
+    fc.record({ tenant: fc.constantFrom('acme', 'globex', ''), user: fc.constantFrom('ops-1', 'x') }),
+    fc.jsonValue({ maxDepth: 1 }),
+  );
   const requestId = fc.oneof(fc.constantFrom('d1/request-1', 'd1/request-1', 'd1/request-2', ''), fc.integer());
   const who = fc.oneof(fc.constant({ tenant: 'acme', user: 'ops-1' }), caller);
   const loose = fc.jsonValue({ maxDepth: 2 });
   const payloads = fc.oneof(
-    fc.record({ requestId, parts: fc.oneof(fc.array(onePart, { minLength: 1, maxLength: 2 }), fc.array(part, { maxLength: 2 }), text), caller: who }, { requiredKeys: [] }).map((p) => ['answer', p] as const),
-    fc.record({ requestId, secretRef: fc.oneof(fc.record({ fromEnv: fc.constantFrom('TOKEN', 'not a name', '') }), text), caller: who }, { requiredKeys: [] }).map((p) => ['authorize', p] as const),
-    fc.record({ requestId, decision: fc.constantFrom('accept', 'reject', 'maybe'), caller: who }, { requiredKeys: [] }).map((p) => ['review', p] as const),
+    fc
+      .record(
+        {
+          requestId,
+          parts: fc.oneof(fc.array(onePart, { minLength: 1, maxLength: 2 }), fc.array(part, { maxLength: 2 }), text),
+          caller: who,
+        },
+        { requiredKeys: [] },
+      )
+      .map((p) => ['answer', p] as const),
+    fc
+      .record(
+        { requestId, secretRef: fc.oneof(fc.record({ fromEnv: fc.constantFrom('TOKEN', 'not a name', '') }), text), caller: who },
+        { requiredKeys: [] },
+      )
+      .map((p) => ['authorize', p] as const),
+    fc
+      .record({ requestId, decision: fc.constantFrom('accept', 'reject', 'maybe'), caller: who }, { requiredKeys: [] })
+      .map((p) => ['review', p] as const),
     fc.record({ caller: who, reason: fc.option(text, { nil: undefined }) }, { requiredKeys: [] }).map((p) => ['cancel', p] as const),
     fc.tuple(fc.constantFrom('answer', 'authorize', 'review', 'cancel'), loose),
   );
   reports.push(
     await run('Update and Signal payloads (answer, authorize, review, cancel)', runs, payloads, ([kind, p]) => {
       const state = new DelegationState('d1', { agent: 'a', parts: [{ text: 'x' }], tenant: 'acme', owner: 'ops-1' });
-      state.observed({ taskId: 't', contextId: 'c', state: 'TASK_STATE_INPUT_REQUIRED', observedAt: 'now', artifacts: [], statusParts: [{ text: '?' }] });
+      state.observed({
+        taskId: 't',
+        contextId: 'c',
+        state: 'TASK_STATE_INPUT_REQUIRED',
+        observedAt: 'now',
+        artifacts: [],
+        statusParts: [{ text: '?' }],
+      });
       const schema = { answer: AnswerSchema, authorize: AuthorizeSchema, review: ReviewSchema, cancel: CancelSchema }[kind];
       const parsed = (schema as typeof AnswerSchema).safeParse(p);
       if (!parsed.success) return 'refused';
       const data = parsed.data as { requestId?: string; caller: { tenant: string; user: string } };
-      const why = kind === 'cancel' ? state.refuseCaller(data.caller) : state.refuseAnswer(kind === 'answer' ? 'input' : kind === 'authorize' ? 'auth' : 'review', data.requestId ?? '', data.caller);
+      const why =
+        kind === 'cancel'
+          ? state.refuseCaller(data.caller)
+          : state.refuseAnswer(kind === 'answer' ? 'input' : kind === 'authorize' ? 'auth' : 'review', data.requestId ?? '', data.caller);
       if (why) return 'refused';
       // Accepted: it must be from the delegation's tenant, and (but for cancel) name the pending input request.
       if (data.caller.tenant !== 'acme') return { falseSuccess: 'another tenant was let in' };
-      if (kind !== 'cancel' && (kind !== 'answer' || data.requestId !== 'd1/request-1')) return { falseSuccess: `${kind} for ${data.requestId} accepted` };
+      if (kind !== 'cancel' && (kind !== 'answer' || data.requestId !== 'd1/request-1'))
+        return { falseSuccess: `${kind} for ${data.requestId} accepted` };
       return 'accepted';
     }),
   );

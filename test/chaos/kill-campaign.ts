@@ -51,7 +51,9 @@ export async function killRun(agent: FaultAgent, run: number, perRun: number, ra
   const stack = await workerProcesses({ 'chaos-desk': agent.url }, `chaos-kill-${run}-${randomUUID()}`);
   try {
     const first = await stack.start();
-    const ids = await Promise.all(Array.from({ length: perRun }, () => stack.baton.start({ agent: 'chaos-desk', parts: [{ text: `run ${run}` }] })));
+    const ids = await Promise.all(
+      Array.from({ length: perRun }, () => stack.baton.start({ agent: 'chaos-desk', parts: [{ text: `run ${run}` }] })),
+    );
     const killedAfterMs = Math.round(200 + random() * 2_300);
     await new Promise((r) => setTimeout(r, killedAfterMs));
     await kill(first);
@@ -106,7 +108,9 @@ export async function restartServerRun(agent: FaultAgent, restarts: number, perR
   const running = worker.run();
   try {
     const baton = new BatonClient(connection, { namespace: server.namespace, taskQueue, caller: { tenant: 'acme', user: 'ops-1' } });
-    const ids = await Promise.all(Array.from({ length: perRun }, () => baton.start({ agent: 'chaos-desk', parts: [{ text: 'survive the restart' }] })));
+    const ids = await Promise.all(
+      Array.from({ length: perRun }, () => baton.start({ agent: 'chaos-desk', parts: [{ text: 'survive the restart' }] })),
+    );
     for (let i = 0; i < restarts; i++) {
       await new Promise((r) => setTimeout(r, 700));
       await server.stop();

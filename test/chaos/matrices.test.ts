@@ -6,7 +6,11 @@ import { describe, it } from 'node:test';
 import { crossTenantMatrix, forgedPushMatrix, ssrfMatrix } from './matrices';
 
 describe('chaos: refusal matrices', () => {
-  for (const [name, matrix] of [['SSRF', ssrfMatrix], ['forged push', forgedPushMatrix], ['cross-tenant', crossTenantMatrix]] as const) {
+  for (const [name, matrix] of [
+    ['SSRF', ssrfMatrix],
+    ['forged push', forgedPushMatrix],
+    ['cross-tenant', crossTenantMatrix],
+  ] as const) {
     it(`refuses every ${name} case`, { timeout: 120_000 }, async () => {
       const report = await matrix();
       assert.ok(report.cases >= 10, `${report.cases} cases`);

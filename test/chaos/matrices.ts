@@ -26,20 +26,58 @@ export interface MatrixReport {
 }
 
 const INSIDE: string[] = [
-  '10.0.0.1', '10.255.255.254', '172.16.0.1', '172.31.255.1', '192.168.0.1', '192.168.255.255', '100.64.0.1', '127.0.0.1', '127.1.2.3',
-  '0.0.0.0', '169.254.0.1', '169.254.169.254', '169.254.170.2', '100.100.100.200', '224.0.0.1', '255.255.255.255',
-  '[::1]', '[::]', '[fc00::1]', '[fd12:3456::1]', '[fe80::1]', '[fd00:ec2::254]', '[::ffff:10.0.0.1]', '[::ffff:127.0.0.1]',
-  '[::ffff:169.254.169.254]', '[::ffff:a00:1]', '[64:ff9b::a00:1]', '[2002:a00:1::]', '2130706433', '0x7f000001', '0177.0.0.1', '017700000001', '10.1',
+  '10.0.0.1',
+  '10.255.255.254',
+  '172.16.0.1',
+  '172.31.255.1',
+  '192.168.0.1',
+  '192.168.255.255',
+  '100.64.0.1',
+  '127.0.0.1',
+  '127.1.2.3',
+  '0.0.0.0',
+  '169.254.0.1',
+  '169.254.169.254',
+  '169.254.170.2',
+  '100.100.100.200',
+  '224.0.0.1',
+  '255.255.255.255',
+  '[::1]',
+  '[::]',
+  '[fc00::1]',
+  '[fd12:3456::1]',
+  '[fe80::1]',
+  '[fd00:ec2::254]',
+  '[::ffff:10.0.0.1]',
+  '[::ffff:127.0.0.1]',
+  '[::ffff:169.254.169.254]',
+  '[::ffff:a00:1]',
+  '[64:ff9b::a00:1]',
+  '[2002:a00:1::]',
+  '2130706433',
+  '0x7f000001',
+  '0177.0.0.1',
+  '017700000001',
+  '10.1',
 ];
 
 /** Names an attacker controls that resolve inside. */
-const NAMES: Record<string, string> = { 'inside.test': '10.1.2.3', 'loop.test': '127.0.0.1', 'meta.test': '169.254.169.254', 'v6.test': '::1', 'mixed.test': '8.8.8.8,10.0.0.9' };
+const NAMES: Record<string, string> = {
+  'inside.test': '10.1.2.3',
+  'loop.test': '127.0.0.1',
+  'meta.test': '169.254.169.254',
+  'v6.test': '::1',
+  'mixed.test': '8.8.8.8,10.0.0.9',
+};
 
 const lookup = ((host: string, options: unknown, callback: unknown) => {
   const cb = (typeof options === 'function' ? options : callback) as (err: Error | null, a: { address: string; family: number }[]) => void;
   const hit = NAMES[host];
   if (!hit) return cb(new Error(`${host} does not resolve here`), []);
-  cb(null, hit.split(',').map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+  cb(
+    null,
+    hit.split(',').map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+  );
 }) as Lookup;
 
 async function refusedBy(fetchImpl: typeof fetch, url: string): Promise<boolean> {
@@ -54,7 +92,10 @@ async function refusedBy(fetchImpl: typeof fetch, url: string): Promise<boolean>
 
 export async function ssrfMatrix(): Promise<MatrixReport> {
   const report: MatrixReport = { matrix: 'SSRF', cases: 0, refused: 0, let_through: [] };
-  const strict = createGuardedFetch({ allowHttp: true, allowPrivateNetwork: false, maxResponseBytes: 1024, connectTimeoutMs: 2_000, readTimeoutMs: 2_000, maxRedirects: 3 }, { lookup });
+  const strict = createGuardedFetch(
+    { allowHttp: true, allowPrivateNetwork: false, maxResponseBytes: 1024, connectTimeoutMs: 2_000, readTimeoutMs: 2_000, maxRedirects: 3 },
+    { lookup },
+  );
   const check = async (name: string, fetchImpl: typeof fetch, url: string): Promise<void> => {
     report.cases += 1;
     if (await refusedBy(fetchImpl, url)) report.refused += 1;
@@ -63,11 +104,21 @@ export async function ssrfMatrix(): Promise<MatrixReport> {
   for (const host of INSIDE) await check(`literal ${host}`, strict, `http://${host}/x`);
   for (const host of Object.keys(NAMES)) await check(`name ${host}`, strict, `http://${host}/x`);
   // Redirects from a server we may reach (loopback allowed for this first hop) to places never allowed.
-  const targets = ['http://169.254.169.254/latest/meta-data/', 'http://[fd00:ec2::254]/', 'http://169.254.0.1/', 'http://meta.test/', 'http://[::ffff:169.254.169.254]/', 'http://0.0.0.0/'];
+  const targets = [
+    'http://169.254.169.254/latest/meta-data/',
+    'http://[fd00:ec2::254]/',
+    'http://169.254.0.1/',
+    'http://meta.test/',
+    'http://[::ffff:169.254.169.254]/',
+    'http://0.0.0.0/',
+  ];
   const server = createServer((req, res) => res.writeHead(302, { location: targets[Number(req.url?.slice(1))] ?? '/' }).end());
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as { port: number }).port;
-  const loopbackOk = createGuardedFetch({ allowHttp: true, allowPrivateNetwork: true, maxResponseBytes: 1024, connectTimeoutMs: 2_000, readTimeoutMs: 2_000, maxRedirects: 3 }, { lookup });
+  const loopbackOk = createGuardedFetch(
+    { allowHttp: true, allowPrivateNetwork: true, maxResponseBytes: 1024, connectTimeoutMs: 2_000, readTimeoutMs: 2_000, maxRedirects: 3 },
+    { lookup },
+  );
   try {
     for (const [i, target] of targets.entries()) await check(`redirect to ${target}`, loopbackOk, `http://127.0.0.1:${port}/${i}`);
   } finally {
@@ -80,13 +131,18 @@ export async function ssrfMatrix(): Promise<MatrixReport> {
 export async function forgedPushMatrix(): Promise<MatrixReport> {
   const secret = 'matrix-secret';
   const delivered: string[] = [];
-  const webhook = await startWebhook({ secret, logger: pino({ level: 'silent' }), deliver: async (d, t) => void delivered.push(`${d}|${t}`) });
+  const webhook = await startWebhook({
+    secret,
+    logger: pino({ level: 'silent' }),
+    deliver: async (d, t) => void delivered.push(`${d}|${t}`),
+  });
   const report: MatrixReport = { matrix: 'forged push calls', cases: 0, refused: 0, let_through: [] };
   const id = 'dlg-matrix';
   const task = 'task-1';
   const body = JSON.stringify({ statusUpdate: { taskId: task, contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } } });
   const good = pushToken(secret, id, task);
-  const post = (path: string, b: string, headers: Record<string, string>) => fetch(`${webhook.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/a2a+json', ...headers }, body: b });
+  const post = (path: string, b: string, headers: Record<string, string>) =>
+    fetch(`${webhook.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/a2a+json', ...headers }, body: b });
   try {
     // One genuine push first, so the replay below is a replay.
     await post(`/push/${id}`, body, { authorization: `Bearer ${good}` });
@@ -105,7 +161,12 @@ export async function forgedPushMatrix(): Promise<MatrixReport> {
       ['legacy header, forged', `/push/${id}`, body, { 'x-a2a-notification-token': 'forged' }],
       ['not JSON', `/push/${id}`, '{"statusUpdate":', { authorization: `Bearer ${good}` }],
       ['no task in the body', `/push/${id}`, JSON.stringify({ hello: 'world' }), { authorization: `Bearer ${good}` }],
-      ['oversize body', `/push/${id}`, JSON.stringify({ statusUpdate: { taskId: task, pad: 'x'.repeat(2 * 1024 * 1024) } }), { authorization: `Bearer ${good}` }],
+      [
+        'oversize body',
+        `/push/${id}`,
+        JSON.stringify({ statusUpdate: { taskId: task, pad: 'x'.repeat(2 * 1024 * 1024) } }),
+        { authorization: `Bearer ${good}` },
+      ],
       ['replay of the genuine push', `/push/${id}`, body, { authorization: `Bearer ${good}` }],
     ];
     for (const [name, path, b, headers] of cases) {
@@ -132,11 +193,18 @@ export async function crossTenantMatrix(): Promise<MatrixReport> {
     await withWorker({ 'supplier-qa': loopbackAgent(qa.url), 'image-studio': loopbackAgent(studio.url) }, async (ctx) => {
       const owner = batonFor(ctx, 'acme', 'ops-1');
       const stranger = batonFor(ctx, 'globex', 'mallory');
-      const graphsOf = (tenant: string, user: string) => new GraphClient(ctx.client.connection, { namespace: ctx.client.options.namespace, taskQueue: ctx.taskQueue, caller: { tenant, user } });
+      const graphsOf = (tenant: string, user: string) =>
+        new GraphClient(ctx.client.connection, {
+          namespace: ctx.client.options.namespace,
+          taskQueue: ctx.taskQueue,
+          caller: { tenant, user },
+        });
       const id = await owner.start({ agent: 'supplier-qa', parts: [{ text: 'Verify inspection-92 against order A1042' }] });
       const waiting = await owner.until(id, (r) => r.status === 'WAITING_INPUT', 20);
       const requestId = waiting.pending?.requestId ?? '';
-      const graphId = await graphsOf('acme', 'ops-1').start({ nodes: [{ id: 'sailboat', agent: 'image-studio', text: 'Draw a sailboat' }] });
+      const graphId = await graphsOf('acme', 'ops-1').start({
+        nodes: [{ id: 'sailboat', agent: 'image-studio', text: 'Draw a sailboat' }],
+      });
       await graphsOf('acme', 'ops-1').until(graphId, (g) => g.nodes[0]?.status === 'RUNNING', 20);
       const foreignGraphs = graphsOf('globex', 'mallory');
       const cases: [string, () => Promise<unknown>][] = [
@@ -162,9 +230,12 @@ export async function crossTenantMatrix(): Promise<MatrixReport> {
       }
       // A Signal cannot be refused before history: it must be recorded as refused, changing nothing.
       report.cases += 1;
-      await ctx.client.workflow.getHandle(id).signal(answerSignal, { requestId, parts: [{ text: 'SN-666' }], caller: { tenant: 'globex', user: 'mallory' } });
+      await ctx.client.workflow
+        .getHandle(id)
+        .signal(answerSignal, { requestId, parts: [{ text: 'SN-666' }], caller: { tenant: 'globex', user: 'mallory' } });
       const after = await owner.until(id, (r) => r.refusedSignals.length > 0, 20);
-      if (after.refusedSignals[0]?.reason.includes('no access') && after.status === 'WAITING_INPUT' && after.turns.length === 1) report.refused += 1;
+      if (after.refusedSignals[0]?.reason.includes('no access') && after.status === 'WAITING_INPUT' && after.turns.length === 1)
+        report.refused += 1;
       else report.let_through.push('answer signal');
       const graph = await graphsOf('acme', 'ops-1').show(graphId);
       if (graph.status !== 'RUNNING' || graph.nodes.length !== 1) report.let_through.push('the graph changed');

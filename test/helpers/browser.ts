@@ -14,11 +14,18 @@ export function chromiumPath(): string {
     return given;
   }
   const found = CANDIDATES.find((p) => existsSync(p));
-  if (!found) throw new Error(`no Chromium for the browser tests (looked at ${CANDIDATES.join(', ')}): run \`npm run setup\` (it installs Debian's chromium) or set BATON_CHROMIUM`);
+  if (!found)
+    throw new Error(
+      `no Chromium for the browser tests (looked at ${CANDIDATES.join(', ')}): run \`npm run setup\` (it installs Debian's chromium) or set BATON_CHROMIUM`,
+    );
   return found;
 }
 
 export function launchBrowser(): Promise<Browser> {
   // --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start.
-  return chromium.launch({ executablePath: chromiumPath(), headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  return chromium.launch({
+    executablePath: chromiumPath(),
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  });
 }

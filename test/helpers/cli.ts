@@ -61,7 +61,9 @@ export class CliProcess {
         }
       };
       source?.on('data', check);
-      void this.exited.then(({ code }) => reject(new Error(`exited with ${code} before printing "${text}"\nstdout:\n${this.stdout}\nstderr:\n${this.stderr}`)));
+      void this.exited.then(({ code }) =>
+        reject(new Error(`exited with ${code} before printing "${text}"\nstdout:\n${this.stdout}\nstderr:\n${this.stderr}`)),
+      );
       check();
     });
   }

@@ -6,7 +6,10 @@
 import Ajv2020 from 'ajv/dist/2020';
 import type { ValidateFunction } from 'ajv';
 
-type Doc = { paths: Record<string, Record<string, { responses: Record<string, unknown> }>>; components: Record<string, Record<string, unknown>> };
+type Doc = {
+  paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+  components: Record<string, Record<string, unknown>>;
+};
 
 export class OpenApiCheck {
   private readonly ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
@@ -31,7 +34,8 @@ export class OpenApiCheck {
   /** Throws when `body` is not what the document says `method path` answers with `status`. */
   check(method: string, path: string, status: number, body: unknown): void {
     const t = this.template(method, path);
-    let response = this.doc.paths[t]?.[method.toLowerCase()]?.responses[String(status)] as { $ref?: string; content?: Record<string, { schema: unknown }> } | undefined;
+    let response = this.doc.paths[t]?.[method.toLowerCase()]?.responses[String(status)] as
+      { $ref?: string; content?: Record<string, { schema: unknown }> } | undefined;
     if (!response) throw new Error(`${method} ${t} answered ${status}, which the document does not list`);
     if (response.$ref) response = this.doc.components.responses?.[response.$ref.split('/').pop() ?? ''] as typeof response;
     const schema = response?.content?.['application/json']?.schema;
@@ -42,7 +46,10 @@ export class OpenApiCheck {
       validate = this.ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"baton-api#/components/')) as object);
       this.compiled.set(key, validate);
     }
-    if (!validate(body)) throw new Error(`${key}: the body does not match the document: ${this.ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 600)}`);
+    if (!validate(body))
+      throw new Error(
+        `${key}: the body does not match the document: ${this.ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 600)}`,
+      );
     this.covered.add(key);
   }
 }

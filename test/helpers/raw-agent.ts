@@ -16,7 +16,9 @@ export class RawAgent {
   /** What the card endpoint answers; default a valid 1.0 card whose JSON-RPC interface is `${url}/rpc`. */
   card: () => RawAnswer = () => ({ body: JSON.stringify(this.validCard()) });
   /** What the JSON-RPC endpoint answers, given the parsed request. */
-  rpc: (request: { id: unknown; method: string; params: unknown }) => RawAnswer = (r) => ({ body: JSON.stringify({ jsonrpc: '2.0', id: r.id, error: { code: -32601, message: 'not scripted' } }) });
+  rpc: (request: { id: unknown; method: string; params: unknown }) => RawAnswer = (r) => ({
+    body: JSON.stringify({ jsonrpc: '2.0', id: r.id, error: { code: -32601, message: 'not scripted' } }),
+  });
   private server?: ReturnType<ReturnType<typeof express>['listen']>;
 
   validCard(overrides: Record<string, unknown> = {}): Record<string, unknown> {

@@ -47,7 +47,11 @@ export interface TestWorkerContext {
 
 /** A BatonClient on the test worker's task queue, acting as `tenant`/`user` (default acme/ops-1). */
 export function batonFor(ctx: TestWorkerContext, tenant = 'acme', user = 'ops-1'): BatonClient {
-  return new BatonClient(ctx.client.connection, { namespace: ctx.client.options.namespace, taskQueue: ctx.taskQueue, caller: { tenant, user } });
+  return new BatonClient(ctx.client.connection, {
+    namespace: ctx.client.options.namespace,
+    taskQueue: ctx.taskQueue,
+    caller: { tenant, user },
+  });
 }
 
 /**
@@ -57,7 +61,15 @@ export function batonFor(ctx: TestWorkerContext, tenant = 'acme', user = 'ops-1'
 export async function withWorker<T>(
   agents: Record<string, AgentEntry>,
   fn: (ctx: TestWorkerContext) => Promise<T>,
-  opts: { policies?: PolicyRegistry; logLines?: Record<string, unknown>[]; poll?: { initialMs: number; maxMs: number }; maxActivities?: number; artifactsPath?: string; push?: PushConfig; streamSilenceMs?: number } = {},
+  opts: {
+    policies?: PolicyRegistry;
+    logLines?: Record<string, unknown>[];
+    poll?: { initialMs: number; maxMs: number };
+    maxActivities?: number;
+    artifactsPath?: string;
+    push?: PushConfig;
+    streamSilenceMs?: number;
+  } = {},
 ): Promise<T> {
   installTemporalRuntime(pino({ level: 'warn' }, pino.destination(2)));
   const { address, namespace } = await testServer();
@@ -77,11 +89,18 @@ export async function withWorker<T>(
       connection: nativeConnection,
       namespace,
       taskQueue,
-      config: { agents, ...(opts.artifactsPath ? { artifacts: { path: opts.artifactsPath, inlineMaxBytes: 64 * 1024 } } : {}), ...(opts.push ? { push: opts.push } : {}) },
+      config: {
+        agents,
+        ...(opts.artifactsPath ? { artifacts: { path: opts.artifactsPath, inlineMaxBytes: 64 * 1024 } } : {}),
+        ...(opts.push ? { push: opts.push } : {}),
+      },
       logger,
       policies: opts.policies,
       workflowBundle: await testBundle(),
-      activityOverrides: { poll: opts.poll ?? { initialMs: 50, maxMs: 500 }, ...(opts.streamSilenceMs ? { streamSilenceMs: opts.streamSilenceMs } : {}) },
+      activityOverrides: {
+        poll: opts.poll ?? { initialMs: 50, maxMs: 500 },
+        ...(opts.streamSilenceMs ? { streamSilenceMs: opts.streamSilenceMs } : {}),
+      },
       ...(opts.maxActivities ? { workerOptions: { maxConcurrentActivityTaskExecutions: opts.maxActivities } } : {}),
     });
     const client = new Client({ connection, namespace });

@@ -17,7 +17,12 @@ const REQUEST = [{ text: 'Verify inspection report inspection-92 against order A
 const baton = (ctx: TestWorkerContext, tenant = 'acme') => batonFor(ctx, tenant);
 
 function completedWith(agent: RawAgent, verdict: unknown): void {
-  const task = { id: 't', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' }, artifacts: [{ artifactId: 'v1', name: 'verdict', parts: [{ data: verdict, mediaType: 'application/json' }] }] };
+  const task = {
+    id: 't',
+    contextId: 'c',
+    status: { state: 'TASK_STATE_COMPLETED' },
+    artifacts: [{ artifactId: 'v1', name: 'verdict', parts: [{ data: verdict, mediaType: 'application/json' }] }],
+  };
   agent.rpc = (r) => RawAgent.result(r, r.method === 'SendMessage' ? { task } : task);
 }
 
@@ -38,7 +43,11 @@ describe('acceptance policies', () => {
   });
 
   async function run(agentUrl: string, policy: string): Promise<DelegationRecord> {
-    return withWorker({ qa: loopbackAgent(agentUrl) }, async (ctx) => baton(ctx).result(await baton(ctx).start({ agent: 'qa', parts: REQUEST, policy })), { policies: policies() });
+    return withWorker(
+      { qa: loopbackAgent(agentUrl) },
+      async (ctx) => baton(ctx).result(await baton(ctx).start({ agent: 'qa', parts: REQUEST, policy })),
+      { policies: policies() },
+    );
   }
 
   it('accepts the real verdict, and rejects one that fails its schema or answers another order', async () => {

@@ -64,11 +64,21 @@ async function exportArchive(server: AgentServerOptions): Promise<{ logLines: Re
 }
 
 describe('large streamed artifacts', () => {
-  it('assembles 50 MiB from the stream once, dropping duplicated chunks, and does not download it again', { timeout: 120_000 }, async () => {
-    const { logLines } = await exportArchive({});
-    assert.ok(logLines.some((l) => l.msg === 'dropped duplicated artifact chunks' && Number(l.duplicates) >= CHUNKS / 2), 'duplicates were dropped');
-    assert.ok(logLines.some((l) => l.msg === 'artifacts assembled from the stream'), 'the artifact came from the stream: status read without it');
-  });
+  it(
+    'assembles 50 MiB from the stream once, dropping duplicated chunks, and does not download it again',
+    { timeout: 120_000 },
+    async () => {
+      const { logLines } = await exportArchive({});
+      assert.ok(
+        logLines.some((l) => l.msg === 'dropped duplicated artifact chunks' && Number(l.duplicates) >= CHUNKS / 2),
+        'duplicates were dropped',
+      );
+      assert.ok(
+        logLines.some((l) => l.msg === 'artifacts assembled from the stream'),
+        'the artifact came from the stream: status read without it',
+      );
+    },
+  );
 
   it('gets 50 MiB right when the stream is cut midway', { timeout: 120_000 }, async () => {
     const { logLines, subscriptions } = await exportArchive({ cutStream: () => 800 });
@@ -82,7 +92,9 @@ describe('large streamed artifacts', () => {
       description: 'Answers at length, directly',
       skills: skill('answer', 'Answers at length'),
       executor: executor(async (ctx, bus) => {
-        bus.publish(AgentEvent.message(Message.fromJSON({ messageId: 'reply-1', role: 'ROLE_AGENT', contextId: ctx.contextId, parts: [{ text }] })));
+        bus.publish(
+          AgentEvent.message(Message.fromJSON({ messageId: 'reply-1', role: 'ROLE_AGENT', contextId: ctx.contextId, parts: [{ text }] })),
+        );
         bus.finished();
       }),
     });

@@ -24,7 +24,11 @@ describe('authorize', () => {
         await assert.rejects(baton.answer(id, first.pending?.requestId ?? '', [{ text: secret }]), /use authorize/);
 
         await baton.authorize(id, first.pending?.requestId ?? '', 'BATON_TEST_WRONG_TOKEN');
-        const second = await baton.until(id, (r) => (r.pending !== null && r.pending.requestId !== first.pending?.requestId) || r.outcome !== undefined, 50);
+        const second = await baton.until(
+          id,
+          (r) => (r.pending !== null && r.pending.requestId !== first.pending?.requestId) || r.outcome !== undefined,
+          50,
+        );
         assert.equal(second.pending?.kind, 'auth', 'a wrong token gets a new request');
         assert.match(second.pending?.prompt[0]?.text ?? '', /not accepted/);
 

@@ -28,7 +28,13 @@ describe('baton graph', () => {
   const sailboatHeld = new Promise<void>((r) => (releaseSailboat = r));
   const hold = (text: string): Promise<void> => (/calm sea/.test(text) ? sailboatHeld : Promise.resolve());
   before(async () => {
-    for (const def of [skywayAir({ workMs: 50 }), harborHotel({ workMs: 200 }), arcticTours({ workMs: 200 }), imageStudio({ workMs: 200, hold })]) agents.push(await startAgentServer(def));
+    for (const def of [
+      skywayAir({ workMs: 50 }),
+      harborHotel({ workMs: 200 }),
+      arcticTours({ workMs: 200 }),
+      imageStudio({ workMs: 200, hold }),
+    ])
+      agents.push(await startAgentServer(def));
   });
   after(async () => {
     for (const a of agents) await a.close();
@@ -67,17 +73,37 @@ describe('baton graph', () => {
       const started = await runCli(['graph', 'run', example('sailboat.yaml'), '--detach', '--json'], env);
       assert.equal(started.code, 0, started.stderr);
       const { id } = JSON.parse(started.stdout) as { id: string };
-      const added = await runCli(['graph', 'add', id, '--node', 'red-boat', '--agent', 'image-studio', '--text', 'Make the boat red.', '--refines', 'sailboat', '--json'], env);
+      const added = await runCli(
+        [
+          'graph',
+          'add',
+          id,
+          '--node',
+          'red-boat',
+          '--agent',
+          'image-studio',
+          '--text',
+          'Make the boat red.',
+          '--refines',
+          'sailboat',
+          '--json',
+        ],
+        env,
+      );
       assert.equal(added.code, 0, added.stderr);
       assert.deepEqual(JSON.parse(added.stdout), { nodeId: 'red-boat', delegationId: `${id}/red-boat` });
       releaseSailboat();
       let picture: GraphRecord | undefined;
-      for (let i = 0; i < 200 && picture?.status !== 'SETTLED'; i++) picture = JSON.parse((await runCli(['graph', 'show', id, '--json'], env)).stdout) as GraphRecord;
+      for (let i = 0; i < 200 && picture?.status !== 'SETTLED'; i++)
+        picture = JSON.parse((await runCli(['graph', 'show', id, '--json'], env)).stdout) as GraphRecord;
       assert.equal(picture?.outcome?.kind, 'ACCEPTED');
       assert.equal(picture?.lineage[0]?.versions.length, 2);
 
       const cyclic = join(dir, 'cyclic.yaml');
-      writeFileSync(cyclic, 'nodes:\n  - { id: a, agent: skyway-air, text: x, dependsOn: [b] }\n  - { id: b, agent: skyway-air, text: y, dependsOn: [a] }\n');
+      writeFileSync(
+        cyclic,
+        'nodes:\n  - { id: a, agent: skyway-air, text: x, dependsOn: [b] }\n  - { id: b, agent: skyway-air, text: y, dependsOn: [a] }\n',
+      );
       const refused = await runCli(['graph', 'run', cyclic], env);
       assert.equal(refused.code, 2);
       assert.match(refused.stderr, /node a: dependency cycle a → b → a/);
@@ -95,7 +121,10 @@ describe('baton graph', () => {
       await withWorker({ 'supplier-qa': loopbackAgent(qa.url) }, async (ctx) => {
         const { address } = await testServer();
         const config = join(mkdtempSync(join(tmpdir(), 'baton-graph-')), 'baton.config.yaml');
-        writeFileSync(config, `temporal: { address: "${address}", taskQueue: "${ctx.taskQueue}" }\ncaller: { tenant: acme, user: ops-1 }\n`);
+        writeFileSync(
+          config,
+          `temporal: { address: "${address}", taskQueue: "${ctx.taskQueue}" }\ncaller: { tenant: acme, user: ops-1 }\n`,
+        );
         const env = userEnv({ BATON_CONFIG: config });
         const spec = join(mkdtempSync(join(tmpdir(), 'baton-graph-')), 'check.yaml');
         writeFileSync(spec, 'nodes:\n  - { id: check, agent: supplier-qa, text: Verify inspection-92 against order A1042 }\n');
@@ -107,10 +136,16 @@ describe('baton graph', () => {
         assert.match(shown, new RegExp(`now WAITING_INPUT: waiting for input, answer with \`baton answer ${id}/check\``));
         const answered = await runCli(['answer', `${id}/check`, '--text', 'SN-4471'], env);
         assert.equal(answered.code, 0, answered.stderr);
-        const g = await new GraphClient(ctx.client.connection, { namespace: ctx.client.options.namespace, taskQueue: ctx.taskQueue, caller: { tenant: 'acme', user: 'ops-1' } }).result(id);
+        const g = await new GraphClient(ctx.client.connection, {
+          namespace: ctx.client.options.namespace,
+          taskQueue: ctx.taskQueue,
+          caller: { tenant: 'acme', user: 'ops-1' },
+        }).result(id);
         assert.equal(g.outcome?.kind, 'ACCEPTED');
         // The node told the graph about its remote task, but not about its question.
-        const signals = ((await ctx.client.workflow.getHandle(id).fetchHistory()).events ?? []).flatMap((e) => (e.workflowExecutionSignaledEventAttributes ? [e.workflowExecutionSignaledEventAttributes.signalName] : []));
+        const signals = ((await ctx.client.workflow.getHandle(id).fetchHistory()).events ?? []).flatMap((e) =>
+          e.workflowExecutionSignaledEventAttributes ? [e.workflowExecutionSignaledEventAttributes.signalName] : [],
+        );
         assert.deepEqual(signals, ['batonRemoteTask']);
       });
     } finally {

@@ -20,7 +20,13 @@ describe('baton agents and baton config check', () => {
   before(async () => {
     qa = await startAgentServer(supplierQa());
     await raw.start();
-    raw.card = () => ({ body: JSON.stringify(raw.validCard({ supportedInterfaces: [{ url: 'https://elsewhere.example/rpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] })) });
+    raw.card = () => ({
+      body: JSON.stringify(
+        raw.validCard({
+          supportedInterfaces: [{ url: 'https://elsewhere.example/rpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+        }),
+      ),
+    });
   });
   after(async () => {
     await qa.close();
@@ -57,7 +63,17 @@ describe('baton agents and baton config check', () => {
 
   it('names the field and the fix for every problem', async () => {
     const config = join(dir, 'broken.yaml');
-    writeFileSync(config, ['agents:', '  qa:', '    card: qa.example', '    observe: sometimes', '    alowHttp: true', '    auth: { scheme: Bearer, fromEnv: BATON_TEST_UNSET_TOKEN }'].join('\n'));
+    writeFileSync(
+      config,
+      [
+        'agents:',
+        '  qa:',
+        '    card: qa.example',
+        '    observe: sometimes',
+        '    alowHttp: true',
+        '    auth: { scheme: Bearer, fromEnv: BATON_TEST_UNSET_TOKEN }',
+      ].join('\n'),
+    );
     const run = await runCli(['--config', config, 'config', 'check', '--json'], userEnv({ BATON_TEST_UNSET_TOKEN: undefined }));
     assert.equal(run.code, 1);
     const report = JSON.parse(run.stdout) as ConfigReport;
@@ -67,7 +83,10 @@ describe('baton agents and baton config check', () => {
     assert.ok(report.problems.some((p) => p.startsWith('agents.qa: unknown field "alowHttp": remove it or fix its spelling')));
 
     const good = join(dir, 'good.yaml');
-    writeFileSync(good, ['agents:', '  qa:', '    card: https://qa.example', '    auth: { scheme: Bearer, fromEnv: BATON_TEST_UNSET_TOKEN }'].join('\n'));
+    writeFileSync(
+      good,
+      ['agents:', '  qa:', '    card: https://qa.example', '    auth: { scheme: Bearer, fromEnv: BATON_TEST_UNSET_TOKEN }'].join('\n'),
+    );
     const missing = await runCli(['--config', good, 'config', 'check'], userEnv({ BATON_TEST_UNSET_TOKEN: undefined }));
     assert.equal(missing.code, 1);
     assert.match(missing.stdout, /agents\.qa\.auth: auth\.fromEnv names BATON_TEST_UNSET_TOKEN, which is not set/);
@@ -76,12 +95,22 @@ describe('baton agents and baton config check', () => {
     assert.match(present.stdout, /ok \(1 agent\(s\): qa\)/);
 
     const pushed = join(dir, 'push.yaml');
-    writeFileSync(pushed, ['agents:', '  qa: { card: "https://qa.example", observe: push }', 'push: { url: "https://hooks.example/baton", secretFromEnv: BATON_TEST_PUSH_UNSET }'].join('\n'));
+    writeFileSync(
+      pushed,
+      [
+        'agents:',
+        '  qa: { card: "https://qa.example", observe: push }',
+        'push: { url: "https://hooks.example/baton", secretFromEnv: BATON_TEST_PUSH_UNSET }',
+      ].join('\n'),
+    );
     const unsetSecret = await runCli(['--config', pushed, 'config', 'check'], userEnv({ BATON_TEST_PUSH_UNSET: undefined }));
     assert.equal(unsetSecret.code, 1);
     assert.match(unsetSecret.stdout, /push\.secretFromEnv: BATON_TEST_PUSH_UNSET is not set/);
     const noPush = join(dir, 'no-push.yaml');
     writeFileSync(noPush, ['agents:', '  qa: { card: "https://qa.example", observe: push }'].join('\n'));
-    assert.match((await runCli(['--config', noPush, 'config', 'check'], userEnv())).stdout, /agents\.qa\.observe: push needs a push section/);
+    assert.match(
+      (await runCli(['--config', noPush, 'config', 'check'], userEnv())).stdout,
+      /agents\.qa\.observe: push needs a push section/,
+    );
   });
 });

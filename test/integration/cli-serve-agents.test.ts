@@ -15,10 +15,17 @@ describe('baton serve-agents', () => {
     try {
       await served.waitFor('Ctrl-C stops them');
       const names = demoAgents().map((a) => a.name);
-      for (const [i, name] of names.entries()) assert.match(served.stdout, new RegExp(`^Agent ${name} serving its card at http://agents\\.internal:${base + i}/`, 'm'));
-      const card = (await (await fetch(`http://127.0.0.1:${base + 6}/.well-known/agent-card.json`)).json()) as { name: string; supportedInterfaces?: { url: string }[] };
+      for (const [i, name] of names.entries())
+        assert.match(served.stdout, new RegExp(`^Agent ${name} serving its card at http://agents\\.internal:${base + i}/`, 'm'));
+      const card = (await (await fetch(`http://127.0.0.1:${base + 6}/.well-known/agent-card.json`)).json()) as {
+        name: string;
+        supportedInterfaces?: { url: string }[];
+      };
       assert.equal(card.name, names[6]);
-      assert.ok(card.supportedInterfaces?.every((i) => i.url.startsWith(`http://agents.internal:${base + 6}/`)), JSON.stringify(card.supportedInterfaces));
+      assert.ok(
+        card.supportedInterfaces?.every((i) => i.url.startsWith(`http://agents.internal:${base + 6}/`)),
+        JSON.stringify(card.supportedInterfaces),
+      );
     } finally {
       served.child.kill('SIGTERM');
     }

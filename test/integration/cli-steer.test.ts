@@ -40,7 +40,10 @@ describe('baton delegate, ls, watch, answer, show, cancel', () => {
         return JSON.parse(run.stdout) as Row[];
       };
 
-      const started = await runCli(['delegate', '--agent', 'supplier-qa', '--text', 'Verify inspection-92 against order A1042', '--json'], env);
+      const started = await runCli(
+        ['delegate', '--agent', 'supplier-qa', '--text', 'Verify inspection-92 against order A1042', '--json'],
+        env,
+      );
       assert.equal(started.code, 0, started.stderr);
       const { id } = JSON.parse(started.stdout) as { id: string };
 
@@ -48,7 +51,10 @@ describe('baton delegate, ls, watch, answer, show, cancel', () => {
       // The visibility index is eventually consistent: ask again until it has caught up (bounded).
       let waiting: Row[] = [];
       for (let i = 0; i < 100 && !waiting.some((r) => r.id === id); i++) waiting = await ls('--status', 'WAITING_INPUT');
-      assert.ok(waiting.some((r) => r.id === id), 'ls --status WAITING_INPUT lists the delegation');
+      assert.ok(
+        waiting.some((r) => r.id === id),
+        'ls --status WAITING_INPUT lists the delegation',
+      );
 
       const shown = await runCli(['show', id], env);
       assert.match(shown.stdout, /agent asks: "What is the serial number/);

@@ -22,17 +22,24 @@ describe('baton ui', () => {
     assert.match(open.stderr, /^baton: api\.listen\.host is 0\.0\.0\.0, but no api\.callers are configured/m);
 
     const withCallers = join(dir, 'callers.yaml');
-    writeFileSync(withCallers, `temporal: { address: "${address}" }\napi:\n  callers:\n    - { tokenFromEnv: UI_TOKEN_ACME, tenant: acme, user: ops-1 }\n    - { tokenFromEnv: UI_TOKEN_GLOBEX, tenant: globex, user: mallory }\n`);
+    writeFileSync(
+      withCallers,
+      `temporal: { address: "${address}" }\napi:\n  callers:\n    - { tokenFromEnv: UI_TOKEN_ACME, tenant: acme, user: ops-1 }\n    - { tokenFromEnv: UI_TOKEN_GLOBEX, tenant: globex, user: mallory }\n`,
+    );
     const unset = await runCli(['ui', '--port', '0'], userEnv({ BATON_CONFIG: withCallers, UI_TOKEN_ACME: 'acme-ui-token-0123456789' }));
     assert.equal(unset.code, 1);
     assert.match(unset.stderr, /UI_TOKEN_GLOBEX \(the token of globex\/mallory\) must be set/);
 
-    const ui = new CliProcess(['ui', '--host', '0.0.0.0', '--port', '0'], userEnv({ BATON_CONFIG: withCallers, UI_TOKEN_ACME: 'acme-ui-token-0123456789', UI_TOKEN_GLOBEX: 'globex-ui-token-0123456789' }));
+    const ui = new CliProcess(
+      ['ui', '--host', '0.0.0.0', '--port', '0'],
+      userEnv({ BATON_CONFIG: withCallers, UI_TOKEN_ACME: 'acme-ui-token-0123456789', UI_TOKEN_GLOBEX: 'globex-ui-token-0123456789' }),
+    );
     try {
       await ui.waitFor('Baton web app and API at');
       const url = /at (http:\/\/\S+)/.exec(ui.stdout)?.[1] ?? '';
       assert.match(ui.stdout, /2 configured/);
-      const whoami = async (token: string) => (await fetch(`${url}/api/v1/whoami`, { headers: { Authorization: `Bearer ${token}` } })).json();
+      const whoami = async (token: string) =>
+        (await fetch(`${url}/api/v1/whoami`, { headers: { Authorization: `Bearer ${token}` } })).json();
       assert.deepEqual(await whoami('acme-ui-token-0123456789'), { tenant: 'acme', user: 'ops-1' });
       assert.deepEqual(await whoami('globex-ui-token-0123456789'), { tenant: 'globex', user: 'mallory' });
       assert.equal((await fetch(`${url}/api/v1/inbox`)).status, 401);

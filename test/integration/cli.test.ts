@@ -27,7 +27,10 @@ describe('baton demo', () => {
     assert.equal(record.agent.name, 'supplier-qa');
     assert.ok(record.remote.taskId);
     const logs = logsOf(run.stderr);
-    assert.ok(logs.some((l) => l.delegationId === record.id && l.remoteTaskId === record.remote.taskId), 'logs carry both ids');
+    assert.ok(
+      logs.some((l) => l.delegationId === record.id && l.remoteTaskId === record.remote.taskId),
+      'logs carry both ids',
+    );
     assert.equal(alive(serverPid(logs)), false, 'the dev server it started is gone');
   });
 });
@@ -38,7 +41,21 @@ describe('baton dev', () => {
     const [port, uiPort, agentsPort, webhookPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
     const db = join(dir, 'temporal.sqlite');
     // The web app on a port the system picks (the sign-in link names it): no race for a free one.
-    const args = ['dev', '--port', String(port), '--ui-port', String(uiPort), '--agents-port', String(agentsPort), '--webhook-port', String(webhookPort), '--app-port', '0', '--db', db];
+    const args = [
+      'dev',
+      '--port',
+      String(port),
+      '--ui-port',
+      String(uiPort),
+      '--agents-port',
+      String(agentsPort),
+      '--webhook-port',
+      String(webhookPort),
+      '--app-port',
+      '0',
+      '--db',
+      db,
+    ];
     const config = join(dir, 'baton.config.yaml');
     writeFileSync(config, `temporal: { address: "127.0.0.1:${port}" }\ncaller: { tenant: acme, user: ops-1 }\n`);
     const clientEnv = userEnv({ BATON_CONFIG: config });
@@ -48,13 +65,19 @@ describe('baton dev', () => {
     assert.match(first.stdout, new RegExp(`Web UI {7}http://127\\.0\\.0\\.1:${uiPort}`));
     const firstServer = serverPid(first.logs());
 
-    const delegated = await runCli(['delegate', '--agent', 'supplier-qa', '--text', 'Verify inspection-92 against order A1042, product SN-4471', '--wait', '--json'], clientEnv);
+    const delegated = await runCli(
+      ['delegate', '--agent', 'supplier-qa', '--text', 'Verify inspection-92 against order A1042, product SN-4471', '--wait', '--json'],
+      clientEnv,
+    );
     assert.equal(delegated.code, 0, delegated.stderr);
     const record = JSON.parse(delegated.stdout) as DelegationRecord;
     assert.equal(record.outcome?.kind, 'ACCEPTED');
 
     // Waiting shows progress on stderr: plain lines here (not a terminal), the last one the outcome.
-    const waited = await runCli(['delegate', '--agent', 'supplier-qa', '--text', 'Verify inspection-92 against order A1042, product SN-4471', '--wait'], clientEnv);
+    const waited = await runCli(
+      ['delegate', '--agent', 'supplier-qa', '--text', 'Verify inspection-92 against order A1042, product SN-4471', '--wait'],
+      clientEnv,
+    );
     assert.equal(waited.code, 0, waited.stderr);
     assert.match(waited.stderr, /^dlg-\S+ {2}SETTLED {2}remote COMPLETED {2}ACCEPTED {2}\(\d+s\)$/m);
     assert.doesNotMatch(waited.stderr, /\r|\x1b\[/, 'no terminal control codes in a pipe');
@@ -64,12 +87,21 @@ describe('baton dev', () => {
     assert.ok(signIn, first.stdout);
     const [, appUrl, token] = signIn;
     assert.match(await (await fetch(`${appUrl}/`)).text(), /<title>Baton<\/title>/);
-    assert.deepEqual(await (await fetch(`${appUrl}/api/v1/whoami`, { headers: { Authorization: `Bearer ${token}` } })).json(), { tenant: 'local', user: 'dev' });
-    assert.equal((await fetch(`${appUrl}/api/v1/delegations/${record.id}`, { headers: { Authorization: 'Bearer wrong-token-0123456789' } })).status, 401);
+    assert.deepEqual(await (await fetch(`${appUrl}/api/v1/whoami`, { headers: { Authorization: `Bearer ${token}` } })).json(), {
+      tenant: 'local',
+      user: 'dev',
+    });
+    assert.equal(
+      (await fetch(`${appUrl}/api/v1/delegations/${record.id}`, { headers: { Authorization: 'Bearer wrong-token-0123456789' } })).status,
+      401,
+    );
 
     // skyway-air offers push, and dev runs the webhook: the flight is followed by push.
     assert.match(first.stdout, new RegExp(`Webhook {6}http://127\\.0\\.0\\.1:${webhookPort}/push/`));
-    const pushed = await runCli(['delegate', '--agent', 'skyway-air', '--text', 'Book a flight to Helsinki', '--wait', '--json'], clientEnv);
+    const pushed = await runCli(
+      ['delegate', '--agent', 'skyway-air', '--text', 'Book a flight to Helsinki', '--wait', '--json'],
+      clientEnv,
+    );
     assert.equal(pushed.code, 0, pushed.stderr);
     const flight = JSON.parse(pushed.stdout) as DelegationRecord;
     assert.equal(flight.agent.observe, 'push');
@@ -101,7 +133,24 @@ describe('baton dev', () => {
     await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
     try {
       const appPort = (busy.address() as AddressInfo).port;
-      const dev = new CliProcess(['dev', '--port', String(await freePort()), '--ui-port', String(await freePort()), '--agents-port', String(await freePort()), '--webhook-port', '0', '--app-port', String(appPort), '--db', join(dir, 'temporal.sqlite')], userEnv());
+      const dev = new CliProcess(
+        [
+          'dev',
+          '--port',
+          String(await freePort()),
+          '--ui-port',
+          String(await freePort()),
+          '--agents-port',
+          String(await freePort()),
+          '--webhook-port',
+          '0',
+          '--app-port',
+          String(appPort),
+          '--db',
+          join(dir, 'temporal.sqlite'),
+        ],
+        userEnv(),
+      );
       // Once the stack it had started is stopped, the process ends by itself: no signal is sent.
       assert.deepEqual(await dev.exited, { code: 1, signal: null });
       assert.match(dev.stderr, new RegExp(`baton: 127\\.0\\.0\\.1:${appPort} is in use`));

@@ -20,7 +20,11 @@ import { runCli, userEnv } from '../helpers/cli';
 
 const run = promisify(execFile);
 const root = projectRoot();
-const SECRETS = { BATON_PUSH_SECRET: 'push-secret-for-the-compose-test', BATON_UI_TOKEN: 'ui-token-for-the-compose-test', POSTGRES_PASSWORD: 'pg-password' };
+const SECRETS = {
+  BATON_PUSH_SECRET: 'push-secret-for-the-compose-test',
+  BATON_UI_TOKEN: 'ui-token-for-the-compose-test',
+  POSTGRES_PASSWORD: 'pg-password',
+};
 
 async function compose(args: string[], env: Record<string, string | undefined>) {
   const clean = { ...process.env };
@@ -39,7 +43,9 @@ describe('docker-compose.yml', () => {
   it('is accepted by docker-compose config, and refuses to start without its secrets', async () => {
     const { stdout } = await compose(['config'], SECRETS);
     assert.ok((parseYaml(stdout) as { services: Record<string, unknown> }).services['baton-worker']);
-    await assert.rejects(compose(['config'], { ...SECRETS, BATON_UI_TOKEN: undefined }), (err: { stderr?: string }) => /set BATON_UI_TOKEN/.test(err.stderr ?? ''));
+    await assert.rejects(compose(['config'], { ...SECRETS, BATON_UI_TOKEN: undefined }), (err: { stderr?: string }) =>
+      /set BATON_UI_TOKEN/.test(err.stderr ?? ''),
+    );
   });
 
   it('has every service docs/operations.md names, and nothing undocumented', async () => {
@@ -80,7 +86,10 @@ describe('docker-compose.yml', () => {
       );
       assert.equal(config.push?.url, 'http://baton-webhook:41240');
       assert.equal(config.api.listen.host, '0.0.0.0');
-      assert.deepEqual(CallerTokens.fromConfig(config.api).callerFor(`Bearer ${SECRETS.BATON_UI_TOKEN}`), { tenant: 'local', user: 'operator' });
+      assert.deepEqual(CallerTokens.fromConfig(config.api).callerFor(`Bearer ${SECRETS.BATON_UI_TOKEN}`), {
+        tenant: 'local',
+        user: 'operator',
+      });
     } finally {
       for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
       Object.assign(process.env, saved);

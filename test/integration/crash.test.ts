@@ -33,7 +33,10 @@ describe('worker killed with SIGKILL and restarted', () => {
       assert.equal(record.outcome?.kind, 'ACCEPTED', JSON.stringify(record.outcome));
       assert.equal(created.length, 1, 'the agent saw exactly one task created');
       assert.equal(record.remote.taskId, created[0]);
-      assert.ok(record.notes.some((n) => n === `turn ${id}/turn-1: its response was lost; the agent already had it, so it was not sent again`), record.notes.join('\n'));
+      assert.ok(
+        record.notes.some((n) => n === `turn ${id}/turn-1: its response was lost; the agent already had it, so it was not sent again`),
+        record.notes.join('\n'),
+      );
       second.child.kill('SIGTERM');
       await second.exited;
     } finally {

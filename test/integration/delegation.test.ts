@@ -44,7 +44,10 @@ describe('delegation to supplier-qa', () => {
         assert.ok(record.remote.taskId && record.remote.contextId);
         assert.equal(record.remote.state, 'TASK_STATE_COMPLETED');
         assert.equal(record.remote.history.at(-1)?.state, 'TASK_STATE_COMPLETED');
-        assert.deepEqual(record.turns.map((t) => t.messageId), [`${id}/turn-1`]);
+        assert.deepEqual(
+          record.turns.map((t) => t.messageId),
+          [`${id}/turn-1`],
+        );
 
         assert.equal(record.artifacts.length, 1);
         const [artifact] = record.artifacts;
@@ -111,7 +114,10 @@ describe('delegation to supplier-qa', () => {
         assert.equal(unknownPolicy.remote.state, 'TASK_STATE_COMPLETED', 'the remote state is kept even when acceptance cannot run');
 
         const unknownAgent = await baton.result(await baton.start({ agent: 'nobody', parts: REQUEST }));
-        assert.match(unknownAgent.outcome?.reasons[0] ?? '', /^ConfigInvalid: unknown agent "nobody"; known agents: supplier-qa, plain-http/);
+        assert.match(
+          unknownAgent.outcome?.reasons[0] ?? '',
+          /^ConfigInvalid: unknown agent "nobody"; known agents: supplier-qa, plain-http/,
+        );
 
         const refused = await baton.result(await baton.start({ agent: 'plain-http', parts: REQUEST }));
         assert.equal(refused.outcome?.kind, 'ERROR');

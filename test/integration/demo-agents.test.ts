@@ -14,7 +14,13 @@ const clientFor = (ctx: TestWorkerContext) => batonFor(ctx);
 describe('demo agents and their outcomes', () => {
   const agents: RunningAgent[] = [];
   before(async () => {
-    for (const def of [messageDesk(), refusingVendor(), brokenLab({ workMs: 50 }), buildInvestigator({ chunks: 4, stepMs: 50 }), supplierQa({ workMs: 20 })]) {
+    for (const def of [
+      messageDesk(),
+      refusingVendor(),
+      brokenLab({ workMs: 50 }),
+      buildInvestigator({ chunks: 4, stepMs: 50 }),
+      supplierQa({ workMs: 20 }),
+    ]) {
       agents.push(await startAgentServer(def));
     }
   });
@@ -27,11 +33,22 @@ describe('demo agents and their outcomes', () => {
     await withWorker(registry(), async (ctx) => {
       const baton = clientFor(ctx);
       const run = async (agent: string) => baton.result(await baton.start({ agent, parts: [{ text: 'Please look into A1042.' }] }));
-      const [message, refused, failed, report] = await Promise.all([run('message-desk'), run('refusing-vendor'), run('broken-lab'), run('build-investigator')]);
+      const [message, refused, failed, report] = await Promise.all([
+        run('message-desk'),
+        run('refusing-vendor'),
+        run('broken-lab'),
+        run('build-investigator'),
+      ]);
       assert.equal(message.outcome?.kind, 'ACCEPTED');
       assert.match(message.reply?.parts[0]?.text ?? '', /lead time/);
-      assert.deepEqual(refused.outcome, { kind: 'REMOTE_REJECTED', reasons: ['agent refused the work (REJECTED)', 'agent said: We no longer take orders for that product line.'] });
-      assert.deepEqual(failed.outcome, { kind: 'REMOTE_FAILED', reasons: ['remote task FAILED', 'agent said: Tensile tester offline; no result.'] });
+      assert.deepEqual(refused.outcome, {
+        kind: 'REMOTE_REJECTED',
+        reasons: ['agent refused the work (REJECTED)', 'agent said: We no longer take orders for that product line.'],
+      });
+      assert.deepEqual(failed.outcome, {
+        kind: 'REMOTE_FAILED',
+        reasons: ['remote task FAILED', 'agent said: Tensile tester offline; no result.'],
+      });
       assert.equal(report.outcome?.kind, 'ACCEPTED');
       assert.equal(report.agent.observe, 'stream');
       const parts = report.artifacts[0]?.parts ?? [];
@@ -47,7 +64,10 @@ describe('demo agents and their outcomes', () => {
       async (ctx) => {
         const baton = clientFor(ctx);
         const ask = [{ text: 'Verify inspection report inspection-92 against order A1042' }];
-        const waiting = await Promise.all([baton.start({ agent: 'supplier-qa', parts: ask }), baton.start({ agent: 'supplier-qa', parts: ask })]);
+        const waiting = await Promise.all([
+          baton.start({ agent: 'supplier-qa', parts: ask }),
+          baton.start({ agent: 'supplier-qa', parts: ask }),
+        ]);
         for (const id of waiting) assert.equal((await baton.until(id, (r) => r.pending !== null, 50)).status, 'WAITING_INPUT');
         const third = await baton.result(await baton.start({ agent: 'refusing-vendor', parts: [{ text: 'quote?' }] }));
         assert.equal(third.outcome?.kind, 'REMOTE_REJECTED');

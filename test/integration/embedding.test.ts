@@ -33,7 +33,11 @@ interface Ctx {
 }
 
 /** A user's worker: their workflows (test/workflows/embedding) plus Baton, added by one call. */
-async function withUserWorker<T>(agents: Record<string, AgentEntry>, fn: (ctx: Ctx) => Promise<T>, opts: { withoutBaton?: boolean } = {}): Promise<T> {
+async function withUserWorker<T>(
+  agents: Record<string, AgentEntry>,
+  fn: (ctx: Ctx) => Promise<T>,
+  opts: { withoutBaton?: boolean } = {},
+): Promise<T> {
   installTemporalRuntime(quiet);
   const { address, namespace } = await testServer();
   const taskQueue = `shop-${randomUUID()}`;
@@ -66,16 +70,27 @@ describe('embedding: delegations in your own workflows', () => {
   it('delegates from a parent workflow; a second workflow answers by Signal; the result is typed', async () => {
     await withUserWorker(qa(), async ({ client, taskQueue, baton }) => {
       const parentId = `refund-${randomUUID()}`;
-      const result = await client.workflow.execute(verifyWithLookup, { workflowId: parentId, taskQueue, args: [{ parts: ASK, caller: CALLER, serial: 'SN-4471' }] });
+      const result = await client.workflow.execute(verifyWithLookup, {
+        workflowId: parentId,
+        taskQueue,
+        args: [{ parts: ASK, caller: CALLER, serial: 'SN-4471' }],
+      });
       const id = `${parentId}/supplier-qa-1`;
       assert.equal(result.id, id, 'deterministic child id');
       assert.equal(result.outcome, 'ACCEPTED');
       assert.equal(result.accepted, true);
       assert.equal(result.remote.state, 'TASK_STATE_COMPLETED');
       assert.ok(result.remote.taskId && tasks.includes(result.remote.taskId), 'the remote task is the one the agent created');
-      assert.equal((result.artifacts[0]?.parts?.[0]?.data as { serial?: string }).serial, 'SN-4471', 'the signalled answer reached the remote task');
+      assert.equal(
+        (result.artifacts[0]?.parts?.[0]?.data as { serial?: string }).serial,
+        'SN-4471',
+        'the signalled answer reached the remote task',
+      );
       const record = await baton.show(id);
-      assert.deepEqual(record.turns.map((t) => t.messageId), [`${id}/turn-1`, `${id}/turn-2`]);
+      assert.deepEqual(
+        record.turns.map((t) => t.messageId),
+        [`${id}/turn-1`, `${id}/turn-2`],
+      );
       assert.deepEqual(record.refusedSignals, []);
       // The answering workflow ran and finished.
       const lookup = await client.workflow.getHandle(`${id}/request-1/lookup`).describe();
@@ -86,7 +101,11 @@ describe('embedding: delegations in your own workflows', () => {
   it('cancelling the user workflow cancels the delegation and the remote task', async () => {
     await withUserWorker(qa(), async ({ client, taskQueue, baton }) => {
       const parentId = `refund-${randomUUID()}`;
-      const parent = await client.workflow.start(delegateAndWait, { workflowId: parentId, taskQueue, args: [{ parts: ASK, caller: CALLER }] });
+      const parent = await client.workflow.start(delegateAndWait, {
+        workflowId: parentId,
+        taskQueue,
+        args: [{ parts: ASK, caller: CALLER }],
+      });
       const id = `${parentId}/supplier-qa-1`;
       const waiting = await untilStarted(baton, id, (r) => r.status === 'WAITING_INPUT');
       await parent.cancel();
@@ -104,18 +123,41 @@ describe('embedding: delegations in your own workflows', () => {
   it('records refused Signal answers (stale request, other tenant, malformed) in the status, then takes a good one', async () => {
     await withUserWorker(qa(), async ({ client, taskQueue, baton }) => {
       const parentId = `refund-${randomUUID()}`;
-      const parent = await client.workflow.start(delegateAndWait, { workflowId: parentId, taskQueue, args: [{ parts: ASK, caller: CALLER }] });
+      const parent = await client.workflow.start(delegateAndWait, {
+        workflowId: parentId,
+        taskQueue,
+        args: [{ parts: ASK, caller: CALLER }],
+      });
       const id = `${parentId}/supplier-qa-1`;
       await untilStarted(baton, id, (r) => r.status === 'WAITING_INPUT');
       const signalFrom = (args: Parameters<typeof answerBySignal>[0]) =>
         client.workflow.execute(answerBySignal, { workflowId: `answer-${randomUUID()}`, taskQueue, args: [args] });
       await signalFrom({ delegationId: id, requestId: `${id}/request-9`, parts: [{ text: 'SN-1' }], caller: CALLER });
-      await signalFrom({ delegationId: id, requestId: `${id}/request-1`, parts: [{ text: 'SN-666' }], caller: { tenant: 'globex', user: 'mallory' } });
-      await client.workflow.execute(sendRawAnswer, { workflowId: `answer-${randomUUID()}`, taskQueue, args: [{ delegationId: id, payload: { requestId: 42 } }] });
+      await signalFrom({
+        delegationId: id,
+        requestId: `${id}/request-1`,
+        parts: [{ text: 'SN-666' }],
+        caller: { tenant: 'globex', user: 'mallory' },
+      });
+      await client.workflow.execute(sendRawAnswer, {
+        workflowId: `answer-${randomUUID()}`,
+        taskQueue,
+        args: [{ delegationId: id, payload: { requestId: 42 } }],
+      });
       const refused = await baton.until(id, (r) => r.refusedSignals.length === 3, 50);
       assert.deepEqual(refused.refusedSignals, [
-        { signal: 'answer', requestId: `${id}/request-9`, by: 'shop/refund-desk', reason: `request ${id}/request-9 is not the pending one (${id}/request-1)` },
-        { signal: 'answer', requestId: `${id}/request-1`, by: 'globex/mallory', reason: 'caller of tenant globex has no access to this delegation' },
+        {
+          signal: 'answer',
+          requestId: `${id}/request-9`,
+          by: 'shop/refund-desk',
+          reason: `request ${id}/request-9 is not the pending one (${id}/request-1)`,
+        },
+        {
+          signal: 'answer',
+          requestId: `${id}/request-1`,
+          by: 'globex/mallory',
+          reason: 'caller of tenant globex has no access to this delegation',
+        },
         { signal: 'answer', reason: 'invalid answer: Invalid input: expected string, received number' },
       ]);
       assert.equal(refused.status, 'WAITING_INPUT', 'a refused Signal changes nothing else');
@@ -135,7 +177,11 @@ describe('embedding: delegations in your own workflows', () => {
     try {
       await withUserWorker({ 'portal-gate': loopbackAgent(gate.url) }, async ({ client, taskQueue }) => {
         const parentId = `stock-${randomUUID()}`;
-        const result = await client.workflow.execute(stockWithCredential, { workflowId: parentId, taskQueue, args: [{ caller: CALLER, fromEnv: 'BATON_TEST_EMBEDDED_TOKEN' }] });
+        const result = await client.workflow.execute(stockWithCredential, {
+          workflowId: parentId,
+          taskQueue,
+          args: [{ caller: CALLER, fromEnv: 'BATON_TEST_EMBEDDED_TOKEN' }],
+        });
         assert.equal(result.outcome, 'ACCEPTED');
         assert.equal(result.artifacts[0]?.name, 'stock');
         for (const id of [result.id, parentId]) {

@@ -34,7 +34,10 @@ describe('the packed package, used by a project outside this repo', () => {
     const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: root, env: cleanEnv() });
     const [info] = JSON.parse(packed.stdout) as { filename: string; files: { path: string }[] }[];
     files = info?.files.map((f) => f.path) ?? [];
-    cpSync(join(root, 'examples', 'refund-approval'), example, { recursive: true, filter: (src) => !/[/\\](node_modules|lib|vendor)$/.test(src) });
+    cpSync(join(root, 'examples', 'refund-approval'), example, {
+      recursive: true,
+      filter: (src) => !/[/\\](node_modules|lib|vendor)$/.test(src),
+    });
     mkdirSync(join(example, 'vendor'));
     renameSync(join(work, info?.filename ?? 'missing.tgz'), join(example, 'vendor', 'baton.tgz'));
     await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: example, env: cleanEnv(), timeout: 300_000 });
@@ -47,7 +50,10 @@ describe('the packed package, used by a project outside this repo', () => {
       assert.ok(files.includes(`${entry}.js`) && files.includes(`${entry}.d.ts`), `${entry} with its types`);
     }
     assert.ok(files.includes('lib/src/cli/main.js'), 'the CLI');
-    assert.deepEqual(files.filter((f) => /^(lib\/)?test\/|^examples\/|^src\/|^workflows\/|\.ts$(?<!\.d\.ts)|\.map$/.test(f)), []);
+    assert.deepEqual(
+      files.filter((f) => /^(lib\/)?test\/|^examples\/|^src\/|^workflows\/|\.ts$(?<!\.d\.ts)|\.map$/.test(f)),
+      [],
+    );
   });
 
   it('loads no demo, test or CLI code through its entries', async () => {
@@ -56,12 +62,20 @@ describe('the packed package, used by a project outside this repo', () => {
     const { stdout } = await run(process.execPath, ['-e', probe], { cwd: example, env: cleanEnv() });
     const loaded = JSON.parse(stdout) as string[];
     assert.ok(loaded.some((p) => p.endsWith('lib/workflows/api.js')));
-    assert.deepEqual(loaded.filter((p) => /\/(demo|test|cli)\//.test(p)), []);
+    assert.deepEqual(
+      loaded.filter((p) => /\/(demo|test|cli)\//.test(p)),
+      [],
+    );
   });
 
   it("passes the example's own test against a real server and the demo agent", async () => {
     const { address } = await testServer();
-    const { stdout } = await run('npm', ['test'], { cwd: example, env: cleanEnv({ TEMPORAL_ADDRESS: address }), timeout: 300_000, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout } = await run('npm', ['test'], {
+      cwd: example,
+      env: cleanEnv({ TEMPORAL_ADDRESS: address }),
+      timeout: 300_000,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     assert.match(stdout, /^# pass 3$/m);
     assert.match(stdout, /^# fail 0$/m);
   });

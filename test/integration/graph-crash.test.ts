@@ -21,7 +21,8 @@ describe('a graph survives its worker', () => {
       if (started.some((s) => s.agent === 'harbor-hotel') && started.some((s) => s.agent === 'arctic-tours')) bothRunning();
     };
     const agents: RunningAgent[] = [];
-    for (const def of [skywayAir({ workMs: 50, onWork }), harborHotel({ workMs: 2_000, onWork }), arcticTours({ workMs: 2_000, onWork })]) agents.push(await startAgentServer(def));
+    for (const def of [skywayAir({ workMs: 50, onWork }), harborHotel({ workMs: 2_000, onWork }), arcticTours({ workMs: 2_000, onWork })])
+      agents.push(await startAgentServer(def));
     const stack = await workerProcesses(Object.fromEntries(agents.map((a) => [a.name, a.url])), `graph-crash-${randomUUID()}`);
     try {
       const first = await stack.start();
@@ -34,7 +35,15 @@ describe('a graph survives its worker', () => {
       await second.exited;
 
       assert.equal(g.outcome?.kind, 'ACCEPTED', JSON.stringify(g.outcome));
-      assert.deepEqual(g.nodes.map((n) => [n.id, n.outcome]), [['flight', 'ACCEPTED'], ['hotel', 'ACCEPTED'], ['snowmobile', 'ACCEPTED'], ['spa', 'ACCEPTED']]);
+      assert.deepEqual(
+        g.nodes.map((n) => [n.id, n.outcome]),
+        [
+          ['flight', 'ACCEPTED'],
+          ['hotel', 'ACCEPTED'],
+          ['snowmobile', 'ACCEPTED'],
+          ['spa', 'ACCEPTED'],
+        ],
+      );
       // One remote task per node, at the agents themselves.
       const tasksAt = (agent: string) => new Set(started.filter((s) => s.agent === agent).map((s) => s.taskId)).size;
       assert.deepEqual([tasksAt('skyway-air'), tasksAt('harbor-hotel'), tasksAt('arctic-tours')], [1, 2, 1]);
@@ -44,7 +53,10 @@ describe('a graph survives its worker', () => {
       for await (const wf of stack.graphs.client.workflow.list({ query: `WorkflowType = 'delegationWorkflow' AND BatonTenant = 'acme'` })) {
         if (wf.workflowId.startsWith(`${id}/`)) children.push(wf.workflowId);
       }
-      assert.deepEqual(children.sort(), ['flight', 'hotel', 'snowmobile', 'spa'].map((n) => `${id}/${n}`));
+      assert.deepEqual(
+        children.sort(),
+        ['flight', 'hotel', 'snowmobile', 'spa'].map((n) => `${id}/${n}`),
+      );
     } finally {
       await stack.close();
       for (const a of agents) await a.close();

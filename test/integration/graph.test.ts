@@ -44,7 +44,13 @@ describe('task graphs', () => {
   const hold = (text: string): Promise<void> => (/calm sea/.test(text) ? sailboatHeld : Promise.resolve());
   before(async () => {
     const onWork = (w: Work): void => void work.push(w);
-    for (const def of [skywayAir({ workMs: 100, onWork }), harborHotel({ workMs: 600, onWork }), arcticTours({ workMs: 600, onWork }), imageStudio({ workMs: 200, onWork, hold }), brokenLab({ workMs: 150 })]) {
+    for (const def of [
+      skywayAir({ workMs: 100, onWork }),
+      harborHotel({ workMs: 600, onWork }),
+      arcticTours({ workMs: 600, onWork }),
+      imageStudio({ workMs: 200, onWork, hold }),
+      brokenLab({ workMs: 150 }),
+    ]) {
       const agent = await startAgentServer(def);
       agents.push(agent);
       urls[agent.name] = agent.url;
@@ -56,7 +62,8 @@ describe('task graphs', () => {
   after(async () => {
     for (const a of agents) await a.close();
   });
-  const registry = () => Object.fromEntries(Object.entries(urls).map(([name, url]) => [name, loopbackAgent(url, { acceptance: 'accept-any' })]));
+  const registry = () =>
+    Object.fromEntries(Object.entries(urls).map(([name, url]) => [name, loopbackAgent(url, { acceptance: 'accept-any' })]));
 
   it('runs the Helsinki trip: hotel and snowmobile in parallel after the flight, spa after the hotel, one context per agent', async () => {
     await withWorker(registry(), async (ctx) => {
@@ -70,8 +77,13 @@ describe('task graphs', () => {
       }
       const [flight, hotel, snow, spa] = ['flight', 'hotel', 'snowmobile', 'spa'].map((n) => node(g, n));
       // The agents' own clocks: hotel and snowmobile overlap; the spa starts after the hotel ended.
-      const at = (taskId: string | undefined, phase: 'start' | 'end') => work.find((w) => w.taskId === taskId && w.phase === phase)?.at ?? NaN;
-      assert.ok(at(hotel?.remote.taskId, 'start') < at(snow?.remote.taskId, 'end') && at(snow?.remote.taskId, 'start') < at(hotel?.remote.taskId, 'end'), 'hotel and snowmobile ran at the same time');
+      const at = (taskId: string | undefined, phase: 'start' | 'end') =>
+        work.find((w) => w.taskId === taskId && w.phase === phase)?.at ?? NaN;
+      assert.ok(
+        at(hotel?.remote.taskId, 'start') < at(snow?.remote.taskId, 'end') &&
+          at(snow?.remote.taskId, 'start') < at(hotel?.remote.taskId, 'end'),
+        'hotel and snowmobile ran at the same time',
+      );
       assert.ok(at(spa?.remote.taskId, 'start') >= at(hotel?.remote.taskId, 'end'), 'spa after hotel');
       assert.ok(at(hotel?.remote.taskId, 'start') >= at(flight?.remote.taskId, 'end'), 'hotel after flight');
       // The record's windows (the activities' clocks) overlap as well.
@@ -91,7 +103,19 @@ describe('task graphs', () => {
       const hotelBooking = hotel?.artifacts[0];
       const sent = work.find((w) => w.taskId === spa?.remote.taskId);
       assert.deepEqual(sent?.data, [
-        { references: [{ node: 'hotel', taskId: hotel?.remote.taskId, artifactId: hotelBooking?.artifactId, name: 'booking', mediaType: hotelBooking?.mediaType, sha256: hotelBooking?.sha256, size: hotelBooking?.size }] },
+        {
+          references: [
+            {
+              node: 'hotel',
+              taskId: hotel?.remote.taskId,
+              artifactId: hotelBooking?.artifactId,
+              name: 'booking',
+              mediaType: hotelBooking?.mediaType,
+              sha256: hotelBooking?.sha256,
+              size: hotelBooking?.size,
+            },
+          ],
+        },
       ]);
     });
   });
@@ -149,13 +173,28 @@ describe('task graphs', () => {
       const id = await graphs.start({ nodes: [{ id: 'sailboat', agent: 'image-studio', text: 'Draw a sailboat on a calm sea' }] });
       await graphs.until(id, (g) => node(g, 'sailboat').status === 'RUNNING', 20);
       // Refused: another tenant, an unknown dependency, a refinement sent to another agent, an unknown agent.
-      await assert.rejects(graphsFor(ctx, 'globex', 'mallory').addFollowUp(id, { id: 'x', agent: 'image-studio', text: 'hi' }), /tenant globex has no access/);
-      await assert.rejects(graphs.addFollowUp(id, { id: 'x', agent: 'image-studio', text: 'hi', dependsOn: ['nope'] }), (e: unknown) => e instanceof RequestRefusedError && /node x: depends on unknown node nope/.test(e.message));
-      await assert.rejects(graphs.addFollowUp(id, { id: 'x', agent: 'skyway-air', text: 'hi', refines: 'sailboat' }), /a refinement goes to the same agent/);
+      await assert.rejects(
+        graphsFor(ctx, 'globex', 'mallory').addFollowUp(id, { id: 'x', agent: 'image-studio', text: 'hi' }),
+        /tenant globex has no access/,
+      );
+      await assert.rejects(
+        graphs.addFollowUp(id, { id: 'x', agent: 'image-studio', text: 'hi', dependsOn: ['nope'] }),
+        (e: unknown) => e instanceof RequestRefusedError && /node x: depends on unknown node nope/.test(e.message),
+      );
+      await assert.rejects(
+        graphs.addFollowUp(id, { id: 'x', agent: 'skyway-air', text: 'hi', refines: 'sailboat' }),
+        /a refinement goes to the same agent/,
+      );
       await assert.rejects(graphs.addFollowUp(id, { id: 'x', agent: 'paint-bot', text: 'hi' }), /node x: unknown agent paint-bot/);
-      await assert.rejects(graphs.addFollowUp(id, { id: 'sailboat', agent: 'image-studio', text: 'again' }), /node sailboat: the id is used twice/);
+      await assert.rejects(
+        graphs.addFollowUp(id, { id: 'sailboat', agent: 'image-studio', text: 'again' }),
+        /node sailboat: the id is used twice/,
+      );
 
-      assert.deepEqual(await graphs.addFollowUp(id, { id: 'red-boat', agent: 'image-studio', text: 'Make the boat red', refines: 'sailboat' }), { nodeId: 'red-boat', delegationId: `${id}/red-boat` });
+      assert.deepEqual(
+        await graphs.addFollowUp(id, { id: 'red-boat', agent: 'image-studio', text: 'Make the boat red', refines: 'sailboat' }),
+        { nodeId: 'red-boat', delegationId: `${id}/red-boat` },
+      );
       releaseSailboat();
       const g = await graphs.result(id);
       assert.equal(g.outcome?.kind, 'ACCEPTED');
@@ -172,10 +211,13 @@ describe('task graphs', () => {
       const picture = g.lineage[0];
       assert.equal(picture?.name, 'picture');
       assert.equal(picture?.contextId, first.remote.contextId);
-      assert.deepEqual(picture?.versions.map((v) => [v.nodeId, v.taskId, v.accepted]), [
-        ['sailboat', first.remote.taskId, true],
-        ['red-boat', red.remote.taskId, true],
-      ]);
+      assert.deepEqual(
+        picture?.versions.map((v) => [v.nodeId, v.taskId, v.accepted]),
+        [
+          ['sailboat', first.remote.taskId, true],
+          ['red-boat', red.remote.taskId, true],
+        ],
+      );
       assert.notEqual(picture?.versions[0]?.artifactId, picture?.versions[1]?.artifactId);
       assert.equal(picture?.latestAccepted, red.artifacts[0]?.artifactId);
     });

@@ -20,7 +20,9 @@ import { loopbackAgent, withWorker, type TestWorkerContext } from '../helpers/te
 
 // An ES module, loaded with Node's require(esm); typed here by the little this test uses.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { Validator } = require('@seriousme/openapi-schema-validator') as { Validator: new () => { validate(spec: object): Promise<{ valid: boolean; errors?: unknown }> } };
+const { Validator } = require('@seriousme/openapi-schema-validator') as {
+  Validator: new () => { validate(spec: object): Promise<{ valid: boolean; errors?: unknown }> };
+};
 
 // Bodies are checked against the OpenAPI document on arrival, then read loosely.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -30,7 +32,11 @@ const ACME = 'acme-token-0123456789abcdef';
 const GLOBEX = 'globex-token-0123456789abcdef';
 
 /** Reads a delegation's event stream until `until` holds for an event; returns the events read. */
-async function readEvents(url: string, token: string, until: (event: string, data: unknown) => boolean): Promise<{ event: string; data: unknown }[]> {
+async function readEvents(
+  url: string,
+  token: string,
+  until: (event: string, data: unknown) => boolean,
+): Promise<{ event: string; data: unknown }[]> {
   const res = await fetch(url, { headers: { Authorization: `Bearer ${token}` } });
   assert.equal(res.status, 200);
   assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
@@ -67,13 +73,33 @@ describe('HTTP API', () => {
     for (const a of agents) await a.close();
   });
 
-  const serve = async (ctx: TestWorkerContext, fn: (api: RunningApi, call: (method: string, path: string, opts?: { token?: string | null; body?: unknown; rawBody?: string }) => Promise<{ status: number; body: Body }>, check: OpenApiCheck) => Promise<void>) => {
+  const serve = async (
+    ctx: TestWorkerContext,
+    fn: (
+      api: RunningApi,
+      call: (
+        method: string,
+        path: string,
+        opts?: { token?: string | null; body?: unknown; rawBody?: string },
+      ) => Promise<{ status: number; body: Body }>,
+      check: OpenApiCheck,
+    ) => Promise<void>,
+  ) => {
     const opts = { namespace: ctx.client.options.namespace, taskQueue: ctx.taskQueue, caller: { tenant: 'nobody', user: 'nobody' } };
     const tokens = new CallerTokens([
       { token: ACME, caller: { tenant: 'acme', user: 'ops-1' } },
       { token: GLOBEX, caller: { tenant: 'globex', user: 'mallory' } },
     ]);
-    const api = await startApiServer({ baton: new BatonClient(ctx.client.connection, opts), graphs: new GraphClient(ctx.client.connection, opts), tokens, logger: pino({ level: 'warn' }), host: '127.0.0.1', port: 0, pollMs: 100, uiDir: null });
+    const api = await startApiServer({
+      baton: new BatonClient(ctx.client.connection, opts),
+      graphs: new GraphClient(ctx.client.connection, opts),
+      tokens,
+      logger: pino({ level: 'warn' }),
+      host: '127.0.0.1',
+      port: 0,
+      pollMs: 100,
+      uiDir: null,
+    });
     try {
       const docRes = await fetch(`${api.url}/api/v1/openapi.json`);
       const doc = (await docRes.json()) as ConstructorParameters<typeof OpenApiCheck>[0];
@@ -82,7 +108,10 @@ describe('HTTP API', () => {
         const token = o.token === undefined ? ACME : o.token;
         const res = await fetch(`${api.url}/api/v1${path}`, {
           method,
-          headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(o.body !== undefined || o.rawBody !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+          headers: {
+            ...(token ? { Authorization: `Bearer ${token}` } : {}),
+            ...(o.body !== undefined || o.rawBody !== undefined ? { 'Content-Type': 'application/json' } : {}),
+          },
           body: o.rawBody ?? (o.body !== undefined ? JSON.stringify(o.body) : undefined),
         });
         const body: unknown = await res.json();
@@ -110,12 +139,18 @@ describe('HTTP API', () => {
     await withWorker({ 'supplier-qa': loopbackAgent(agents[0]?.url ?? '') }, async (ctx) =>
       serve(ctx, async (api, call, check) => {
         assert.deepEqual((await call('GET', '/whoami')).body, { tenant: 'acme', user: 'ops-1' });
-        const started = await call('POST', '/delegations', { body: { agent: 'supplier-qa', text: 'Verify inspection-92 against order A1042' } });
+        const started = await call('POST', '/delegations', {
+          body: { agent: 'supplier-qa', text: 'Verify inspection-92 against order A1042' },
+        });
         assert.equal(started.status, 201);
         const id = started.body.id as string;
 
         // The stream says when it waits; the record in the event is the same as the one shown.
-        const waiting = await readEvents(`${api.url}/api/v1/delegations/${encodeURIComponent(id)}/events`, ACME, (e, d) => e === 'status' && (d as DelegationRecord).status === 'WAITING_INPUT');
+        const waiting = await readEvents(
+          `${api.url}/api/v1/delegations/${encodeURIComponent(id)}/events`,
+          ACME,
+          (e, d) => e === 'status' && (d as DelegationRecord).status === 'WAITING_INPUT',
+        );
         for (const e of waiting) check.check('GET', `/delegations/${id}`, 200, e.data);
         const request = (waiting.at(-1)?.data as DelegationRecord).pending;
         assert.equal(request?.kind, 'input');
@@ -124,10 +159,17 @@ describe('HTTP API', () => {
         const item = inbox.body.requests.find((r: { delegationId: string }) => r.delegationId === id);
         assert.equal(item?.requestId, request?.requestId);
         assert.match(JSON.stringify(item.prompt), /serial number/i);
-        assert.equal((await call('GET', '/inbox', { token: GLOBEX })).body.requests.some((r: { delegationId: string }) => r.delegationId === id), false, 'another tenant’s inbox does not show it');
+        assert.equal(
+          (await call('GET', '/inbox', { token: GLOBEX })).body.requests.some((r: { delegationId: string }) => r.delegationId === id),
+          false,
+          'another tenant’s inbox does not show it',
+        );
 
         // Refusals, each typed: another tenant, a stale request id, a malformed body, no token.
-        assert.deepEqual([(await call('POST', `/delegations/${id}/answer`, { token: GLOBEX, body: { requestId: request?.requestId, text: 'x' } })).status], [404]);
+        assert.deepEqual(
+          [(await call('POST', `/delegations/${id}/answer`, { token: GLOBEX, body: { requestId: request?.requestId, text: 'x' } })).status],
+          [404],
+        );
         const stale = await call('POST', `/delegations/${id}/answer`, { body: { requestId: `${id}/request-9`, text: 'SN-4471' } });
         assert.equal(stale.status, 409);
         assert.equal(stale.body.error.type, 'Refused');
@@ -135,7 +177,10 @@ describe('HTTP API', () => {
         assert.equal(malformed.status, 400);
         assert.match(malformed.body.error.message, /give text or parts/);
         assert.equal((await call('POST', `/delegations/${id}/answer`, { rawBody: '{"requestId": ' })).status, 400);
-        assert.equal((await call('POST', `/delegations/${id}/answer`, { body: { requestId: 'x', text: 'y'.repeat(1_100_000) } })).status, 413);
+        assert.equal(
+          (await call('POST', `/delegations/${id}/answer`, { body: { requestId: 'x', text: 'y'.repeat(1_100_000) } })).status,
+          413,
+        );
         assert.equal((await call('GET', `/delegations/${id}`, { token: null })).status, 401);
         assert.equal((await call('GET', `/delegations/${id}`, { token: 'a-token-nobody-was-given-1234' })).status, 401);
 
@@ -143,7 +188,13 @@ describe('HTTP API', () => {
         assert.equal(sent.status, 200);
         assert.equal(sent.body.messageId, `${id}/turn-2`);
         const settled = await readEvents(`${api.url}/api/v1/delegations/${encodeURIComponent(id)}/events`, ACME, (e) => e === 'settled');
-        assert.deepEqual(settled.at(-1), { event: 'settled', data: { id, outcome: { kind: 'ACCEPTED', reasons: (settled.at(-1)?.data as { outcome: { reasons: string[] } }).outcome.reasons } } });
+        assert.deepEqual(settled.at(-1), {
+          event: 'settled',
+          data: {
+            id,
+            outcome: { kind: 'ACCEPTED', reasons: (settled.at(-1)?.data as { outcome: { reasons: string[] } }).outcome.reasons },
+          },
+        });
 
         const shown = await call('GET', `/delegations/${encodeURIComponent(id)}`);
         assert.equal(shown.body.outcome.kind, 'ACCEPTED');
@@ -152,13 +203,26 @@ describe('HTTP API', () => {
         assert.ok(listed.body.delegations.some((d: { id: string }) => d.id === id));
         assert.equal((await call('GET', '/delegations?status=bad%20value')).status, 400);
         assert.equal((await call('GET', '/delegations', { token: GLOBEX })).body.delegations.length, 0);
-        assert.equal((await call('POST', `/delegations/${id}/cancel`, { body: {} })).status, 409, 'a settled delegation cannot be cancelled');
+        assert.equal(
+          (await call('POST', `/delegations/${id}/cancel`, { body: {} })).status,
+          409,
+          'a settled delegation cannot be cancelled',
+        );
         assert.equal((await call('GET', '/delegations/dlg-no-such-thing')).status, 404);
         assert.equal((await call('POST', '/delegations', { body: { agent: 'supplier-qa' } })).status, 400);
         // A caller-chosen id makes a retried POST safe: the second one starts nothing.
         const own = `order-A1042-check-${Date.now()}`;
-        assert.equal((await call('POST', '/delegations', { body: { agent: 'supplier-qa', id: own, text: 'Verify inspection-92 against order A1042, product SN-4471' } })).status, 201);
-        const again = await call('POST', '/delegations', { body: { agent: 'supplier-qa', id: own, text: 'Verify inspection-92 against order A1042, product SN-4471' } });
+        assert.equal(
+          (
+            await call('POST', '/delegations', {
+              body: { agent: 'supplier-qa', id: own, text: 'Verify inspection-92 against order A1042, product SN-4471' },
+            })
+          ).status,
+          201,
+        );
+        const again = await call('POST', '/delegations', {
+          body: { agent: 'supplier-qa', id: own, text: 'Verify inspection-92 against order A1042, product SN-4471' },
+        });
         assert.equal(again.status, 409);
         assert.match(again.body.error.message, /exists already/);
       }),
@@ -166,43 +230,73 @@ describe('HTTP API', () => {
   });
 
   it('cancels, reviews and authorizes through the same checks, and shows a graph', async () => {
-    const policies = new PolicyRegistry().declareAll({ 'second-look': DeclaredPolicySchema.parse({ base: 'completed-with-artifact', review: true }) });
-    await withWorker({ 'supplier-qa': loopbackAgent(agents[0]?.url ?? ''), 'skyway-air': loopbackAgent(agents[1]?.url ?? '') }, async (ctx) =>
-      serve(ctx, async (_api, call) => {
-        const id = (await call('POST', '/delegations', { body: { agent: 'supplier-qa', text: 'Verify inspection-92 against order A1042' } })).body.id as string;
-        const waiting = await batonOf(ctx).until(id, (r) => r.pending !== null, 50);
-        // Auth and review answers to an input request are refused by the workflow's own validator.
-        const wrongKind = await call('POST', `/delegations/${id}/authorize`, { body: { requestId: waiting.pending?.requestId, fromEnv: 'QA_TOKEN' } });
-        assert.equal(wrongKind.status, 409);
-        assert.equal((await call('POST', `/delegations/${id}/review`, { body: { requestId: waiting.pending?.requestId, decision: 'accept' } })).status, 409);
-        assert.equal((await call('POST', `/delegations/${id}/cancel`, { token: GLOBEX, body: {} })).status, 404);
-        const cancelled = await call('POST', `/delegations/${id}/cancel`, { body: { reason: 'order withdrawn' } });
-        assert.equal(cancelled.status, 200);
-        assert.equal(cancelled.body.outcome.kind, 'CANCELED');
+    const policies = new PolicyRegistry().declareAll({
+      'second-look': DeclaredPolicySchema.parse({ base: 'completed-with-artifact', review: true }),
+    });
+    await withWorker(
+      { 'supplier-qa': loopbackAgent(agents[0]?.url ?? ''), 'skyway-air': loopbackAgent(agents[1]?.url ?? '') },
+      async (ctx) =>
+        serve(ctx, async (_api, call) => {
+          const id = (
+            await call('POST', '/delegations', { body: { agent: 'supplier-qa', text: 'Verify inspection-92 against order A1042' } })
+          ).body.id as string;
+          const waiting = await batonOf(ctx).until(id, (r) => r.pending !== null, 50);
+          // Auth and review answers to an input request are refused by the workflow's own validator.
+          const wrongKind = await call('POST', `/delegations/${id}/authorize`, {
+            body: { requestId: waiting.pending?.requestId, fromEnv: 'QA_TOKEN' },
+          });
+          assert.equal(wrongKind.status, 409);
+          assert.equal(
+            (await call('POST', `/delegations/${id}/review`, { body: { requestId: waiting.pending?.requestId, decision: 'accept' } }))
+              .status,
+            409,
+          );
+          assert.equal((await call('POST', `/delegations/${id}/cancel`, { token: GLOBEX, body: {} })).status, 404);
+          const cancelled = await call('POST', `/delegations/${id}/cancel`, { body: { reason: 'order withdrawn' } });
+          assert.equal(cancelled.status, 200);
+          assert.equal(cancelled.body.outcome.kind, 'CANCELED');
 
-        // A result that waits for review: the inbox shows what to decide on; the API decides it.
-        const reviewed = (await call('POST', '/delegations', { body: { agent: 'supplier-qa', text: 'Verify inspection-93 against order A1043, product SN-5120', policy: 'second-look' } })).body.id as string;
-        const inReview = await batonOf(ctx).until(reviewed, (r) => r.pending?.kind === 'review', 50);
-        const item = (await call('GET', '/inbox')).body.requests.find((r: { delegationId: string }) => r.delegationId === reviewed);
-        assert.equal(item.kind, 'review');
-        assert.deepEqual(item.artifacts.map((a: { sha256: string }) => a.sha256), inReview.artifacts.map((a) => a.sha256));
-        const decided = await call('POST', `/delegations/${reviewed}/review`, { body: { requestId: inReview.pending?.requestId, decision: 'accept', reason: 'photos checked' } });
-        assert.equal(decided.status, 200);
-        assert.equal(decided.body.outcome.kind, 'ACCEPTED');
+          // A result that waits for review: the inbox shows what to decide on; the API decides it.
+          const reviewed = (
+            await call('POST', '/delegations', {
+              body: { agent: 'supplier-qa', text: 'Verify inspection-93 against order A1043, product SN-5120', policy: 'second-look' },
+            })
+          ).body.id as string;
+          const inReview = await batonOf(ctx).until(reviewed, (r) => r.pending?.kind === 'review', 50);
+          const item = (await call('GET', '/inbox')).body.requests.find((r: { delegationId: string }) => r.delegationId === reviewed);
+          assert.equal(item.kind, 'review');
+          assert.deepEqual(
+            item.artifacts.map((a: { sha256: string }) => a.sha256),
+            inReview.artifacts.map((a) => a.sha256),
+          );
+          const decided = await call('POST', `/delegations/${reviewed}/review`, {
+            body: { requestId: inReview.pending?.requestId, decision: 'accept', reason: 'photos checked' },
+          });
+          assert.equal(decided.status, 200);
+          assert.equal(decided.body.outcome.kind, 'ACCEPTED');
 
-        const graphs = new GraphClient(ctx.client.connection, { namespace: ctx.client.options.namespace, taskQueue: ctx.taskQueue, caller: { tenant: 'acme', user: 'ops-1' } });
-        const graphId = await graphs.start({ nodes: [{ id: 'flight', agent: 'skyway-air', text: 'Book HEL-ROV on 2027-02-03' }] });
-        await graphs.result(graphId);
-        const graph = await call('GET', `/graphs/${graphId}`);
-        assert.equal(graph.body.nodes[0].status, 'SETTLED');
-        // A graph node's delegation id has a slash, URL-encoded in the path.
-        const node = await call('GET', `/delegations/${encodeURIComponent(`${graphId}/flight`)}`);
-        assert.equal(node.body.outcome.kind, 'ACCEPTED');
-        assert.equal((await call('GET', `/graphs/${graphId}`, { token: GLOBEX })).status, 404);
-      }),
+          const graphs = new GraphClient(ctx.client.connection, {
+            namespace: ctx.client.options.namespace,
+            taskQueue: ctx.taskQueue,
+            caller: { tenant: 'acme', user: 'ops-1' },
+          });
+          const graphId = await graphs.start({ nodes: [{ id: 'flight', agent: 'skyway-air', text: 'Book HEL-ROV on 2027-02-03' }] });
+          await graphs.result(graphId);
+          const graph = await call('GET', `/graphs/${graphId}`);
+          assert.equal(graph.body.nodes[0].status, 'SETTLED');
+          // A graph node's delegation id has a slash, URL-encoded in the path.
+          const node = await call('GET', `/delegations/${encodeURIComponent(`${graphId}/flight`)}`);
+          assert.equal(node.body.outcome.kind, 'ACCEPTED');
+          assert.equal((await call('GET', `/graphs/${graphId}`, { token: GLOBEX })).status, 404);
+        }),
       { policies },
     );
   });
 });
 
-const batonOf = (ctx: TestWorkerContext): BatonClient => new BatonClient(ctx.client.connection, { namespace: ctx.client.options.namespace, taskQueue: ctx.taskQueue, caller: { tenant: 'acme', user: 'ops-1' } });
+const batonOf = (ctx: TestWorkerContext): BatonClient =>
+  new BatonClient(ctx.client.connection, {
+    namespace: ctx.client.options.namespace,
+    taskQueue: ctx.taskQueue,
+    caller: { tenant: 'acme', user: 'ops-1' },
+  });

@@ -40,21 +40,40 @@ describe('input routing, access and cancel', () => {
       assert.match(waiting.pending?.prompt[0]?.text ?? '', /serial number/);
       assert.equal(waiting.pending?.taskId, waiting.remote.taskId);
 
-      await assert.rejects(baton.answer(id, `${id}/request-7`, [{ text: 'SN-1' }]), (err: unknown) => err instanceof RequestRefusedError && /is not the pending one/.test(err.message));
-      await assert.rejects(baton.answer(id, `${id}/request-1`, []), (err: unknown) => err instanceof RequestRefusedError && /invalid answer/.test(err.message));
+      await assert.rejects(
+        baton.answer(id, `${id}/request-7`, [{ text: 'SN-1' }]),
+        (err: unknown) => err instanceof RequestRefusedError && /is not the pending one/.test(err.message),
+      );
+      await assert.rejects(
+        baton.answer(id, `${id}/request-1`, []),
+        (err: unknown) => err instanceof RequestRefusedError && /invalid answer/.test(err.message),
+      );
       const stranger = clientFor(ctx, 'globex', 'mallory');
-      await assert.rejects(stranger.answer(id, `${id}/request-1`, [{ text: 'SN-666' }]), (err: unknown) => err instanceof RequestRefusedError && /tenant globex has no access/.test(err.message));
+      await assert.rejects(
+        stranger.answer(id, `${id}/request-1`, [{ text: 'SN-666' }]),
+        (err: unknown) => err instanceof RequestRefusedError && /tenant globex has no access/.test(err.message),
+      );
       await assert.rejects(stranger.show(id), DelegationNotFoundError);
       await assert.rejects(stranger.cancel(id), (err: unknown) => err instanceof RequestRefusedError && /no access/.test(err.message));
-      await assert.rejects(baton.authorize(id, `${id}/request-1`, 'SOME_TOKEN'), (err: unknown) => err instanceof RequestRefusedError && /use answer/.test(err.message));
+      await assert.rejects(
+        baton.authorize(id, `${id}/request-1`, 'SOME_TOKEN'),
+        (err: unknown) => err instanceof RequestRefusedError && /use answer/.test(err.message),
+      );
 
       const sent = await baton.answer(id, `${id}/request-1`, [{ text: 'SN-4471' }]);
       assert.equal(sent.messageId, `${id}/turn-2`);
       const record = await baton.result(id);
       assert.equal(record.outcome?.kind, 'ACCEPTED');
       assert.equal(record.pending, null);
-      assert.deepEqual(record.turns.map((t) => t.messageId), [`${id}/turn-1`, `${id}/turn-2`]);
-      assert.equal((record.artifacts[0]?.parts?.[0]?.data as { serial: string }).serial, 'SN-4471', 'the answer reached the same remote task');
+      assert.deepEqual(
+        record.turns.map((t) => t.messageId),
+        [`${id}/turn-1`, `${id}/turn-2`],
+      );
+      assert.equal(
+        (record.artifacts[0]?.parts?.[0]?.data as { serial: string }).serial,
+        'SN-4471',
+        'the answer reached the same remote task',
+      );
       assert.ok(record.remote.history.some((h) => h.state === 'TASK_STATE_INPUT_REQUIRED'));
       await assert.rejects(baton.answer(id, `${id}/request-1`, [{ text: 'SN-4471' }]));
     });
@@ -156,26 +175,34 @@ describe('input routing, access and cancel', () => {
     // the cancel comes after that, before our next poll.
     const medium = await startAgentServer(supplierQa({ workMs: 1_500 }));
     try {
-    await withWorker(
-      { 'supplier-qa': loopbackAgent(medium.url, { observe: 'poll' }) },
-      async (ctx) => {
-        const baton = clientFor(ctx);
-        const id = await baton.start({ agent: 'supplier-qa', parts: COMPLETE });
-        const active = await baton.until(id, (r) => r.status === 'REMOTE_ACTIVE', 50);
-        const entry = loopbackAgent(medium.url);
-        const fetched = await fetchCard('supplier-qa', entry);
-        const direct = await AgentClient.create('supplier-qa', fetched.card, chooseInterface('supplier-qa', fetched, entry), createAgentFetch('supplier-qa', entry));
-        for (let i = 0; (await direct.getTask(active.remote.taskId ?? '')).status.state !== 'TASK_STATE_COMPLETED'; i++) {
-          assert.ok(i < 200, 'the agent completes');
-          await new Promise((r) => setTimeout(r, 20)); // polling the agent, the only way to see its state
-        }
-        const record = await baton.cancel(id, 'too late?');
-        assert.equal(record.outcome?.kind, 'CANCELED');
-        assert.equal(record.remote.state, 'TASK_STATE_COMPLETED', 'the real final state is kept');
-        assert.deepEqual(record.outcome?.reasons, ['too late?', 'remote task ended COMPLETED before the cancel reached it; its result is not accepted']);
-      },
-      { poll: { initialMs: 30_000, maxMs: 30_000 } },
-    );
+      await withWorker(
+        { 'supplier-qa': loopbackAgent(medium.url, { observe: 'poll' }) },
+        async (ctx) => {
+          const baton = clientFor(ctx);
+          const id = await baton.start({ agent: 'supplier-qa', parts: COMPLETE });
+          const active = await baton.until(id, (r) => r.status === 'REMOTE_ACTIVE', 50);
+          const entry = loopbackAgent(medium.url);
+          const fetched = await fetchCard('supplier-qa', entry);
+          const direct = await AgentClient.create(
+            'supplier-qa',
+            fetched.card,
+            chooseInterface('supplier-qa', fetched, entry),
+            createAgentFetch('supplier-qa', entry),
+          );
+          for (let i = 0; (await direct.getTask(active.remote.taskId ?? '')).status.state !== 'TASK_STATE_COMPLETED'; i++) {
+            assert.ok(i < 200, 'the agent completes');
+            await new Promise((r) => setTimeout(r, 20)); // polling the agent, the only way to see its state
+          }
+          const record = await baton.cancel(id, 'too late?');
+          assert.equal(record.outcome?.kind, 'CANCELED');
+          assert.equal(record.remote.state, 'TASK_STATE_COMPLETED', 'the real final state is kept');
+          assert.deepEqual(record.outcome?.reasons, [
+            'too late?',
+            'remote task ended COMPLETED before the cancel reached it; its result is not accepted',
+          ]);
+        },
+        { poll: { initialMs: 30_000, maxMs: 30_000 } },
+      );
     } finally {
       await medium.close();
     }

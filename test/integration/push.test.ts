@@ -42,18 +42,30 @@ describe('push notifications', () => {
 
   const pushConfig = (backstopPoll = '1h') => PushSchema.parse({ url: webhook.url, secretFromEnv: SECRET_ENV, backstopPoll });
 
-  async function withPushAgent<T>(def: DemoAgentDefinition, server: AgentServerOptions, backstop: string, fn: (ctx: TestWorkerContext, gets: () => number) => Promise<T>): Promise<T> {
+  async function withPushAgent<T>(
+    def: DemoAgentDefinition,
+    server: AgentServerOptions,
+    backstop: string,
+    fn: (ctx: TestWorkerContext, gets: () => number) => Promise<T>,
+  ): Promise<T> {
     let gets = 0;
-    const agent = await startAgentServer({ ...def, push: true }, { ...server, holdResponse: (method) => ((gets += method === 'GetTask' ? 1 : 0), 0) });
+    const agent = await startAgentServer(
+      { ...def, push: true },
+      { ...server, holdResponse: (method) => ((gets += method === 'GetTask' ? 1 : 0), 0) },
+    );
     try {
-      return await withWorker({ [def.name]: loopbackAgent(agent.url, { observe: 'auto' }) }, (ctx) => fn(ctx, () => gets), { push: pushConfig(backstop) });
+      return await withWorker({ [def.name]: loopbackAgent(agent.url, { observe: 'auto' }) }, (ctx) => fn(ctx, () => gets), {
+        push: pushConfig(backstop),
+      });
     } finally {
       await agent.close();
     }
   }
 
   const pushSignals = async (ctx: TestWorkerContext, id: string): Promise<number> =>
-    ((await ctx.client.workflow.getHandle(id).fetchHistory()).events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'batonPush').length;
+    ((await ctx.client.workflow.getHandle(id).fetchHistory()).events ?? []).filter(
+      (e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'batonPush',
+    ).length;
 
   it('follows a task by push, holding no activity while the agent works', async () => {
     await withPushAgent(skywayAir({ workMs: 1_500 }), {}, '1h', async (ctx, gets) => {
@@ -62,7 +74,8 @@ describe('push notifications', () => {
       await baton.until(id, (r) => r.status === 'REMOTE_ACTIVE' && r.agent.observe === 'push', 20);
       // Registered and read once; now only a condition waits.
       let pending = 1;
-      for (let i = 0; i < 100 && pending > 0; i++) pending = (await ctx.client.workflow.getHandle(id).describe()).raw.pendingActivities?.length ?? 0;
+      for (let i = 0; i < 100 && pending > 0; i++)
+        pending = (await ctx.client.workflow.getHandle(id).describe()).raw.pendingActivities?.length ?? 0;
       assert.equal(pending, 0, 'no activity is running while the delegation waits for a push');
       assert.equal((await baton.show(id)).status, 'REMOTE_ACTIVE', 'and it is still waiting, not finished');
       const record = await baton.result(id);
@@ -102,7 +115,11 @@ describe('push notifications', () => {
       const waiting = await baton.until(id, (r) => r.status === 'WAITING_INPUT', 20);
       const taskId = waiting.remote.taskId ?? '';
       const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-        fetch(`${webhook.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/a2a+json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+        fetch(`${webhook.url}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/a2a+json', ...headers },
+          body: typeof body === 'string' ? body : JSON.stringify(body),
+        });
       const completed = { statusUpdate: { taskId, contextId: waiting.remote.contextId, status: { state: 'TASK_STATE_COMPLETED' } } };
       const at = `/push/${encodeURIComponent(id)}`;
       const before = await pushSignals(ctx, id);
@@ -110,10 +127,17 @@ describe('push notifications', () => {
       const refusals: [string, Response][] = [
         ['no token', await post(at, completed)],
         ['a forged token', await post(at, completed, { authorization: 'Bearer forged' })],
-        ['another task\'s token', await post(at, completed, { authorization: `Bearer ${pushToken(secret, id, 'other-task')}` })],
-        ['another delegation\'s token', await post(at, completed, { authorization: `Bearer ${pushToken(secret, 'dlg-other', taskId)}` })],
+        ["another task's token", await post(at, completed, { authorization: `Bearer ${pushToken(secret, id, 'other-task')}` })],
+        ["another delegation's token", await post(at, completed, { authorization: `Bearer ${pushToken(secret, 'dlg-other', taskId)}` })],
         ['a token under another secret', await post(at, completed, { authorization: `Bearer ${pushToken('guess', id, taskId)}` })],
-        ['a body naming another task', await post(at, { statusUpdate: { ...completed.statusUpdate, taskId: 'other-task' } }, { authorization: `Bearer ${pushToken(secret, id, taskId)}` })],
+        [
+          'a body naming another task',
+          await post(
+            at,
+            { statusUpdate: { ...completed.statusUpdate, taskId: 'other-task' } },
+            { authorization: `Bearer ${pushToken(secret, id, taskId)}` },
+          ),
+        ],
         ['a body that is not JSON', await post(at, '{nope', { authorization: `Bearer ${pushToken(secret, id, taskId)}` })],
       ];
       for (const [what, res] of refusals) assert.ok(res.status === 401 || res.status === 400, `${what}: ${res.status}`);
@@ -124,7 +148,11 @@ describe('push notifications', () => {
       const replayed = await post(at, completed, { authorization: `Bearer ${pushToken(secret, id, taskId)}` });
       assert.equal(replayed.status, 200);
       assert.deepEqual(await replayed.json(), { status: 'duplicate' });
-      const legacy = await post(at, { kind: 'status-update', taskId, status: { state: 'working' } }, { 'x-a2a-notification-token': pushToken(secret, id, taskId) });
+      const legacy = await post(
+        at,
+        { kind: 'status-update', taskId, status: { state: 'working' } },
+        { 'x-a2a-notification-token': pushToken(secret, id, taskId) },
+      );
       assert.equal(legacy.status, 202, 'X-A2A-Notification-Token is accepted');
       let after = before;
       for (let i = 0; i < 100 && after < before + 2; i++) after = await pushSignals(ctx, id);

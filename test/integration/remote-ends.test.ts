@@ -19,7 +19,11 @@ function script(agent: RawAgent, send: unknown, task?: unknown): void {
 const taskIn = (state: string, extra: Record<string, unknown> = {}) => ({
   id: 'task-1',
   contextId: 'ctx-1',
-  status: { state, timestamp: '2026-12-02T10:00:00.000Z', ...(extra.text ? { message: { messageId: 'st-1', role: 'ROLE_AGENT', parts: [{ text: extra.text }] } } : {}) },
+  status: {
+    state,
+    timestamp: '2026-12-02T10:00:00.000Z',
+    ...(extra.text ? { message: { messageId: 'st-1', role: 'ROLE_AGENT', parts: [{ text: extra.text }] } } : {}),
+  },
   ...(extra.artifacts ? { artifacts: extra.artifacts } : {}),
 });
 
@@ -40,7 +44,9 @@ describe('remote ends and local outcomes', () => {
   }
 
   it('accepts a direct Message reply under the default policy', async () => {
-    script(agent, { message: { messageId: 'reply-1', contextId: 'ctx-9', role: 'ROLE_AGENT', parts: [{ text: 'Done: nothing to verify.' }] } });
+    script(agent, {
+      message: { messageId: 'reply-1', contextId: 'ctx-9', role: 'ROLE_AGENT', parts: [{ text: 'Done: nothing to verify.' }] },
+    });
     const record = await delegate();
     assert.equal(record.outcome?.kind, 'ACCEPTED');
     assert.deepEqual(record.reply, { messageId: 'reply-1', parts: [{ text: 'Done: nothing to verify.' }] });
@@ -69,7 +75,12 @@ describe('remote ends and local outcomes', () => {
     assert.equal(noArtifact.policy, 'completed-with-artifact');
 
     // An artifact whose text gives orders is kept as data, digested, and decides nothing by itself.
-    script(agent, { task: taskIn('TASK_STATE_COMPLETED', { text: INJECTION, artifacts: [{ artifactId: 'a', name: 'note', parts: [{ text: INJECTION }] }] }) });
+    script(agent, {
+      task: taskIn('TASK_STATE_COMPLETED', {
+        text: INJECTION,
+        artifacts: [{ artifactId: 'a', name: 'note', parts: [{ text: INJECTION }] }],
+      }),
+    });
     const withArtifact = await delegate();
     assert.equal(withArtifact.outcome?.kind, 'ACCEPTED');
     assert.deepEqual(withArtifact.outcome?.reasons, ['remote task COMPLETED with 1 artifact(s)']);

@@ -38,7 +38,10 @@ describe('stream observation', () => {
     try {
       await withWorker({ 'supplier-qa': loopbackAgent(agent.url) }, async (ctx) => {
         const baton = clientFor(ctx);
-        const id = await baton.start({ agent: 'supplier-qa', parts: [{ text: 'Verify inspection report inspection-92 against order A1042' }] });
+        const id = await baton.start({
+          agent: 'supplier-qa',
+          parts: [{ text: 'Verify inspection report inspection-92 against order A1042' }],
+        });
         const waiting = await baton.until(id, (r) => r.pending !== null || r.outcome !== undefined, 50);
         assert.equal(waiting.pending?.kind, 'input');
         await baton.answer(id, waiting.pending?.requestId ?? '', [{ text: 'SN-4471' }]);

@@ -28,7 +28,10 @@ const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 /** files.test is this machine; inside.test is a private address. */
 const lookup = ((host: string, options: unknown, callback: unknown) => {
-  const cb = (typeof options === 'function' ? options : callback) as (err: Error | null, addresses: { address: string; family: number }[]) => void;
+  const cb = (typeof options === 'function' ? options : callback) as (
+    err: Error | null,
+    addresses: { address: string; family: number }[],
+  ) => void;
   if (host === 'files.test') return cb(null, [{ address: '127.0.0.1', family: 4 }]);
   if (host === 'inside.test') return cb(null, [{ address: '192.168.1.10', family: 4 }]);
   return dnsLookup(host, { all: true }, cb as never);
@@ -55,26 +58,60 @@ describe('URL part downloads', () => {
     server.close();
   });
 
-  const open = DownloadPolicySchema.parse({ allowedHosts: ['files.test', '127.0.0.1'], allowHttp: true, allowPrivateNetwork: true, maxBytes: 1024 * 1024, timeoutMs: 1_000 });
+  const open = DownloadPolicySchema.parse({
+    allowedHosts: ['files.test', '127.0.0.1'],
+    allowHttp: true,
+    allowPrivateNetwork: true,
+    maxBytes: 1024 * 1024,
+    timeoutMs: 1_000,
+  });
   const strict = DownloadPolicySchema.parse({ allowedHosts: ['files.test', 'inside.test', '10.0.0.5'], allowHttp: true });
-  const get = (url: string, policy = open, mediaType?: string) => downloadUrlPart({ url, ...(mediaType ? { mediaType } : {}) }, policy, store, { lookup });
+  const get = (url: string, policy = open, mediaType?: string) =>
+    downloadUrlPart({ url, ...(mediaType ? { mediaType } : {}) }, policy, store, { lookup });
 
   it('stores an allowed download with its digest', async () => {
     const got = await get(`http://files.test:${port}/ok.png`, open, 'image/png');
-    assert.deepEqual(got, { url: `http://files.test:${port}/ok.png`, ok: true, ref: `sha256:${sha(PNG)}`, sha256: sha(PNG), size: PNG.length, mediaType: 'image/png' });
+    assert.deepEqual(got, {
+      url: `http://files.test:${port}/ok.png`,
+      ok: true,
+      ref: `sha256:${sha(PNG)}`,
+      sha256: sha(PNG),
+      size: PNG.length,
+      mediaType: 'image/png',
+    });
     assert.deepEqual(await store.get(`sha256:${sha(PNG)}`), PNG);
   });
 
   it('refuses each unsafe or unexpected download with a typed reason, keeping the URL', async () => {
     const cases: [string, Awaited<ReturnType<typeof get>>, string, RegExp][] = [
       ['a private address', await get('http://10.0.0.5/file', strict), 'address', /10\.0\.0\.5 is a private address/],
-      ['a name resolving inside', await get(`http://inside.test:${port}/ok.png`, strict), 'address', /inside\.test resolves to 192\.168\.1\.10/],
-      ['a redirect to a metadata address', await get(`http://files.test:${port}/to-metadata`), 'redirect', /169\.254\.169\.254 is a metadata address/],
+      [
+        'a name resolving inside',
+        await get(`http://inside.test:${port}/ok.png`, strict),
+        'address',
+        /inside\.test resolves to 192\.168\.1\.10/,
+      ],
+      [
+        'a redirect to a metadata address',
+        await get(`http://files.test:${port}/to-metadata`),
+        'redirect',
+        /169\.254\.169\.254 is a metadata address/,
+      ],
       ['a body over the cap', await get(`http://files.test:${port}/big`), 'too-large', /1048576-byte cap/],
-      ['a wrong media type', await get(`http://files.test:${port}/page`, open, 'image/png'), 'media-type', /served as text\/html, expected image\/png/],
+      [
+        'a wrong media type',
+        await get(`http://files.test:${port}/page`, open, 'image/png'),
+        'media-type',
+        /served as text\/html, expected image\/png/,
+      ],
       ['a stall', await get(`http://files.test:${port}/slow`), 'timeout', /within 1000 ms/],
       ['an unlisted host', await get('https://elsewhere.example/x.png'), 'host-not-allowed', /elsewhere\.example is not in/],
-      ['loopback without allowPrivateNetwork', await get(`http://files.test:${port}/ok.png`, strict), 'address', /127\.0\.0\.1 is a loopback address/],
+      [
+        'loopback without allowPrivateNetwork',
+        await get(`http://files.test:${port}/ok.png`, strict),
+        'address',
+        /127\.0\.0\.1 is a loopback address/,
+      ],
     ];
     for (const [what, got, reason, detail] of cases) {
       assert.equal(got.ok, false, what);
@@ -96,21 +133,42 @@ describe('URL part downloads', () => {
           { url: `http://127.0.0.1:${port}/ok.png`, mediaType: 'image/png' },
           { url: `http://127.0.0.1:${port}/to-metadata`, mediaType: 'image/png' },
         ];
-        bus.publish(AgentEvent.artifactUpdate(TaskArtifactUpdateEvent.fromJSON({ taskId: ctx.taskId, contextId: ctx.contextId, lastChunk: true, artifact: { artifactId: 'photos', name: 'photos', parts } })));
+        bus.publish(
+          AgentEvent.artifactUpdate(
+            TaskArtifactUpdateEvent.fromJSON({
+              taskId: ctx.taskId,
+              contextId: ctx.contextId,
+              lastChunk: true,
+              artifact: { artifactId: 'photos', name: 'photos', parts },
+            }),
+          ),
+        );
         bus.publish(statusEvent(ctx.taskId, ctx.contextId, 'TASK_STATE_COMPLETED', 'Here are the photos.'));
         bus.finished();
       }),
     });
     try {
-      await withWorker({ 'file-desk': loopbackAgent(agent.url, { downloads: { allowedHosts: ['127.0.0.1'], allowHttp: true, allowPrivateNetwork: true } }) }, async (ctx) => {
-        const baton = batonFor(ctx);
-        const record = await baton.result(await baton.start({ agent: 'file-desk', parts: [{ text: 'Photos of the damage, please' }] }));
-        const downloads = record.artifacts[0]?.downloads ?? [];
-        assert.equal(downloads.length, 2);
-        assert.deepEqual(downloads[0], { url: `http://127.0.0.1:${port}/ok.png`, ok: true, ref: `sha256:${sha(PNG)}`, sha256: sha(PNG), size: PNG.length, mediaType: 'image/png' });
-        assert.equal(downloads[1]?.ok, false);
-        assert.equal(downloads[1]?.ok === false && downloads[1].reason, 'redirect');
-      });
+      await withWorker(
+        {
+          'file-desk': loopbackAgent(agent.url, { downloads: { allowedHosts: ['127.0.0.1'], allowHttp: true, allowPrivateNetwork: true } }),
+        },
+        async (ctx) => {
+          const baton = batonFor(ctx);
+          const record = await baton.result(await baton.start({ agent: 'file-desk', parts: [{ text: 'Photos of the damage, please' }] }));
+          const downloads = record.artifacts[0]?.downloads ?? [];
+          assert.equal(downloads.length, 2);
+          assert.deepEqual(downloads[0], {
+            url: `http://127.0.0.1:${port}/ok.png`,
+            ok: true,
+            ref: `sha256:${sha(PNG)}`,
+            sha256: sha(PNG),
+            size: PNG.length,
+            mediaType: 'image/png',
+          });
+          assert.equal(downloads[1]?.ok, false);
+          assert.equal(downloads[1]?.ok === false && downloads[1].reason, 'redirect');
+        },
+      );
     } finally {
       await agent.close();
     }

@@ -26,7 +26,11 @@ describe('web app in Chromium', () => {
   const agents: RunningAgent[] = [];
   let browser: Browser;
   before(async () => {
-    agents.push(await startAgentServer(supplierQa({ workMs: 30, question: HOSTILE })), await startAgentServer(skywayAir({ workMs: 30 })), await startAgentServer(harborHotel({ workMs: 30 })));
+    agents.push(
+      await startAgentServer(supplierQa({ workMs: 30, question: HOSTILE })),
+      await startAgentServer(skywayAir({ workMs: 30 })),
+      await startAgentServer(harborHotel({ workMs: 30 })),
+    );
     browser = await launchBrowser();
   });
   after(async () => {
@@ -37,7 +41,16 @@ describe('web app in Chromium', () => {
   const registry = () => Object.fromEntries(agents.map((a) => [a.name, loopbackAgent(a.url)]));
   const withApp = async (ctx: TestWorkerContext, fn: (api: RunningApi, page: Page, problems: string[]) => Promise<void>) => {
     const opts = { namespace: ctx.client.options.namespace, taskQueue: ctx.taskQueue, caller: { tenant: 'acme', user: 'ops-1' } };
-    const api = await startApiServer({ baton: new BatonClient(ctx.client.connection, opts), graphs: new GraphClient(ctx.client.connection, opts), tokens: new CallerTokens([{ token: TOKEN, caller: opts.caller }]), logger: pino({ level: 'warn' }), host: '127.0.0.1', port: 0, pollMs: 100, uiDir: join(projectRoot(), 'ui') });
+    const api = await startApiServer({
+      baton: new BatonClient(ctx.client.connection, opts),
+      graphs: new GraphClient(ctx.client.connection, opts),
+      tokens: new CallerTokens([{ token: TOKEN, caller: opts.caller }]),
+      logger: pino({ level: 'warn' }),
+      host: '127.0.0.1',
+      port: 0,
+      pollMs: 100,
+      uiDir: join(projectRoot(), 'ui'),
+    });
     const page = await browser.newPage();
     // Any script error or refused resource (a CSP violation included) fails the test.
     const problems: string[] = [];
@@ -54,7 +67,11 @@ describe('web app in Chromium', () => {
   it('answers a pending input from the inbox, shows the agent’s words as text, and sees the delegation complete', async () => {
     await withWorker(registry(), async (ctx) =>
       withApp(ctx, async (api, page, problems) => {
-        const baton = new BatonClient(ctx.client.connection, { namespace: ctx.client.options.namespace, taskQueue: ctx.taskQueue, caller: { tenant: 'acme', user: 'ops-1' } });
+        const baton = new BatonClient(ctx.client.connection, {
+          namespace: ctx.client.options.namespace,
+          taskQueue: ctx.taskQueue,
+          caller: { tenant: 'acme', user: 'ops-1' },
+        });
         const id = await baton.start({ agent: 'supplier-qa', parts: [{ text: 'Verify inspection-92 against order A1042' }] });
         const waiting = await baton.until(id, (r) => r.pending !== null, 50);
         const requestId = waiting.pending?.requestId ?? '';
@@ -77,7 +94,11 @@ describe('web app in Chromium', () => {
         const record = await baton.show(id);
         assert.equal(record.outcome?.kind, 'ACCEPTED');
         assert.equal(record.turns.length, 2, 'the answer went out as the second turn');
-        assert.match(await page.locator('main table').last().textContent() ?? '', new RegExp(record.artifacts[0]?.sha256.slice(0, 16) ?? 'none'), 'the artifact digest is shown');
+        assert.match(
+          (await page.locator('main table').last().textContent()) ?? '',
+          new RegExp(record.artifacts[0]?.sha256.slice(0, 16) ?? 'none'),
+          'the artifact digest is shown',
+        );
         assert.doesNotMatch(await page.locator('main').innerText(), /\bnull\b|\bundefined\b/, 'absent parts are not printed');
         assert.deepEqual(problems, []);
       }),
@@ -87,7 +108,11 @@ describe('web app in Chromium', () => {
   it('draws a graph with its nodes’ states and links each node to its delegation', async () => {
     await withWorker(registry(), async (ctx) =>
       withApp(ctx, async (api, page, problems) => {
-        const graphs = new GraphClient(ctx.client.connection, { namespace: ctx.client.options.namespace, taskQueue: ctx.taskQueue, caller: { tenant: 'acme', user: 'ops-1' } });
+        const graphs = new GraphClient(ctx.client.connection, {
+          namespace: ctx.client.options.namespace,
+          taskQueue: ctx.taskQueue,
+          caller: { tenant: 'acme', user: 'ops-1' },
+        });
         const id = await graphs.start({
           nodes: [
             { id: 'flight', agent: 'skyway-air', text: 'Book HEL-RVN on 2027-02-03' },

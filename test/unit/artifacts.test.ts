@@ -8,7 +8,13 @@ import { ArtifactAssembly } from '../../src/artifacts/assembly';
 import { contentOf, recordArtifact } from '../../src/artifacts/digest';
 import { FsArtifactStore } from '../../src/artifacts/store';
 
-const chunk = (text: string, append: boolean, lastChunk = false) => ({ taskId: 't', contextId: 'c', append, lastChunk, artifact: { artifactId: 'a1', name: 'report', parts: [{ text, mediaType: 'text/plain' }] } });
+const chunk = (text: string, append: boolean, lastChunk = false) => ({
+  taskId: 't',
+  contextId: 'c',
+  append,
+  lastChunk,
+  artifact: { artifactId: 'a1', name: 'report', parts: [{ text, mediaType: 'text/plain' }] },
+});
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const store = () => new FsArtifactStore(mkdtempSync(join(tmpdir(), 'baton-store-')));
 
@@ -33,7 +39,10 @@ describe('artifact store and assembly', () => {
     const small = await recordArtifact({ artifactId: 'b', parts: [{ text: 'ok' }] }, { store: s });
     assert.deepEqual(small.parts, [{ text: 'ok' }]);
     assert.equal(small.ref, undefined);
-    assert.equal(contentOf([{ raw: Buffer.from('ab').toString('base64') }, { raw: Buffer.from('c').toString('base64') }]).toString(), 'abc');
+    assert.equal(
+      contentOf([{ raw: Buffer.from('ab').toString('base64') }, { raw: Buffer.from('c').toString('base64') }]).toString(),
+      'abc',
+    );
   });
 
   it('appends chunks once: a duplicated chunk is dropped, append:false starts again', async () => {

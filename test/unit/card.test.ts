@@ -5,7 +5,14 @@ import { DefaultAgentCardResolver } from '@a2a-js/sdk/client';
 import { cardUrlOf, chooseInterface } from '../../src/a2a/card';
 
 function fetched(interfaces: { url: string; protocolBinding: string; protocolVersion: string }[]) {
-  const card = AgentCard.fromJSON({ name: 'x', description: 'x', version: '1', supportedInterfaces: interfaces, capabilities: {}, skills: [] });
+  const card = AgentCard.fromJSON({
+    name: 'x',
+    description: 'x',
+    version: '1',
+    supportedInterfaces: interfaces,
+    capabilities: {},
+    skills: [],
+  });
   return { url: 'https://agent.example/.well-known/agent-card.json', card, sha256: 'x' };
 }
 
@@ -27,13 +34,26 @@ describe('card and interface choice', () => {
 
   it('falls back to a 0.3 interface when no 1.0 one is offered', () => {
     const f = fetched([{ url: 'https://agent.example/v03', protocolBinding: 'JSONRPC', protocolVersion: '0.3' }]);
-    assert.deepEqual(chooseInterface('a', f, {}), { url: 'https://agent.example/v03', binding: 'JSONRPC', protocolVersion: '0.3', tenant: '' });
+    assert.deepEqual(chooseInterface('a', f, {}), {
+      url: 'https://agent.example/v03',
+      binding: 'JSONRPC',
+      protocolVersion: '0.3',
+      tenant: '',
+    });
   });
 
   it('reads a 0.3-shaped card through the compatibility layer', () => {
     const card = new DefaultAgentCardResolver({ legacyCompat: { enabled: true } }).normalizeAgentCard({
-      name: 'old', description: 'old agent', url: 'https://agent.example/rpc', preferredTransport: 'JSONRPC', protocolVersion: '0.3.0', version: '1',
-      capabilities: {}, defaultInputModes: ['text/plain'], defaultOutputModes: ['text/plain'], skills: [],
+      name: 'old',
+      description: 'old agent',
+      url: 'https://agent.example/rpc',
+      preferredTransport: 'JSONRPC',
+      protocolVersion: '0.3.0',
+      version: '1',
+      capabilities: {},
+      defaultInputModes: ['text/plain'],
+      defaultOutputModes: ['text/plain'],
+      skills: [],
     });
     const chosen = chooseInterface('a', { url: 'https://agent.example/.well-known/agent-card.json', card }, {});
     assert.match(chosen.protocolVersion, /^0\.3(\.0)?$/);
@@ -47,11 +67,17 @@ describe('card and interface choice', () => {
 
   it("refuses interfaces off the card's origin", () => {
     const f = fetched([{ url: 'https://evil.example/rpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
-    assert.throws(() => chooseInterface('a', f, {}), (err: Error & { type?: string }) => err.type === 'TrustRefused' && /evil\.example/.test(err.message));
+    assert.throws(
+      () => chooseInterface('a', f, {}),
+      (err: Error & { type?: string }) => err.type === 'TrustRefused' && /evil\.example/.test(err.message),
+    );
   });
 
   it('says so when no supported interface exists', () => {
     const f = fetched([{ url: 'agent.example:443', protocolBinding: 'GRPC', protocolVersion: '1.0' }]);
-    assert.throws(() => chooseInterface('a', f, {}), (err: Error & { type?: string }) => err.type === 'AgentRefused');
+    assert.throws(
+      () => chooseInterface('a', f, {}),
+      (err: Error & { type?: string }) => err.type === 'AgentRefused',
+    );
   });
 });

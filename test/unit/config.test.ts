@@ -27,8 +27,14 @@ describe('config', () => {
   });
 
   it('refuses unknown fields', () => {
-    assert.throws(() => parseConfig({ agents: { a: { card: 'https://a.example', alowHttp: true } } }), /agents\.a: unknown field "alowHttp": remove it or fix its spelling/);
-    assert.throws(() => parseConfig({ agents: { a: { card: 'https://a.example', allowHttp: 'yes' } } }), /agents\.a\.allowHttp: must be a boolean \(got a string\)/);
+    assert.throws(
+      () => parseConfig({ agents: { a: { card: 'https://a.example', alowHttp: true } } }),
+      /agents\.a: unknown field "alowHttp": remove it or fix its spelling/,
+    );
+    assert.throws(
+      () => parseConfig({ agents: { a: { card: 'https://a.example', allowHttp: 'yes' } } }),
+      /agents\.a\.allowHttp: must be a boolean \(got a string\)/,
+    );
     assert.throws(() => parseConfig({ agents: { a: {} } }), /agents\.a\.card: is required/);
   });
 
@@ -41,14 +47,28 @@ describe('config', () => {
   });
 
   it('reads ${NAME} and ${NAME:-default} in string values from the environment, and names what is unset', () => {
-    const raw = { agents: { qa: { card: '${QA_URL:-http://qa:41241}', allowHttp: true } }, push: { url: 'http://${HOOK_HOST}:41240', secretFromEnv: 'S' }, note: ['$${LITERAL}'] };
-    assert.deepEqual(expandEnv(raw, { HOOK_HOST: 'hooks' }), { agents: { qa: { card: 'http://qa:41241', allowHttp: true } }, push: { url: 'http://hooks:41240', secretFromEnv: 'S' }, note: ['${LITERAL}'] });
+    const raw = {
+      agents: { qa: { card: '${QA_URL:-http://qa:41241}', allowHttp: true } },
+      push: { url: 'http://${HOOK_HOST}:41240', secretFromEnv: 'S' },
+      note: ['$${LITERAL}'],
+    };
+    assert.deepEqual(expandEnv(raw, { HOOK_HOST: 'hooks' }), {
+      agents: { qa: { card: 'http://qa:41241', allowHttp: true } },
+      push: { url: 'http://hooks:41240', secretFromEnv: 'S' },
+      note: ['${LITERAL}'],
+    });
     assert.equal((expandEnv(raw, { HOOK_HOST: 'h', QA_URL: 'https://qa.example' }) as typeof raw).agents.qa.card, 'https://qa.example');
-    assert.throws(() => expandEnv(raw, {}), (err: unknown) => err instanceof MissingEnvError && /push\.url: \$\{HOOK_HOST\} is not set/.test(err.message));
+    assert.throws(
+      () => expandEnv(raw, {}),
+      (err: unknown) => err instanceof MissingEnvError && /push\.url: \$\{HOOK_HOST\} is not set/.test(err.message),
+    );
 
     const dir = mkdtempSync(join(tmpdir(), 'baton-config-'));
     const file = join(dir, 'baton.config.yaml');
     writeFileSync(file, 'temporal: { taskQueue: "${BATON_TEST_QUEUE_NAME}" }\n');
-    assert.throws(() => loadConfig(file), /environment variables that are not set:\n {2}- temporal\.taskQueue: \$\{BATON_TEST_QUEUE_NAME\} is not set/);
+    assert.throws(
+      () => loadConfig(file),
+      /environment variables that are not set:\n {2}- temporal\.taskQueue: \$\{BATON_TEST_QUEUE_NAME\} is not set/,
+    );
   });
 });

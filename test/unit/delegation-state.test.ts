@@ -18,7 +18,12 @@ const agent: ResolvedAgent = {
   observe: 'poll',
 };
 const snap = (state: RemoteSnapshot['state'], at: string, extra: Partial<RemoteSnapshot> = {}): RemoteSnapshot => ({
-  taskId: 't1', contextId: 'c1', state, observedAt: at, artifacts: [], ...extra,
+  taskId: 't1',
+  contextId: 'c1',
+  state,
+  observedAt: at,
+  artifacts: [],
+  ...extra,
 });
 
 describe('DelegationState', () => {
@@ -34,7 +39,10 @@ describe('DelegationState', () => {
     assert.equal(s.observed(snap('TASK_STATE_WORKING', 't2')).kind, 'observe');
     assert.equal(s.status, 'REMOTE_ACTIVE');
     assert.equal(s.observed(snap('TASK_STATE_COMPLETED', 't3')).kind, 'accept');
-    assert.deepEqual(s.record.remote.history.map((h) => h.state), ['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
+    assert.deepEqual(
+      s.record.remote.history.map((h) => h.state),
+      ['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED'],
+    );
     assert.equal(s.record.outcome, undefined, 'COMPLETED alone is not an outcome');
     s.decided(false, ['verdict does not match']);
     assert.deepEqual(s.record.outcome, { kind: 'REJECTED', reasons: ['verdict does not match'] });
@@ -94,14 +102,21 @@ describe('DelegationState: pending requests, access and cancel', () => {
     assert.equal(s.requestCancel('acme/ops-1', 'order withdrawn'), true);
     assert.equal(s.requestCancel('acme/ops-1', 'again'), false);
     const outcome = s.cancelled('CANCELED', snap('TASK_STATE_COMPLETED', 't2'));
-    assert.deepEqual(outcome, { kind: 'CANCELED', reasons: ['order withdrawn', 'remote task ended COMPLETED before the cancel reached it; its result is not accepted'] });
+    assert.deepEqual(outcome, {
+      kind: 'CANCELED',
+      reasons: ['order withdrawn', 'remote task ended COMPLETED before the cancel reached it; its result is not accepted'],
+    });
     assert.equal(s.record.remote.state, 'TASK_STATE_COMPLETED');
     assert.equal(s.status, 'SETTLED');
   });
   it('keeps refused signals from untrusted payloads, copying only well-typed fields, the latest 50', () => {
     const s = new DelegationState('d1', input);
     assert.deepEqual(s.refusedSignal('answer', null, 'invalid answer'), { signal: 'answer', reason: 'invalid answer' });
-    assert.deepEqual(s.refusedSignal('authorize', { requestId: 7, caller: { tenant: 'acme', user: { x: 1 } } }, 'bad'), { signal: 'authorize', reason: 'bad', by: 'acme/?' });
+    assert.deepEqual(s.refusedSignal('authorize', { requestId: 7, caller: { tenant: 'acme', user: { x: 1 } } }, 'bad'), {
+      signal: 'authorize',
+      reason: 'bad',
+      by: 'acme/?',
+    });
     assert.equal(s.refusedSignal('answer', { requestId: 'r'.repeat(1000) }, 'long').requestId?.length, 300);
     for (let i = 0; i < 60; i += 1) s.refusedSignal('answer', { requestId: `d1/request-${i}` }, 'stale');
     assert.equal(s.record.refusedSignals.length, 50);

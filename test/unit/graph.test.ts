@@ -16,23 +16,36 @@ const problemsOf = (raw: unknown, agents?: string[]): string[] => {
   }
 };
 
-const n = (id: string, agent: string, dependsOn: string[] = [], extra: object = {}) => ({ id, agent, text: `do ${id}`, dependsOn, ...extra });
+const n = (id: string, agent: string, dependsOn: string[] = [], extra: object = {}) => ({
+  id,
+  agent,
+  text: `do ${id}`,
+  dependsOn,
+  ...extra,
+});
 
 describe('graph spec', () => {
   it('refuses cycles, unknown dependencies, unknown agents and duplicates, naming the node', () => {
-    assert.deepEqual(problemsOf({ nodes: [n('a', 'x', ['c']), n('b', 'x', ['a']), n('c', 'x', ['b'])] }), ['node a: dependency cycle a → c → b → a']);
+    assert.deepEqual(problemsOf({ nodes: [n('a', 'x', ['c']), n('b', 'x', ['a']), n('c', 'x', ['b'])] }), [
+      'node a: dependency cycle a → c → b → a',
+    ]);
     assert.deepEqual(problemsOf({ nodes: [n('a', 'x', ['ghost'])] }), ['node a: depends on unknown node ghost']);
     assert.deepEqual(problemsOf({ nodes: [n('a', 'x', ['a'])] }), ['node a: depends on itself']);
     assert.deepEqual(problemsOf({ nodes: [n('a', 'x'), n('a', 'x')] }), ['node a: the id is used twice']);
     assert.deepEqual(problemsOf({ nodes: [n('a', 'ghost-agent')] }, ['x', 'y']), ['node a: unknown agent ghost-agent (known: x, y)']);
-    assert.deepEqual(problemsOf({ nodes: [n('a', 'x', [], { refines: 'zz' })] }), ['node a: depends on unknown node zz', 'node a: refines unknown node zz']);
+    assert.deepEqual(problemsOf({ nodes: [n('a', 'x', [], { refines: 'zz' })] }), [
+      'node a: depends on unknown node zz',
+      'node a: refines unknown node zz',
+    ]);
   });
 
   it('names the node in schema errors too', () => {
     assert.deepEqual(problemsOf({ nodes: [{ id: 'hotel', agent: 'x' }] }), ['node hotel: give exactly one of text or parts']);
     assert.deepEqual(problemsOf({ nodes: [n('hotel', 'x', [], { colour: 'red' })] }), ['node hotel: Unrecognized key: "colour"']);
     assert.deepEqual(problemsOf({ nodes: [] }), ['nodes: Too small: expected array to have >=1 items']);
-    assert.deepEqual(problemsOf({ nodes: [n('a', 'x')], failurePolicy: 'yolo' }), ['failurePolicy: Invalid option: expected one of "fail-fast"|"continue"']);
+    assert.deepEqual(problemsOf({ nodes: [n('a', 'x')], failurePolicy: 'yolo' }), [
+      'failurePolicy: Invalid option: expected one of "fail-fast"|"continue"',
+    ]);
     assert.deepEqual(problemsOf('nodes: a'), ['spec: Invalid input: expected object, received string']);
   });
 
@@ -48,7 +61,10 @@ describe('graph spec', () => {
       fc.property(fc.integer({ min: 1, max: 12 }), fc.array(fc.tuple(fc.nat(11), fc.nat(11)), { maxLength: 30 }), (size, edges) => {
         const ids = Array.from({ length: size }, (_, i) => `n${i}`);
         // Edges from higher to lower index only: a DAG by construction.
-        const dag = ids.map((id, i) => ({ id, dependsOn: [...new Set(edges.filter(([a, b]) => a === i && b < i).map(([, b]) => `n${b}`))] }));
+        const dag = ids.map((id, i) => ({
+          id,
+          dependsOn: [...new Set(edges.filter(([a, b]) => a === i && b < i).map(([, b]) => `n${b}`))],
+        }));
         assert.equal(findCycle(dag), undefined);
         // One back edge from the lowest node to the highest, over a path through all of them, closes a cycle.
         const chain = ids.map((id, i) => ({ id, dependsOn: i > 0 ? [`n${i - 1}`] : [`n${size - 1}`] }));
@@ -68,7 +84,14 @@ const accepted = (taskId: string, contextId: string, artifacts: DelegationResult
   remote: { taskId, contextId, state: 'TASK_STATE_COMPLETED' },
   artifacts,
 });
-const ended = (outcome: DelegationResult['outcome']): DelegationResult => ({ id: 'x', outcome, accepted: false, reasons: ['no'], remote: {}, artifacts: [] });
+const ended = (outcome: DelegationResult['outcome']): DelegationResult => ({
+  id: 'x',
+  outcome,
+  accepted: false,
+  reasons: ['no'],
+  remote: {},
+  artifacts: [],
+});
 const stateOf = (spec: GraphSpecInput) => new GraphState('g', { spec: parseGraphSpec(spec), tenant: 'acme', owner: 'ops' });
 const ids = (nodes: { id: string }[]) => nodes.map((x) => x.id);
 
@@ -93,7 +116,9 @@ describe('GraphState', () => {
     const req = s.start('hotel');
     assert.deepEqual(req.referenceTaskIds, ['t-f']);
     assert.equal(req.contextId, undefined, 'another agent: its own context');
-    assert.deepEqual(req.parts[1]?.data, { references: [{ node: 'flight', taskId: 't-f', artifactId: 'art-1', name: 'booking', mediaType: undefined, sha256: 'ab', size: 10 }] });
+    assert.deepEqual(req.parts[1]?.data, {
+      references: [{ node: 'flight', taskId: 't-f', artifactId: 'art-1', name: 'booking', mediaType: undefined, sha256: 'ab', size: 10 }],
+    });
   });
 
   it('continue: skips dependents transitively, with the reason', () => {
@@ -101,12 +126,15 @@ describe('GraphState', () => {
     s.start('a');
     s.start('d');
     assert.deepEqual(s.settled('a', ended('REMOTE_REJECTED')), []);
-    assert.deepEqual(s.record.nodes.map((x) => [x.id, x.status, x.reasons[0]]), [
-      ['a', 'SETTLED', 'no'],
-      ['b', 'SKIPPED', 'depends on a, which ended REMOTE_REJECTED'],
-      ['c', 'SKIPPED', 'depends on b, which was skipped'],
-      ['d', 'RUNNING', undefined],
-    ]);
+    assert.deepEqual(
+      s.record.nodes.map((x) => [x.id, x.status, x.reasons[0]]),
+      [
+        ['a', 'SETTLED', 'no'],
+        ['b', 'SKIPPED', 'depends on a, which ended REMOTE_REJECTED'],
+        ['c', 'SKIPPED', 'depends on b, which was skipped'],
+        ['d', 'RUNNING', undefined],
+      ],
+    );
     assert.equal(s.done, false);
     s.settled('d', accepted('t-d', 'ctx-d'));
     assert.equal(s.done, true);

@@ -6,10 +6,17 @@ import { classifyState, isSettled, outcomeOfRemoteEnd } from '../../src/shared/r
 describe('remote state decisions', () => {
   it('settles at terminal and interrupted states only', () => {
     const settled = TASK_STATES.filter(isSettled);
-    assert.deepEqual(new Set(settled), new Set([
-      'TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED',
-      'TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_AUTH_REQUIRED',
-    ]));
+    assert.deepEqual(
+      new Set(settled),
+      new Set([
+        'TASK_STATE_COMPLETED',
+        'TASK_STATE_FAILED',
+        'TASK_STATE_CANCELED',
+        'TASK_STATE_REJECTED',
+        'TASK_STATE_INPUT_REQUIRED',
+        'TASK_STATE_AUTH_REQUIRED',
+      ]),
+    );
     assert.equal(classifyState('TASK_STATE_AUTH_REQUIRED'), 'interrupted');
   });
 

@@ -22,7 +22,11 @@ describe('finding a Temporal server', () => {
   it('prefers TEMPORAL_ADDRESS over everything', () => {
     process.env.TEMPORAL_ADDRESS = '10.0.0.1:7233';
     process.env.TEMPORAL_CLI_PATH = '/nope';
-    assert.deepEqual(findTemporal({ configAddress: 'other:7233' }), { kind: 'address', address: '10.0.0.1:7233', from: 'TEMPORAL_ADDRESS' });
+    assert.deepEqual(findTemporal({ configAddress: 'other:7233' }), {
+      kind: 'address',
+      address: '10.0.0.1:7233',
+      from: 'TEMPORAL_ADDRESS',
+    });
   });
 
   it('then the config address, then TEMPORAL_CLI_PATH', () => {
@@ -39,7 +43,10 @@ describe('finding a Temporal server', () => {
   it('refuses a TEMPORAL_CLI_PATH that is not executable, saying how to fix it', () => {
     delete process.env.TEMPORAL_ADDRESS;
     process.env.TEMPORAL_CLI_PATH = '/definitely/not/here';
-    assert.throws(() => findTemporal(), (err: unknown) => err instanceof TemporalUnavailableError && /npm run setup/.test(err.message));
+    assert.throws(
+      () => findTemporal(),
+      (err: unknown) => err instanceof TemporalUnavailableError && /npm run setup/.test(err.message),
+    );
   });
 
   it('finds temporal on PATH before the project install', () => {

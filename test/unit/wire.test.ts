@@ -31,7 +31,8 @@ const mutate = (base: unknown) =>
     const slots: { parent: Record<string, unknown> | unknown[]; key: string | number }[] = [];
     const walk = (v: unknown): void => {
       if (Array.isArray(v)) v.forEach((c, i) => (slots.push({ parent: v, key: i }), walk(c)));
-      else if (v && typeof v === 'object') Object.entries(v).forEach(([k, c]) => (slots.push({ parent: v as Record<string, unknown>, key: k }), walk(c)));
+      else if (v && typeof v === 'object')
+        Object.entries(v).forEach(([k, c]) => (slots.push({ parent: v as Record<string, unknown>, key: k }), walk(c)));
     };
     walk(copy);
     const slot = slots[pick % slots.length];
@@ -69,7 +70,10 @@ describe('wire boundary (property-based)', () => {
 
   it('finds several oneof members at once, but not inside data or metadata', () => {
     assert.equal(findOneofViolation(validTask), undefined);
-    assert.match(findOneofViolation({ result: { task: validTask, message: { messageId: 'm' } } }) ?? '', /^\$\.result has task and message at once/);
+    assert.match(
+      findOneofViolation({ result: { task: validTask, message: { messageId: 'm' } } }) ?? '',
+      /^\$\.result has task and message at once/,
+    );
     assert.match(
       findOneofViolation({ ...validTask, artifacts: [{ artifactId: 'a', parts: [{ text: 'a', raw: 'YQ==' }] }] }) ?? '',
       /^\$\.artifacts\[0\]\.parts\[0\] has text and raw at once/,

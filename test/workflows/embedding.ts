@@ -24,7 +24,14 @@ export async function verifyWithLookup(input: VerifyInput): Promise<DelegationRe
     onRequest: async ({ delegationId, request }) => {
       await startChild(answerBySignal, {
         workflowId: `${request.requestId}/lookup`,
-        args: [{ delegationId, requestId: request.requestId, parts: [{ text: input.serial }], caller: { tenant: input.caller.tenant, user: 'warehouse' } }],
+        args: [
+          {
+            delegationId,
+            requestId: request.requestId,
+            parts: [{ text: input.serial }],
+            caller: { tenant: input.caller.tenant, user: 'warehouse' },
+          },
+        ],
         parentClosePolicy: ParentClosePolicy.ABANDON,
       });
     },
@@ -38,7 +45,11 @@ export async function delegateAndWait(input: { parts: Part[]; caller: Caller }):
 
 /** The second workflow: sends an answer to a delegation by Signal, as any workflow can. */
 export async function answerBySignal(input: { delegationId: string; requestId: string; parts: Part[]; caller: Caller }): Promise<void> {
-  await getExternalWorkflowHandle(input.delegationId).signal(answerSignal, { requestId: input.requestId, parts: input.parts, caller: input.caller });
+  await getExternalWorkflowHandle(input.delegationId).signal(answerSignal, {
+    requestId: input.requestId,
+    parts: input.parts,
+    caller: input.caller,
+  });
 }
 
 /** Sends an arbitrary payload as an answer Signal (malformed ones included). */
@@ -63,6 +74,15 @@ export async function stockWithCredential(input: { caller: Caller; fromEnv: stri
 }
 
 /** Authorizes a delegation's pending AUTH_REQUIRED by Signal, naming the variable that holds the token. */
-export async function authorizeBySignal(input: { delegationId: string; requestId: string; fromEnv: string; caller: Caller }): Promise<void> {
-  await getExternalWorkflowHandle(input.delegationId).signal(authorizeSignal, { requestId: input.requestId, secretRef: { fromEnv: input.fromEnv }, caller: input.caller });
+export async function authorizeBySignal(input: {
+  delegationId: string;
+  requestId: string;
+  fromEnv: string;
+  caller: Caller;
+}): Promise<void> {
+  await getExternalWorkflowHandle(input.delegationId).signal(authorizeSignal, {
+    requestId: input.requestId,
+    secretRef: { fromEnv: input.fromEnv },
+    caller: input.caller,
+  });
 }

@@ -28,7 +28,12 @@ export async function refundApproval(request: RefundRequest): Promise<RefundDeci
   });
   const summary = { delegationId: verification.id, outcome: verification.outcome, remoteTaskId: verification.remote.taskId };
   if (!verification.accepted) {
-    return { refundId: request.refundId, decision: 'denied', reasons: [`supplier verification ended ${verification.outcome}`, ...verification.reasons], verification: summary };
+    return {
+      refundId: request.refundId,
+      decision: 'denied',
+      reasons: [`supplier verification ended ${verification.outcome}`, ...verification.reasons],
+      verification: summary,
+    };
   }
   const local = await decideRefund(request);
   return { refundId: request.refundId, decision: local.decision, reasons: [...verification.reasons, local.reason], verification: summary };

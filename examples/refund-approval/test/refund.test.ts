@@ -20,7 +20,9 @@ import { refundApproval } from '../src/workflows';
 function serveSupplierQa(): Promise<{ card: string; child: ChildProcess }> {
   const manifest = require.resolve('baton/package.json');
   const bin = (JSON.parse(readFileSync(manifest, 'utf8')) as { bin: { baton: string } }).bin.baton;
-  const child = spawn(process.execPath, [join(dirname(manifest), bin), 'serve-agents', '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(dirname(manifest), bin), 'serve-agents', '--port', '0'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolveCard, reject) => {
     let out = '';
     child.stdout?.on('data', (chunk: Buffer) => {
@@ -46,7 +48,12 @@ describe('refund approval with a supplier verification delegated through Baton',
     server = await startTemporal({ uiPort: false });
     const served = await serveSupplierQa();
     agent = served.child;
-    ({ worker, close: closeWorker } = await createShopWorker({ address: server.address, namespace: server.namespace, taskQueue, supplierQaCard: served.card }));
+    ({ worker, close: closeWorker } = await createShopWorker({
+      address: server.address,
+      namespace: server.namespace,
+      taskQueue,
+      supplierQaCard: served.card,
+    }));
     running = worker.run();
     connection = await Connection.connect({ address: server.address });
     client = new Client({ connection, namespace: server.namespace });

@@ -42,7 +42,10 @@ export async function agentStatuses(configPath?: string): Promise<AgentStatus[]>
           cardSha256: fetched.sha256,
           signed: (fetched.card.signatures?.length ?? 0) > 0,
           offered: (fetched.card.supportedInterfaces ?? []).map((i) => `${i.protocolBinding} ${i.protocolVersion} ${i.url}`),
-          capabilities: { streaming: fetched.card.capabilities?.streaming === true, pushNotifications: fetched.card.capabilities?.pushNotifications === true },
+          capabilities: {
+            streaming: fetched.card.capabilities?.streaming === true,
+            pushNotifications: fetched.card.capabilities?.pushNotifications === true,
+          },
         };
         return { ...base, state: 'ok', interface: chooseInterface(name, fetched, entry) };
       } catch (err) {
@@ -62,7 +65,10 @@ export async function agentsCommand(opts: { json?: boolean; config?: string }): 
   } else {
     for (const s of statuses) {
       process.stdout.write(`${s.name.padEnd(16)} ${s.state.padEnd(13)} ${s.card}\n`);
-      if (s.interface) process.stdout.write(`${''.padEnd(16)} ${s.interface.binding} ${s.interface.protocolVersion} ${s.interface.url}  sha256:${s.cardSha256?.slice(0, 16)}…${s.signed ? '  signed' : ''}\n`);
+      if (s.interface)
+        process.stdout.write(
+          `${''.padEnd(16)} ${s.interface.binding} ${s.interface.protocolVersion} ${s.interface.url}  sha256:${s.cardSha256?.slice(0, 16)}…${s.signed ? '  signed' : ''}\n`,
+        );
       if (s.reason) process.stdout.write(`${''.padEnd(16)} ${s.reason}\n`);
     }
   }

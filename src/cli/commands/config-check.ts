@@ -32,7 +32,10 @@ export function checkConfig(configPath?: string): ConfigReport {
     }
   }
   for (const [name, entry] of Object.entries(loaded.config.agents)) {
-    if (!known.has(entry.acceptance)) problems.push(`agents.${name}.acceptance: unknown policy "${entry.acceptance}"; use one of ${known.names().join(', ')} or declare it under policies (a policy registered in code by your application is fine: then ignore this)`);
+    if (!known.has(entry.acceptance))
+      problems.push(
+        `agents.${name}.acceptance: unknown policy "${entry.acceptance}"; use one of ${known.names().join(', ')} or declare it under policies (a policy registered in code by your application is fine: then ignore this)`,
+      );
   }
   for (const [name, entry] of Object.entries(loaded.config.agents)) {
     if (entry.auth) {
@@ -43,17 +46,21 @@ export function checkConfig(configPath?: string): ConfigReport {
       }
     }
     for (const [i, key] of (entry.signature?.keys ?? []).entries()) {
-      if (typeof key.jwk.kty !== 'string') problems.push(`agents.${name}.signature.keys.${i}.jwk: not a JWK (no "kty"); paste the agent's public key as JSON`);
-      if ('d' in key.jwk) problems.push(`agents.${name}.signature.keys.${i}.jwk: this is a private key ("d" is present); pin the public key only`);
+      if (typeof key.jwk.kty !== 'string')
+        problems.push(`agents.${name}.signature.keys.${i}.jwk: not a JWK (no "kty"); paste the agent's public key as JSON`);
+      if ('d' in key.jwk)
+        problems.push(`agents.${name}.signature.keys.${i}.jwk: this is a private key ("d" is present); pin the public key only`);
     }
     if (entry.allowHttp && !/^http:\/\/(127\.|localhost|\[::1\])/.test(entry.card)) {
       problems.push(`agents.${name}.allowHttp: true for a non-loopback card URL; use https, or keep allowHttp for local agents only`);
     }
   }
   const push = loaded.config.push;
-  if (push && !process.env[push.secretFromEnv]) problems.push(`push.secretFromEnv: ${push.secretFromEnv} is not set; set it to the same random secret on the webhook and every worker`);
+  if (push && !process.env[push.secretFromEnv])
+    problems.push(`push.secretFromEnv: ${push.secretFromEnv} is not set; set it to the same random secret on the webhook and every worker`);
   for (const [name, entry] of Object.entries(loaded.config.agents)) {
-    if (entry.observe === 'push' && !push) problems.push(`agents.${name}.observe: push needs a push section (push.url: where agents reach the webhook)`);
+    if (entry.observe === 'push' && !push)
+      problems.push(`agents.${name}.observe: push needs a push section (push.url: where agents reach the webhook)`);
   }
   return { file: loaded.path, ok: problems.length === 0, agents: Object.keys(loaded.config.agents), problems };
 }
@@ -61,7 +68,13 @@ export function checkConfig(configPath?: string): ConfigReport {
 export function configCheckCommand(opts: { json?: boolean; config?: string }): Promise<number> {
   const report = checkConfig(opts.config);
   if (opts.json) printJson(report);
-  else if (report.ok) process.stdout.write(`${report.file ?? 'built-in defaults'}: ok (${report.agents.length} agent(s): ${report.agents.join(', ') || 'none'})\n`);
-  else process.stdout.write(`${report.file ?? 'config'}: ${report.problems.length} problem(s)\n${report.problems.map((p) => `  - ${p}`).join('\n')}\n`);
+  else if (report.ok)
+    process.stdout.write(
+      `${report.file ?? 'built-in defaults'}: ok (${report.agents.length} agent(s): ${report.agents.join(', ') || 'none'})\n`,
+    );
+  else
+    process.stdout.write(
+      `${report.file ?? 'config'}: ${report.problems.length} problem(s)\n${report.problems.map((p) => `  - ${p}`).join('\n')}\n`,
+    );
   return Promise.resolve(report.ok ? 0 : 1);
 }

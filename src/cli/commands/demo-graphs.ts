@@ -21,12 +21,17 @@ export async function graphDemoCommand(scenario: 'trip' | 'image', opts: { json?
   const interruption = interrupted();
   let wasInterrupted = false;
   interruption.catch(() => (wasInterrupted = true));
-  const agents = scenario === 'trip' ? [skywayAir(), harborHotel({ workMs: 800 }), arcticTours({ workMs: 800 })] : [imageStudio({ workMs: 1_000 })];
+  const agents =
+    scenario === 'trip' ? [skywayAir(), harborHotel({ workMs: 800 }), arcticTours({ workMs: 800 })] : [imageStudio({ workMs: 1_000 })];
   const stack = await startStack({ config, logger, server: { uiPort: false }, agents });
   try {
     const connection = await Connection.connect({ address: stack.server.address });
     try {
-      const graphs = new GraphClient(connection, { namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue, caller: config.caller });
+      const graphs = new GraphClient(connection, {
+        namespace: config.temporal.namespace,
+        taskQueue: config.temporal.taskQueue,
+        caller: config.caller,
+      });
       const id = await graphs.start(scenario === 'trip' ? TRIP_TO_HELSINKI : SAILBOAT);
       logger.info({ graphId: id }, 'graph started');
       if (scenario === 'image') {

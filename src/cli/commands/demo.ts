@@ -40,7 +40,11 @@ export async function demoCommand(opts: { json?: boolean; config?: string }): Pr
   try {
     const connection = await Connection.connect({ address: stack.server.address });
     try {
-      const baton = new BatonClient(connection, { namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue, caller: config.caller });
+      const baton = new BatonClient(connection, {
+        namespace: config.temporal.namespace,
+        taskQueue: config.temporal.taskQueue,
+        caller: config.caller,
+      });
       const id = await baton.start({ agent: 'supplier-qa', parts: [{ text: DEMO_REQUEST, mediaType: 'text/plain' }] });
       logger.info({ delegationId: id }, 'delegation started');
       // A Ctrl-C (or CI's SIGTERM) also reaches the worker through Temporal's Runtime, so waiting on

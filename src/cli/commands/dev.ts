@@ -28,7 +28,14 @@ export async function devCommand(opts: DevOptions): Promise<number> {
   const logger = createLogger({ app: 'baton-dev' });
   const { config, path } = loadConfig(opts.config);
   const dbFile = opts.db ?? join(projectRoot(), '.baton', 'dev', 'temporal.sqlite');
-  const stack = await startStack({ config, logger, server: { port: opts.port, uiPort: opts.uiPort, dbFile }, agents: demoAgents(), agentsPort: opts.agentsPort, webhook: { port: opts.webhookPort } });
+  const stack = await startStack({
+    config,
+    logger,
+    server: { port: opts.port, uiPort: opts.uiPort, dbFile },
+    agents: demoAgents(),
+    agentsPort: opts.agentsPort,
+    webhook: { port: opts.webhookPort },
+  });
 
   let ui: RunningUi;
   try {

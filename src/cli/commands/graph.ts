@@ -39,17 +39,24 @@ function print(g: GraphRecord, json?: boolean): void {
 async function follow(graphs: GraphClient, id: string, json?: boolean): Promise<GraphRecord> {
   const status = new StatusLine(process.stderr, json ? 'plain' : 'auto');
   try {
-    await graphs.until(id, (g) => {
-      status.update(graphProgress(g), g.nodes.map((n) => `${n.id}:${n.status}`).join(','));
-      return g.status === 'SETTLED';
-    }, 300);
+    await graphs.until(
+      id,
+      (g) => {
+        status.update(graphProgress(g), g.nodes.map((n) => `${n.id}:${n.status}`).join(','));
+        return g.status === 'SETTLED';
+      },
+      300,
+    );
   } finally {
     status.done();
   }
   return graphs.result(id);
 }
 
-export async function graphRunCommand(file: string, opts: { id?: string; detach?: boolean; json?: boolean; config?: string }): Promise<number> {
+export async function graphRunCommand(
+  file: string,
+  opts: { id?: string; detach?: boolean; json?: boolean; config?: string },
+): Promise<number> {
   const raw = readSpec(file);
   const { graphs, close } = await connectClient(opts.config);
   try {
@@ -90,7 +97,8 @@ export async function graphShowCommand(id: string, opts: { json?: boolean; confi
     const live: LiveNodes = new Map();
     for (const n of g.nodes.filter((x) => x.status === 'RUNNING')) {
       const r = await baton.show(n.delegationId).catch(() => undefined);
-      if (r) live.set(n.id, { status: r.status, ...(r.pending ? { pending: { kind: r.pending.kind, requestId: r.pending.requestId } } : {}) });
+      if (r)
+        live.set(n.id, { status: r.status, ...(r.pending ? { pending: { kind: r.pending.kind, requestId: r.pending.requestId } } : {}) });
     }
     process.stdout.write(`${formatGraph(g, live)}\n`);
     return 0;
@@ -101,7 +109,16 @@ export async function graphShowCommand(id: string, opts: { json?: boolean; confi
 
 export async function graphAddCommand(
   id: string,
-  opts: { node: string; agent: string; text: string; refines?: string; dependsOn?: string[]; policy?: string; json?: boolean; config?: string },
+  opts: {
+    node: string;
+    agent: string;
+    text: string;
+    refines?: string;
+    dependsOn?: string[];
+    policy?: string;
+    json?: boolean;
+    config?: string;
+  },
 ): Promise<number> {
   const { graphs, close } = await connectClient(opts.config);
   try {

@@ -27,7 +27,11 @@ export async function listCommand(opts: ListOptions): Promise<number> {
     }
     if (opts.json) printJson(rows);
     else if (!rows.length) process.stdout.write('no delegations match\n');
-    else for (const r of rows) process.stdout.write(`${r.id.padEnd(44)} ${(r.agent ?? '').padEnd(14)} ${(r.status ?? '').padEnd(15)} ${(r.outcome ?? '').padEnd(16)} ${r.started}\n`);
+    else
+      for (const r of rows)
+        process.stdout.write(
+          `${r.id.padEnd(44)} ${(r.agent ?? '').padEnd(14)} ${(r.status ?? '').padEnd(15)} ${(r.outcome ?? '').padEnd(16)} ${r.started}\n`,
+        );
     return 0;
   } finally {
     await close();

@@ -15,7 +15,10 @@ async function requestIdOf(baton: Awaited<ReturnType<typeof connectClient>>['bat
   return record.pending.requestId;
 }
 
-export async function answerCommand(id: string, opts: { request?: string; text?: string; dataFile?: string; json?: boolean; config?: string }): Promise<number> {
+export async function answerCommand(
+  id: string,
+  opts: { request?: string; text?: string; dataFile?: string; json?: boolean; config?: string },
+): Promise<number> {
   const parts = partsFromFlags(opts, 'the answer');
   const { baton, close } = await connectClient(opts.config);
   try {
@@ -29,7 +32,10 @@ export async function answerCommand(id: string, opts: { request?: string; text?:
   }
 }
 
-export async function authorizeCommand(id: string, opts: { request?: string; fromEnv: string; json?: boolean; config?: string }): Promise<number> {
+export async function authorizeCommand(
+  id: string,
+  opts: { request?: string; fromEnv: string; json?: boolean; config?: string },
+): Promise<number> {
   const { baton, close } = await connectClient(opts.config);
   try {
     const requestId = await requestIdOf(baton, id, opts.request);
@@ -54,7 +60,10 @@ export async function cancelCommand(id: string, opts: { reason?: string; json?: 
   }
 }
 
-export async function reviewCommand(id: string, opts: { request?: string; accept?: boolean; reject?: boolean; reason?: string; json?: boolean; config?: string }): Promise<number> {
+export async function reviewCommand(
+  id: string,
+  opts: { request?: string; accept?: boolean; reject?: boolean; reason?: string; json?: boolean; config?: string },
+): Promise<number> {
   if (opts.accept === opts.reject) throw new UsageError('give exactly one of --accept or --reject');
   const { baton, close } = await connectClient(opts.config);
   try {

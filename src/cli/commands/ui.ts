@@ -15,7 +15,9 @@ export async function uiCommand(opts: { config?: string; host?: string; port?: n
   process.stdout.write(
     [
       `Baton web app and API at ${ui.url}  (API: ${ui.url}/api/v1, described by ${ui.url}/api/v1/openapi.json)`,
-      ui.signInUrl ? `Sign in as ${config.caller.tenant}/${config.caller.user}: ${ui.signInUrl}` : `Callers sign in with their api.callers tokens (${config.api.callers.length} configured).`,
+      ui.signInUrl
+        ? `Sign in as ${config.caller.tenant}/${config.caller.user}: ${ui.signInUrl}`
+        : `Callers sign in with their api.callers tokens (${config.api.callers.length} configured).`,
       'Stop: Ctrl-C',
       '',
     ].join('\n'),

@@ -12,7 +12,9 @@ export async function webhookCommand(opts: { config?: string }): Promise<number>
   const { config } = loadConfig(opts.config);
   const receiver = await startPushReceiver(config, config.temporal.address ?? DEFAULT_ADDRESS, logger);
   logger.info({ listening: receiver.webhook.url, publicUrl: receiver.push.url }, 'webhook started');
-  process.stderr.write(`Webhook listening at ${receiver.webhook.url}; agents push to ${receiver.push.url}/push/<delegation id> (Ctrl-C stops it)\n`);
+  process.stderr.write(
+    `Webhook listening at ${receiver.webhook.url}; agents push to ${receiver.push.url}/push/<delegation id> (Ctrl-C stops it)\n`,
+  );
   await new Promise<void>((resolveStop) => {
     process.once('SIGINT', () => resolveStop());
     process.once('SIGTERM', () => resolveStop());

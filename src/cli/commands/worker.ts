@@ -14,7 +14,13 @@ export async function workerCommand(opts: { config?: string }): Promise<number> 
   const address = config.temporal.address ?? DEFAULT_ADDRESS;
   const connection = await NativeConnection.connect({ address });
   try {
-    const worker = await createBatonWorker({ connection, namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue, config, logger });
+    const worker = await createBatonWorker({
+      connection,
+      namespace: config.temporal.namespace,
+      taskQueue: config.temporal.taskQueue,
+      config,
+      logger,
+    });
     logger.info({ address, taskQueue: config.temporal.taskQueue, agents: Object.keys(config.agents) }, 'worker started');
     await worker.run();
     return 0;
