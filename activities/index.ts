@@ -243,7 +243,7 @@ export function createActivities(deps: ActivityDeps) {
     const entry = entryOf(input.agent.name);
     // URL downloads belong to the observing activity, whose timeout is made for them; a push agent
     // is read when it pushes, not polled.
-    const withinMs = input.settle && !entry.downloads && input.agent.observe !== 'push' ? entry.settleWithinMs : 0;
+    const withinMs = input.settle && !entry.downloads && input.agent.observe !== 'push' ? entry.readAfterSendMs : 0;
     if (withinMs > 0 && !isSettled(task.status.state)) {
       // A retry of this attempt must not send again: the heartbeat names the task it created.
       heartbeat({ sent: input.turn.messageId, taskId: task.id });

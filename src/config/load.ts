@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { expandEnv, MissingEnvError } from './env-expand';
+import { renameDeprecatedFields } from './renamed-fields';
 import { ConfigSchema, type BatonConfig } from './schema';
 
 export class ConfigError extends Error {
@@ -22,6 +23,8 @@ export interface LoadedConfig {
   config: BatonConfig;
   /** The file it came from; undefined when built-in defaults were used. */
   path?: string;
+  /** What still works but should change (renamed fields), each naming the field and the fix. */
+  warnings: string[];
 }
 
 /** Formats zod issues as `field.path: problem and fix`. */
@@ -44,10 +47,31 @@ export function describeIssues(error: z.ZodError, input?: unknown): string[] {
   });
 }
 
+/** Warnings already printed by this process: each is said once, however often the config is read. */
+const reported = new Set<string>();
+
+function report(source: string, warnings: string[]): void {
+  for (const warning of warnings) {
+    const line = `baton: warning: ${source}: ${warning}`;
+    if (reported.has(line)) continue;
+    reported.add(line);
+    process.stderr.write(`${line}\n`);
+  }
+}
+
+/** Validates a config; renamed fields are read under their new names, with a warning (see `parseConfig`). */
+export function parseConfigWithWarnings(raw: unknown, source = 'config'): { config: BatonConfig; warnings: string[] } {
+  const renamed = renameDeprecatedFields(raw ?? {});
+  const result = ConfigSchema.safeParse(renamed.raw);
+  if (!result.success) throw new ConfigError(`${source} is not valid:`, describeIssues(result.error, renamed.raw));
+  return { config: applyEnv(result.data), warnings: renamed.warnings };
+}
+
+/** Validates a config; a warning (a renamed field) is printed once to stderr. */
 export function parseConfig(raw: unknown, source = 'config'): BatonConfig {
-  const result = ConfigSchema.safeParse(raw ?? {});
-  if (!result.success) throw new ConfigError(`${source} is not valid:`, describeIssues(result.error, raw));
-  return applyEnv(result.data);
+  const { config, warnings } = parseConfigWithWarnings(raw, source);
+  report(source, warnings);
+  return config;
 }
 
 /** `TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE`, `BATON_TENANT` and `BATON_USER` override the file. */
@@ -73,7 +97,7 @@ export function loadConfig(explicitPath?: string): LoadedConfig {
   const path = chosen ? resolve(chosen) : resolve('baton.config.yaml');
   if (!existsSync(path)) {
     if (chosen) throw new ConfigError(`config file ${path} does not exist (set by ${explicitPath ? '--config' : 'BATON_CONFIG'})`);
-    return { config: parseConfig({}, 'built-in defaults') };
+    return { config: parseConfig({}, 'built-in defaults'), warnings: [] };
   }
   let raw: unknown;
   try {
@@ -87,5 +111,7 @@ export function loadConfig(explicitPath?: string): LoadedConfig {
     if (err instanceof MissingEnvError) throw new ConfigError(`${path} names environment variables that are not set:`, err.problems);
     throw err;
   }
-  return { config: parseConfig(raw, path), path };
+  const { config, warnings } = parseConfigWithWarnings(raw, path);
+  report(path, warnings);
+  return { config, path, warnings };
 }

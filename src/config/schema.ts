@@ -120,11 +120,12 @@ export const AgentEntrySchema = z
     /** Acceptance policy used when a delegation names none. */
     acceptance: z.string().default('completed-with-artifact'),
     /**
-     * After SendMessage, how long the send keeps reading the task (GetTask, pauses of 5, 20, 80, 320 ms)
-     * before handing over to the observing activity: an agent that finishes at once is then done in one
-     * activity. Default 1000 ms; 0 turns it off; at most 10000 (the send's own timeout is 15 s).
+     * The read-after-send window: after SendMessage, how long the send keeps reading the task (GetTask
+     * after pauses of 5, 20, 80 and 320 ms) before the observing activity takes over, so an agent that
+     * finishes at once is done in one activity. Default 1000 ms; 0 turns it off (for agents known to be
+     * slow); at most 10000 (the send's own timeout is 15 s). Formerly `settleWithinMs`.
      */
-    settleWithinMs: z.number().int().min(0).max(10_000).default(1_000),
+    readAfterSendMs: z.number().int().min(0).max(10_000).default(1_000),
     /** Download the agent's URL parts under this policy. Default: never (the URL is kept as the reference). */
     downloads: DownloadPolicySchema.optional(),
   })

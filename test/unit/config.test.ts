@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { expandEnv, MissingEnvError } from '../../src/config/env-expand';
-import { ConfigError, loadConfig, parseConfig } from '../../src/config/load';
+import { ConfigError, loadConfig, parseConfig, parseConfigWithWarnings } from '../../src/config/load';
 
 describe('config', () => {
   it('fills defaults', () => {
@@ -23,6 +23,23 @@ describe('config', () => {
         assert.match(err.message, /agents\.supplier-qa\.observe: must be one of "auto", "stream", "poll", "push"/);
         return true;
       },
+    );
+  });
+
+  it('reads a renamed field under its new name, with a warning that names the fix', () => {
+    const old = parseConfigWithWarnings({ agents: { slow: { card: 'https://slow.example', settleWithinMs: 0 } } });
+    assert.equal(old.config.agents.slow?.readAfterSendMs, 0);
+    assert.deepEqual(old.warnings, ['agents.slow.settleWithinMs is deprecated: rename it to readAfterSendMs (same meaning)']);
+    const both = parseConfigWithWarnings({ agents: { slow: { card: 'https://slow.example', settleWithinMs: 0, readAfterSendMs: 200 } } });
+    assert.equal(both.config.agents.slow?.readAfterSendMs, 200);
+    assert.deepEqual(both.warnings, ['agents.slow.settleWithinMs is ignored: readAfterSendMs is set too; remove settleWithinMs']);
+    const current = parseConfigWithWarnings({ agents: { fast: { card: 'https://fast.example' } } });
+    assert.equal(current.config.agents.fast?.readAfterSendMs, 1000);
+    assert.deepEqual(current.warnings, []);
+    assert.throws(
+      () => parseConfig({ agents: { slow: { card: 'https://slow.example', settleWithinMs: -1 } } }),
+      /agents\.slow\.readAfterSendMs: /,
+      'a bad old value is reported under the new name',
     );
   });
 

@@ -1,0 +1,41 @@
+/**
+ * Config fields that were renamed. The old name is still read, with a warning that names the new
+ * one, so a config written for an earlier release keeps working.
+ */
+
+interface Renamed {
+  /** Where the field lives: in each entry of this map-valued section. */
+  section: 'agents';
+  from: string;
+  to: string;
+}
+
+const RENAMED: Renamed[] = [{ section: 'agents', from: 'settleWithinMs', to: 'readAfterSendMs' }];
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The raw config with renamed fields under their new names (the input is not changed), and a warning for each. */
+export function renameDeprecatedFields(raw: unknown): { raw: unknown; warnings: string[] } {
+  if (!isObject(raw)) return { raw, warnings: [] };
+  const warnings: string[] = [];
+  const out: Record<string, unknown> = { ...raw };
+  for (const rule of RENAMED) {
+    const section = out[rule.section];
+    if (!isObject(section)) continue;
+    const renamed: Record<string, unknown> = { ...section };
+    for (const [name, entry] of Object.entries(section)) {
+      if (!isObject(entry) || !(rule.from in entry)) continue;
+      const field = `${rule.section}.${name}.${rule.from}`;
+      const { [rule.from]: value, ...rest } = entry;
+      if (rule.to in entry) {
+        warnings.push(`${field} is ignored: ${rule.to} is set too; remove ${rule.from}`);
+        renamed[name] = rest;
+      } else {
+        warnings.push(`${field} is deprecated: rename it to ${rule.to} (same meaning)`);
+        renamed[name] = { ...rest, [rule.to]: value };
+      }
+    }
+    out[rule.section] = renamed;
+  }
+  return { raw: out, warnings };
+}
