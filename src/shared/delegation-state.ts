@@ -1,20 +1,28 @@
 /**
- * The delegation record and the events that change it. The workflow only wires activities to these
- * methods; every decision about what an event means is here, unit-tested without Temporal.
+ * The delegation record and the events that change it. The workflow only wires activities, timers and
+ * messages to these methods; every decision about what an event means is here, unit-tested without
+ * Temporal. `refuseX()` methods answer "why not?" (a reason, or undefined when allowed).
  */
+import type { z } from 'zod';
 import type { Part } from './a2a-types';
-import type {
-  Caller,
-  DelegationInput,
-  DelegationRecord,
-  DelegationStatus,
-  Outcome,
-  PendingRequest,
-  RefusedSignal,
-  RemoteSnapshot,
-  ResolvedAgent,
+import {
+  AnswerSchema,
+  AuthorizeSchema,
+  CancelSchema,
+  ReviewSchema,
+  type Caller,
+  type DelegationInput,
+  type DelegationRecord,
+  type DelegationStatus,
+  type Outcome,
+  type PendingRequest,
+  type RefusedSignal,
+  type RemoteSnapshot,
+  type ResolvedAgent,
 } from './delegation-types';
-import { outcomeOfRemoteEnd, statusKey } from './remote-state';
+import { turnMessageId } from './ids';
+import { isTerminal, outcomeOfRemoteEnd, statusKey } from './remote-state';
+import type { Reconciliation } from './send-outcome';
 
 const MAX_REFUSED_SIGNALS = 50;
 
@@ -24,13 +32,31 @@ export type NextStep = { kind: 'observe' } | { kind: 'accept' } | { kind: 'end';
 /** An accepted answer waiting to go out as the next turn. */
 export type QueuedTurn = { requestId: string; kind: 'input'; parts: Part[] } | { requestId: string; kind: 'auth'; secretEnv: string };
 
+/** Why a delegation is being cancelled decides its outcome: a caller's cancel, the deadline, or a broken contract. */
+export type CancelKind = 'CANCELED' | 'TIMED_OUT' | 'ERROR';
+
+/** A person's decision on a result that waits for review. */
+export interface ReviewDecision {
+  decision: 'accept' | 'reject';
+  by: string;
+  reason?: string;
+}
+
+/** The first problem zod found, as the refusals say it. */
+function invalid(what: string, error: z.ZodError): string {
+  return `invalid ${what}: ${error.issues[0]?.message}`;
+}
+
 export class DelegationState {
   readonly record: DelegationRecord;
   private requests = 0;
   private queued?: QueuedTurn;
+  private review?: ReviewDecision;
+  private reviewReasons: string[] = [];
   private readonly sentFor = new Map<string, string>();
   /** The status we last answered: seeing it again is a stale snapshot, not a new question. */
   private answeredKey?: string;
+  private cancelKind: CancelKind = 'CANCELED';
 
   constructor(
     id: string,
@@ -57,7 +83,7 @@ export class DelegationState {
     return this.record.status;
   }
 
-  /** Records the card digest and chosen interface; returns the policy in force. */
+  /** Records the card digest and chosen interface (and the card's fetch as a call); returns the policy in force. */
   resolved(agent: ResolvedAgent): string {
     this.record.contract = { ...agent.contract, ...this.input.contract };
     this.record.agent = {
@@ -70,7 +96,13 @@ export class DelegationState {
     if (agent.reconcile === 'unavailable')
       this.note('this agent offers no ListTasks (A2A 0.3): a send retried after a lost response may create a second remote task');
     this.record.policy ??= agent.defaultPolicy;
+    this.countCalls(1);
     return this.record.policy;
+  }
+
+  /** The messageId of the next turn: `<delegation id>/turn-<n>`, so a replayed or retried send names it the same. */
+  nextMessageId(): string {
+    return turnMessageId(this.record.id, this.record.turns.length + 1);
   }
 
   turnSent(messageId: string, sentAt: string): void {
@@ -107,6 +139,13 @@ export class DelegationState {
     return { kind: 'observe' };
   }
 
+  /** Records a direct Message reply (the agent answered without a task); acceptance comes next. */
+  replied(reply: { messageId: string; parts: Part[]; contextId?: string }): NextStep {
+    this.record.reply = { messageId: reply.messageId, parts: reply.parts };
+    if (reply.contextId) this.record.remote.contextId = reply.contextId;
+    return { kind: 'accept' };
+  }
+
   /** Opens a pending request for an interrupted task; each interruption gets a new request id. */
   private interrupted(snapshot: RemoteSnapshot): void {
     const kind = snapshot.state === 'TASK_STATE_AUTH_REQUIRED' ? 'auth' : 'input';
@@ -129,34 +168,24 @@ export class DelegationState {
     return this.answeredKey;
   }
 
+  /**
+   * Why the delegation's contract ends it now, given what comes next, or undefined. The call budget
+   * ends it while there is still something to observe; the input rounds when the agent asks once too often.
+   */
+  refuseToGoOn(next: NextStep): string | undefined {
+    const contract = this.record.contract;
+    if (next.kind === 'observe' && this.callBudget <= 0)
+      return `remote call budget of ${contract?.maxRemoteCalls} used up (contract maxRemoteCalls)`;
+    const maxRounds = contract?.maxInputRounds;
+    if (next.kind === 'interrupted' && maxRounds !== undefined && this.requests > maxRounds) {
+      return `the agent asked for input more than ${maxRounds} time(s) (contract maxInputRounds)`;
+    }
+    return undefined;
+  }
+
   /** Why `caller` may not act on this delegation, or undefined. contextId is never a permission. */
   refuseCaller(caller: Caller): string | undefined {
     return caller.tenant === this.record.tenant ? undefined : `caller of tenant ${caller.tenant} has no access to this delegation`;
-  }
-
-  /** Holds an accepted result for a person's review. */
-  awaitReview(reasons: string[]): void {
-    this.requests += 1;
-    this.reviewReasons = reasons;
-    this.record.pending = {
-      kind: 'review',
-      requestId: `${this.record.id}/request-${this.requests}`,
-      prompt: reasons.map((text) => ({ text })),
-      taskId: this.record.remote.taskId ?? '',
-      contextId: this.record.remote.contextId ?? '',
-      observedAt: this.record.remote.history.at(-1)?.observedAt ?? '',
-      statusKey: 'review',
-    };
-    this.record.status = 'WAITING_REVIEW';
-  }
-
-  private reviewReasons: string[] = [];
-
-  /** Settles on a reviewer's decision. */
-  reviewed(decision: 'accept' | 'reject', by: string, reason?: string): Outcome {
-    this.record.pending = null;
-    const said = `${decision === 'accept' ? 'accepted' : 'rejected'} on review by ${by}${reason ? `: ${reason}` : ''}`;
-    return this.decided(decision === 'accept', [...this.reviewReasons, said]);
   }
 
   /** Why an answer (`input`), authorization (`auth`) or review for `requestId` is refused, or undefined. */
@@ -170,10 +199,28 @@ export class DelegationState {
     if (pending.kind !== kind)
       return `the pending request is for ${{ auth: 'authentication: use authorize', input: 'input: use answer', review: 'review: use review' }[pending.kind]}`;
     if (this.queued) return `request ${requestId} is already answered`;
+    if (kind === 'review' && this.review) return 'already reviewed';
     return undefined;
   }
 
-  /** Queues a validated answer; the workflow sends it as the next turn. */
+  /**
+   * The turn an `answer` (`input`) or `authorize` (`auth`) payload asks for, or why it is refused. The
+   * payload is untrusted (an Update's or a Signal's): it is checked against its schema first.
+   */
+  admit(kind: 'input' | 'auth', payload: unknown): { turn: QueuedTurn } | { refused: string } {
+    if (kind === 'input') {
+      const parsed = AnswerSchema.safeParse(payload);
+      if (!parsed.success) return { refused: invalid('answer', parsed.error) };
+      const why = this.refuseAnswer('input', parsed.data.requestId, parsed.data.caller);
+      return why ? { refused: why } : { turn: { requestId: parsed.data.requestId, kind: 'input', parts: parsed.data.parts } };
+    }
+    const parsed = AuthorizeSchema.safeParse(payload);
+    if (!parsed.success) return { refused: invalid('authorize', parsed.error) };
+    const why = this.refuseAnswer('auth', parsed.data.requestId, parsed.data.caller);
+    return why ? { refused: why } : { turn: { requestId: parsed.data.requestId, kind: 'auth', secretEnv: parsed.data.secretRef.fromEnv } };
+  }
+
+  /** Queues an admitted answer; the workflow sends it as the next turn. */
   queue(turn: QueuedTurn): void {
     this.queued = turn;
   }
@@ -203,19 +250,69 @@ export class DelegationState {
     return this.sentFor.get(requestId);
   }
 
-  /** Marks a cancel as asked for; returns false when one was already asked for or it is settled. */
-  requestCancel(by: string, reason: string): boolean {
+  /** Holds an accepted result for a person's review. */
+  awaitReview(reasons: string[]): void {
+    this.requests += 1;
+    this.reviewReasons = reasons;
+    this.record.pending = {
+      kind: 'review',
+      requestId: `${this.record.id}/request-${this.requests}`,
+      prompt: reasons.map((text) => ({ text })),
+      taskId: this.record.remote.taskId ?? '',
+      contextId: this.record.remote.contextId ?? '',
+      observedAt: this.record.remote.history.at(-1)?.observedAt ?? '',
+      statusKey: 'review',
+    };
+    this.record.status = 'WAITING_REVIEW';
+  }
+
+  /** Why a `review` payload is refused, or undefined. */
+  refuseReview(payload: unknown): string | undefined {
+    const parsed = ReviewSchema.safeParse(payload);
+    return parsed.success ? this.refuseAnswer('review', parsed.data.requestId, parsed.data.caller) : invalid('review', parsed.error);
+  }
+
+  /** Keeps a reviewer's decision until the workflow applies it (`decideOnReview`). */
+  reviewGiven(review: ReviewDecision): void {
+    this.review = review;
+  }
+
+  get hasReview(): boolean {
+    return this.review !== undefined;
+  }
+
+  /** Settles on the reviewer's decision. */
+  decideOnReview(): Outcome {
+    const r = this.review;
+    if (!r) throw new Error('no review was given');
+    this.record.pending = null;
+    const said = `${r.decision === 'accept' ? 'accepted' : 'rejected'} on review by ${r.by}${r.reason ? `: ${r.reason}` : ''}`;
+    return this.decided(r.decision === 'accept', [...this.reviewReasons, said]);
+  }
+
+  /** Why a `cancel` payload is refused, or undefined. */
+  refuseCancel(payload: unknown): string | undefined {
+    const parsed = CancelSchema.safeParse(payload);
+    if (!parsed.success) return invalid('cancel', parsed.error);
+    return this.refuseCaller(parsed.data.caller) ?? (this.record.status === 'SETTLED' ? 'the delegation has already settled' : undefined);
+  }
+
+  /**
+   * Marks a cancel as asked for, and why (`kind` decides the outcome); returns false when one was
+   * already asked for or the delegation is settled (the first reason stands).
+   */
+  requestCancel(by: string, reason: string, kind: CancelKind = 'CANCELED'): boolean {
     if (this.record.cancel || this.record.status === 'SETTLED') return false;
     this.record.cancel = { by, reason };
+    this.cancelKind = kind;
     this.record.status = 'CANCELLING';
     this.record.pending = null;
     return true;
   }
 
-  /** Adds calls made to the agent; true when the contract's budget is now used up. */
-  countCalls(n: number): boolean {
+  /** Adds calls made to the agent (sends, reads, subscriptions, cancels). */
+  countCalls(n: number): void {
     this.record.remoteCalls += n;
-    return this.callBudget <= 0;
   }
 
   /** Calls still allowed by the contract (Infinity without a budget). */
@@ -224,25 +321,24 @@ export class DelegationState {
     return max === undefined ? Number.POSITIVE_INFINITY : max - this.record.remoteCalls;
   }
 
-  /** True when the agent has asked more often than the contract allows. */
-  get overInputRounds(): boolean {
-    const max = this.record.contract?.maxInputRounds;
-    return max !== undefined && this.requests > max;
-  }
-
-  /** Why this cancel happened decides the outcome: a caller's cancel, the deadline, or a broken contract. */
-  cancelKind: 'CANCELED' | 'TIMED_OUT' | 'ERROR' = 'CANCELED';
-
   /** The outcome of a cancel, given the remote task's state after CancelTask (or GetTask). */
-  cancelled(kind: 'CANCELED' | 'TIMED_OUT' | 'ERROR' = this.cancelKind, final?: RemoteSnapshot): Outcome {
+  cancelled(final?: RemoteSnapshot): Outcome {
     if (final) this.observedOnly(final);
     const remote = this.record.remote.state;
     const reasons = [this.record.cancel?.reason ?? 'cancelled'];
     if (!this.record.remote.taskId) reasons.push('no remote task had been created');
     else if (remote === 'TASK_STATE_CANCELED') reasons.push('remote task CANCELED');
-    else if (remote)
+    else if (remote && isTerminal(remote))
       reasons.push(`remote task ended ${remote.replace('TASK_STATE_', '')} before the cancel reached it; its result is not accepted`);
-    return this.settle({ kind, reasons });
+    else if (remote) reasons.push(`remote task still ${remote.replace('TASK_STATE_', '')} when last read`);
+    return this.settle({ kind: this.cancelKind, reasons });
+  }
+
+  /** The outcome of a cancel whose CancelTask could not be requested (`why`): the remote task may run on. */
+  cancelFailed(why: string): Outcome {
+    const outcome = this.cancelled();
+    outcome.reasons.push(`remote cancel could not be requested: ${why}`);
+    return outcome;
   }
 
   /** Records a snapshot without deciding anything (used while cancelling). */
@@ -282,7 +378,7 @@ export class DelegationState {
   }
 
   /** Notes how a retried send was reconciled. */
-  reconciled(messageId: string, how: 'found' | 'not-found' | 'unsupported'): void {
+  reconciled(messageId: string, how: Reconciliation): void {
     const said = {
       found: 'its response was lost; the agent already had it, so it was not sent again',
       'not-found': 'its response was lost; the agent did not have it, so it was sent again',
@@ -291,15 +387,11 @@ export class DelegationState {
     this.note(`turn ${messageId}: ${said}`);
   }
 
-  replied(reply: { messageId: string; parts: Part[]; contextId?: string }): void {
-    this.record.reply = { messageId: reply.messageId, parts: reply.parts };
-    if (reply.contextId) this.record.remote.contextId = reply.contextId;
-  }
-
   decided(accepted: boolean, reasons: string[]): Outcome {
     return this.settle({ kind: accepted ? 'ACCEPTED' : 'REJECTED', reasons });
   }
 
+  /** Gives the delegation its outcome: the local status becomes SETTLED. */
   settle(outcome: Outcome): Outcome {
     this.record.outcome = outcome;
     this.record.status = 'SETTLED';

@@ -202,8 +202,6 @@ export interface RemoteSnapshot {
   artifacts: ArtifactRecord[];
   /** Calls to the agent the observing activity made to get here (counted against the contract). */
   calls?: number;
-  /** Set when observation stopped because the remote-call budget was used up. */
-  budgetExhausted?: boolean;
 }
 
 /** What the delegation is waiting for. The prompt is the agent's text: untrusted data, shown, never obeyed. */

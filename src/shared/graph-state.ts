@@ -5,9 +5,9 @@
  */
 import type { Part } from './a2a-types';
 import type { DelegationResult } from './delegation-result';
-import type { Caller } from './delegation-types';
+import { CancelSchema, type Caller, type DelegationInput } from './delegation-types';
 import { graphProblems, normalizeNode } from './graph-spec';
-import type { GraphInput, GraphNodeRecord, GraphNodeSpec, GraphRecord } from './graph-types';
+import { FollowUpSchema, type GraphInput, type GraphNodeRecord, type GraphNodeSpec, type GraphRecord } from './graph-types';
 import { lineageOf } from './lineage';
 
 /** What a node is sent: its request, the dependencies' tasks and accepted artifacts, and the agent's context. */
@@ -20,6 +20,7 @@ export interface NodeRequest {
 export class GraphState {
   readonly record: GraphRecord;
   private readonly specs = new Map<string, GraphNodeSpec>();
+  /** Nodes in the order they settled: lineage lists versions in this order. */
   private readonly settleOrder: GraphNodeRecord[] = [];
   /** Bumped on every change, so the workflow can wait for "something happened". */
   version = 0;
@@ -130,6 +131,27 @@ export class GraphState {
     return { parts, referenceTaskIds: node.referenceTaskIds, ...(contextId ? { contextId } : {}) };
   }
 
+  /**
+   * The input of a node's delegation: its request, the graph's tenant and owner, the node's policy and
+   * contract. The delegation tells the graph its remote task (for the agent's context); requests are
+   * answered at the node itself (`baton answer <graphId>/<nodeId>`), not through the graph.
+   */
+  delegationInput(id: string, request: NodeRequest): DelegationInput {
+    const node = this.node(id);
+    const spec = this.spec(id);
+    return {
+      agent: node.agent,
+      parts: request.parts,
+      tenant: this.record.tenant,
+      owner: this.record.owner,
+      ...(spec.acceptance ? { policy: spec.acceptance } : {}),
+      ...(request.contextId ? { contextId: request.contextId } : {}),
+      ...(request.referenceTaskIds.length ? { referenceTaskIds: request.referenceTaskIds } : {}),
+      ...(spec.contract ? { contract: spec.contract } : {}),
+      notify: { workflowId: this.record.id, remoteTask: true, requests: false },
+    };
+  }
+
   /** The agent named the node's task and context: the first context per agent becomes the graph's. */
   remoteKnown(id: string, taskId?: string, contextId?: string): void {
     const node = this.node(id);
@@ -142,10 +164,10 @@ export class GraphState {
   }
 
   /**
-   * Records a node's result; skips what can no longer run. Returns the running nodes to cancel
-   * (fail-fast after a node that was not ACCEPTED).
+   * Records the result of a node's delegation (the node is SETTLED); skips what can no longer run.
+   * Returns the running nodes to cancel (fail-fast after a node that was not ACCEPTED).
    */
-  settled(id: string, result: DelegationResult): string[] {
+  nodeSettled(id: string, result: DelegationResult): string[] {
     const node = this.node(id);
     node.status = 'SETTLED';
     node.outcome = result.outcome;
@@ -199,6 +221,21 @@ export class GraphState {
     node.status = 'SKIPPED';
     node.reasons = [reason];
     this.version += 1;
+  }
+
+  /** Why an `addFollowUp` payload (untrusted) is refused, or undefined. */
+  refuseFollowUpPayload(payload: unknown): string | undefined {
+    const parsed = FollowUpSchema.safeParse(payload);
+    if (parsed.success) return this.refuseFollowUp(parsed.data.node, parsed.data.caller);
+    const issue = parsed.error.issues[0];
+    return `invalid follow-up: ${issue?.path.join('.')}: ${issue?.message}`;
+  }
+
+  /** Why a `cancelGraph` payload is refused, or undefined. */
+  refuseCancel(payload: unknown): string | undefined {
+    const parsed = CancelSchema.safeParse(payload);
+    if (!parsed.success) return `invalid cancel: ${parsed.error.issues[0]?.message}`;
+    return this.refuseCaller(parsed.data.caller) ?? (this.record.status !== 'RUNNING' ? 'the graph is no longer running' : undefined);
   }
 
   /** Why a follow-up is refused, or undefined. */

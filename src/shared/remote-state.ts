@@ -1,6 +1,7 @@
 /**
- * Pure decisions about remote task states: which ones end observation, and what a remote terminal
- * state means locally. COMPLETED is only a candidate: acceptance decides (see acceptance step).
+ * Pure decisions about remote task states. A remote state is *active* (the agent works on it),
+ * *interrupted* (the agent waits for us: input or authentication) or *terminal*. Observation runs
+ * while a task is active. COMPLETED is only a candidate: local acceptance decides.
  */
 import type { TaskState } from './a2a-types';
 import type { Outcome, RemoteSnapshot } from './delegation-types';
@@ -22,9 +23,14 @@ export function classifyState(state: TaskState): StateClass {
   return CLASS[state];
 }
 
-/** Observation stops at a terminal or interrupted state: both need a local decision. */
-export function isSettled(state: TaskState): boolean {
-  return CLASS[state] !== 'active';
+/** The agent is working on it: observation goes on. Interrupted and terminal states need a local step. */
+export function isActive(state: TaskState): boolean {
+  return CLASS[state] === 'active';
+}
+
+/** The remote task has ended (COMPLETED, FAILED, CANCELED or REJECTED): nothing can change it any more. */
+export function isTerminal(state: TaskState): boolean {
+  return CLASS[state] === 'terminal';
 }
 
 /**

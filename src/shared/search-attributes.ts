@@ -2,7 +2,13 @@
  * Typed search attributes, one source for worker, workflows and clients. Registered on the server
  * at start (dev server flags, or the operator API for an existing server).
  */
-import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
+import {
+  defineSearchAttributeKey,
+  SearchAttributeType,
+  type SearchAttributePair,
+  type SearchAttributeUpdatePair,
+} from '@temporalio/common';
+import type { DelegationRecord } from './delegation-types';
 
 export const SA_STATUS = defineSearchAttributeKey('BatonStatus', SearchAttributeType.KEYWORD);
 export const SA_OUTCOME = defineSearchAttributeKey('BatonOutcome', SearchAttributeType.KEYWORD);
@@ -26,4 +32,21 @@ export function startingAttributes(input: { agent: string; tenant: string }): Se
     { key: SA_AGENT, value: input.agent },
     { key: SA_TENANT, value: input.tenant },
   ];
+}
+
+/**
+ * What a delegation's record shows in search attributes: status, agent and tenant always, the remote
+ * task, its state and the outcome once known, and the pending request (null removes it once nothing is pending).
+ */
+export function searchAttributesOf(r: DelegationRecord): SearchAttributeUpdatePair[] {
+  const pairs: SearchAttributeUpdatePair[] = [
+    { key: SA_STATUS, value: r.status },
+    { key: SA_AGENT, value: r.agent.name },
+    { key: SA_TENANT, value: r.tenant },
+  ];
+  if (r.remote.taskId) pairs.push({ key: SA_REMOTE_TASK_ID, value: r.remote.taskId });
+  if (r.remote.state) pairs.push({ key: SA_REMOTE_STATE, value: r.remote.state });
+  if (r.outcome) pairs.push({ key: SA_OUTCOME, value: r.outcome.kind });
+  pairs.push({ key: SA_PENDING_REQUEST, value: r.pending ? r.pending.requestId : null });
+  return pairs;
 }

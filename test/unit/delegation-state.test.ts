@@ -101,7 +101,7 @@ describe('DelegationState: pending requests, access and cancel', () => {
     s.observed(snap('TASK_STATE_WORKING', 't1'));
     assert.equal(s.requestCancel('acme/ops-1', 'order withdrawn'), true);
     assert.equal(s.requestCancel('acme/ops-1', 'again'), false);
-    const outcome = s.cancelled('CANCELED', snap('TASK_STATE_COMPLETED', 't2'));
+    const outcome = s.cancelled(snap('TASK_STATE_COMPLETED', 't2'));
     assert.deepEqual(outcome, {
       kind: 'CANCELED',
       reasons: ['order withdrawn', 'remote task ended COMPLETED before the cancel reached it; its result is not accepted'],
@@ -122,5 +122,97 @@ describe('DelegationState: pending requests, access and cancel', () => {
     assert.equal(s.record.refusedSignals.length, 50);
     assert.equal(s.record.refusedSignals[0]?.requestId, 'd1/request-10');
     assert.equal(s.status, 'STARTING', 'a refused signal changes no state');
+  });
+});
+
+describe('DelegationState: turns, contract, steering payloads', () => {
+  const caller = { tenant: 'acme', user: 'ops-2' };
+  const asked = (at: string) => snap('TASK_STATE_INPUT_REQUIRED', at, { remoteTimestamp: at, statusMessageId: `q-${at}` });
+
+  it('names each turn after the turns already sent, and counts the card as a call', () => {
+    const s = new DelegationState('d1', input);
+    s.resolved(agent);
+    assert.equal(s.record.remoteCalls, 1);
+    assert.equal(s.nextMessageId(), 'd1/turn-1');
+    s.turnSent(s.nextMessageId(), 't1');
+    assert.equal(s.nextMessageId(), 'd1/turn-2');
+  });
+
+  it('ends on the call budget only while there is something left to observe', () => {
+    const s = new DelegationState('d1', { ...input, contract: { maxRemoteCalls: 3 } });
+    s.resolved(agent);
+    s.countCalls(1);
+    assert.equal(s.refuseToGoOn({ kind: 'observe' }), undefined);
+    s.countCalls(1);
+    assert.equal(s.callBudget, 0);
+    assert.equal(s.refuseToGoOn({ kind: 'observe' }), 'remote call budget of 3 used up (contract maxRemoteCalls)');
+    assert.equal(s.refuseToGoOn({ kind: 'accept' }), undefined, 'a result in hand needs no more calls');
+  });
+
+  it('ends when the agent asks once more than the contract allows', () => {
+    const s = new DelegationState('d1', { ...input, contract: { maxInputRounds: 1 } });
+    s.resolved(agent);
+    assert.equal(s.refuseToGoOn(s.observed(asked('t1'))), undefined);
+    s.answered('d1/request-1', 'd1/turn-2', 't2');
+    assert.equal(s.refuseToGoOn(s.observed(asked('t3'))), 'the agent asked for input more than 1 time(s) (contract maxInputRounds)');
+  });
+
+  it('admits a well-formed answer for the pending request, and says why it refuses the rest', () => {
+    const s = new DelegationState('d1', input);
+    s.observed(asked('t1'));
+    assert.deepEqual(s.admit('input', { requestId: 'd1/request-1', parts: [{ text: 'SN-1' }], caller }), {
+      turn: { requestId: 'd1/request-1', kind: 'input', parts: [{ text: 'SN-1' }] },
+    });
+    assert.match((s.admit('input', { requestId: 'd1/request-1', parts: [], caller }) as { refused: string }).refused, /^invalid answer: /);
+    assert.match(
+      (s.admit('input', { requestId: 'd1/request-1', parts: [{ text: 'x' }], caller, extra: 1 }) as { refused: string }).refused,
+      /^invalid answer/,
+    );
+    assert.deepEqual(s.admit('auth', { requestId: 'd1/request-1', secretRef: { fromEnv: 'TOKEN' }, caller }), {
+      refused: 'the pending request is for input: use answer',
+    });
+    assert.match(
+      (s.admit('auth', { requestId: 'd1/request-1', secretRef: { fromEnv: 'not a name' }, caller }) as { refused: string }).refused,
+      /^invalid authorize: must be an environment variable name/,
+    );
+  });
+
+  it('takes one review, from the right tenant, and settles on it with the policy reasons kept', () => {
+    const s = new DelegationState('d1', input);
+    s.observed(snap('TASK_STATE_COMPLETED', 't1'));
+    s.awaitReview(['verdict pass']);
+    const review = { requestId: 'd1/request-1', decision: 'accept', caller };
+    assert.equal(s.refuseReview(review), undefined);
+    assert.match(s.refuseReview({ ...review, caller: { tenant: 'globex', user: 'x' } }) ?? '', /no access/);
+    assert.match(s.refuseReview({ ...review, decision: 'maybe' }) ?? '', /^invalid review: /);
+    s.reviewGiven({ decision: 'accept', by: 'acme/ops-2', reason: 'photos checked' });
+    assert.equal(s.refuseReview(review), 'already reviewed');
+    assert.deepEqual(s.decideOnReview(), {
+      kind: 'ACCEPTED',
+      reasons: ['verdict pass', 'accepted on review by acme/ops-2: photos checked'],
+    });
+    assert.equal(s.record.pending, null);
+  });
+
+  it('refuses a cancel from another tenant or after the end, and keeps the first reason and kind', () => {
+    const s = new DelegationState('d1', input);
+    assert.match(s.refuseCancel({ caller: { tenant: 'globex', user: 'x' } }) ?? '', /no access/);
+    assert.match(s.refuseCancel({ caller, reason: 'r'.repeat(501) }) ?? '', /^invalid cancel: /);
+    assert.equal(s.refuseCancel({ caller }), undefined);
+    assert.equal(s.requestCancel('deadline', 'deadline of 1s passed', 'TIMED_OUT'), true);
+    assert.equal(s.requestCancel('acme/ops-2', 'too late', 'CANCELED'), false);
+    assert.deepEqual(s.cancelled(), { kind: 'TIMED_OUT', reasons: ['deadline of 1s passed', 'no remote task had been created'] });
+    assert.equal(s.refuseCancel({ caller }), 'the delegation has already settled');
+  });
+
+  it('says when the remote cancel could not be requested', () => {
+    const s = new DelegationState('d1', input);
+    s.observed(snap('TASK_STATE_WORKING', 't1'));
+    s.requestCancel('acme/ops-2', 'order withdrawn');
+    assert.deepEqual(s.cancelFailed('RetryLater: agent unreachable').reasons, [
+      'order withdrawn',
+      'remote task still WORKING when last read',
+      'remote cancel could not be requested: RetryLater: agent unreachable',
+    ]);
   });
 });

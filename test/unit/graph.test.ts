@@ -104,7 +104,7 @@ describe('GraphState', () => {
     assert.deepEqual(ids(s.startable()), []);
     s.remoteKnown('a1', 't-a1', 'ctx-A');
     assert.deepEqual(s.record.contexts, { A: 'ctx-A' });
-    s.settled('b', accepted('t-b', 'ctx-B'));
+    s.nodeSettled('b', accepted('t-b', 'ctx-B'));
     assert.deepEqual(ids(s.startable()), ['a2'], 'the context is known, and a slot is free');
     assert.equal(s.start('a2').contextId, 'ctx-A');
   });
@@ -112,7 +112,7 @@ describe('GraphState', () => {
   it('sends dependencies as referenceTaskIds and their artifacts as references', () => {
     const s = stateOf({ nodes: [n('flight', 'air'), n('hotel', 'inn', ['flight'])] });
     s.start('flight');
-    s.settled('flight', accepted('t-f', 'ctx-air', [{ artifactId: 'art-1', name: 'booking', size: 10, sha256: 'ab' }]));
+    s.nodeSettled('flight', accepted('t-f', 'ctx-air', [{ artifactId: 'art-1', name: 'booking', size: 10, sha256: 'ab' }]));
     const req = s.start('hotel');
     assert.deepEqual(req.referenceTaskIds, ['t-f']);
     assert.equal(req.contextId, undefined, 'another agent: its own context');
@@ -125,7 +125,7 @@ describe('GraphState', () => {
     const s = stateOf({ nodes: [n('a', 'A'), n('b', 'B', ['a']), n('c', 'C', ['b']), n('d', 'D')] });
     s.start('a');
     s.start('d');
-    assert.deepEqual(s.settled('a', ended('REMOTE_REJECTED')), []);
+    assert.deepEqual(s.nodeSettled('a', ended('REMOTE_REJECTED')), []);
     assert.deepEqual(
       s.record.nodes.map((x) => [x.id, x.status, x.reasons[0]]),
       [
@@ -136,7 +136,7 @@ describe('GraphState', () => {
       ],
     );
     assert.equal(s.done, false);
-    s.settled('d', accepted('t-d', 'ctx-d'));
+    s.nodeSettled('d', accepted('t-d', 'ctx-d'));
     assert.equal(s.done, true);
     assert.equal(s.finish().outcome?.kind, 'FAILED');
   });
@@ -145,10 +145,10 @@ describe('GraphState', () => {
     const s = stateOf({ failurePolicy: 'fail-fast', nodes: [n('a', 'A'), n('b', 'B'), n('c', 'C', ['a'])] });
     s.start('a');
     s.start('b');
-    assert.deepEqual(s.settled('a', ended('TIMED_OUT')), ['b']);
+    assert.deepEqual(s.nodeSettled('a', ended('TIMED_OUT')), ['b']);
     assert.equal(s.record.nodes[2]?.status, 'SKIPPED');
     assert.deepEqual(s.startable(), []);
-    assert.deepEqual(s.settled('b', ended('CANCELED')), [], 'the cancelled node does not trigger it again');
+    assert.deepEqual(s.nodeSettled('b', ended('CANCELED')), [], 'the cancelled node does not trigger it again');
     const done = s.finish();
     assert.equal(done.outcome?.kind, 'FAILED');
     assert.deepEqual(done.cancel, { by: 'fail-fast', reason: 'fail-fast: node a ended TIMED_OUT' });
@@ -172,11 +172,11 @@ describe('GraphState', () => {
     const s = stateOf({ nodes: [n('v1', 'studio'), n('v2', 'studio', ['v1']), n('v3', 'studio', ['v2'])] });
     const pic = (id: string) => [{ artifactId: id, name: 'picture', size: 1, sha256: id }];
     s.start('v1');
-    s.settled('v1', accepted('t1', 'ctx', pic('p1')));
+    s.nodeSettled('v1', accepted('t1', 'ctx', pic('p1')));
     s.start('v2');
-    s.settled('v2', accepted('t2', 'ctx', pic('p2')));
+    s.nodeSettled('v2', accepted('t2', 'ctx', pic('p2')));
     s.start('v3');
-    s.settled('v3', { ...ended('REJECTED'), remote: { taskId: 't3', contextId: 'ctx' }, artifacts: pic('p3') });
+    s.nodeSettled('v3', { ...ended('REJECTED'), remote: { taskId: 't3', contextId: 'ctx' }, artifacts: pic('p3') });
     assert.deepEqual(s.record.lineage, [
       {
         contextId: 'ctx',

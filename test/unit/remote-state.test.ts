@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { TASK_STATES } from '../../src/shared/a2a-types';
-import { classifyState, isSettled, outcomeOfRemoteEnd } from '../../src/shared/remote-state';
+import { classifyState, isActive, isTerminal, outcomeOfRemoteEnd } from '../../src/shared/remote-state';
 
 describe('remote state decisions', () => {
-  it('settles at terminal and interrupted states only', () => {
-    const settled = TASK_STATES.filter(isSettled);
+  it('observes active states only: terminal and interrupted ones need a local step', () => {
+    assert.deepEqual(new Set(TASK_STATES.filter(isActive)), new Set(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING']));
+    const needsLocalStep = TASK_STATES.filter((s) => !isActive(s));
     assert.deepEqual(
-      new Set(settled),
+      new Set(needsLocalStep),
       new Set([
         'TASK_STATE_COMPLETED',
         'TASK_STATE_FAILED',
@@ -18,6 +19,13 @@ describe('remote state decisions', () => {
       ]),
     );
     assert.equal(classifyState('TASK_STATE_AUTH_REQUIRED'), 'interrupted');
+  });
+
+  it('calls only the four ends terminal', () => {
+    assert.deepEqual(
+      new Set(TASK_STATES.filter(isTerminal)),
+      new Set(['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED']),
+    );
   });
 
   it('leaves COMPLETED to acceptance', () => {

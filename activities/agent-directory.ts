@@ -1,0 +1,95 @@
+/**
+ * The worker's view of its agents: registry entries, fetched cards (reused for a while), and one A2A
+ * client per agent, interface and card digest.
+ */
+import { AgentClient } from '../src/a2a/agent-client';
+import { createAgentFetch } from '../src/a2a/agent-fetch';
+import { fetchCard, type FetchedCard } from '../src/a2a/card';
+import { failure } from '../src/a2a/errors';
+import type { AgentEntry } from '../src/config/schema';
+import type { ResolvedAgent } from '../src/shared/delegation-types';
+import { FailureType } from '../src/shared/failure-types';
+import type { ActivityDeps } from './context';
+
+export class AgentDirectory {
+  private readonly cards = new Map<string, { fetched: FetchedCard; at: number }>();
+  private readonly clients = new Map<string, AgentClient>();
+  private readonly cardTtlMs: number;
+
+  constructor(private readonly deps: Pick<ActivityDeps, 'config' | 'lookup' | 'cardTtlMs'>) {
+    this.cardTtlMs = deps.cardTtlMs ?? 5 * 60_000;
+  }
+
+  /** Names of the agents in the registry. */
+  get names(): string[] {
+    return Object.keys(this.deps.config.agents);
+  }
+
+  /** The registry entry of `agent`; an unknown name is the config's fault (ConfigInvalid). */
+  entryOf(agent: string): AgentEntry {
+    const entry = this.deps.config.agents[agent];
+    if (!entry) {
+      const known = this.names;
+      throw failure(
+        FailureType.CONFIG_INVALID,
+        `unknown agent "${agent}"; known agents: ${known.length ? known.join(', ') : '(none configured)'}`,
+      );
+    }
+    return entry;
+  }
+
+  /** The agent's card, fetched and checked under its trust policy; reused for `cardTtlMs` unless `fresh`. */
+  async cardOf(agent: string, fresh = false): Promise<FetchedCard> {
+    const cached = this.cards.get(agent);
+    if (!fresh && cached && Date.now() - cached.at < this.cardTtlMs) return cached.fetched;
+    const fetched = await fetchCard(agent, this.entryOf(agent), { lookup: this.deps.lookup });
+    this.cards.set(agent, { fetched, at: Date.now() });
+    return fetched;
+  }
+
+  /** The client for the interface recorded at resolve time, on the very card that was recorded. */
+  async clientFor(resolved: ResolvedAgent): Promise<AgentClient> {
+    const key = `${resolved.name}|${resolved.cardSha256}|${resolved.interface.url}`;
+    const existing = this.clients.get(key);
+    if (existing) return existing;
+    let fetched = await this.cardOf(resolved.name);
+    if (fetched.sha256 !== resolved.cardSha256) fetched = await this.cardOf(resolved.name, true);
+    if (fetched.sha256 !== resolved.cardSha256) {
+      throw failure(
+        FailureType.TRUST_REFUSED,
+        `agent ${resolved.name}: card changed since this delegation resolved it (sha256 ${resolved.cardSha256.slice(0, 12)}… → ${fetched.sha256.slice(0, 12)}…)`,
+      );
+    }
+    const entry = this.entryOf(resolved.name);
+    const client = await AgentClient.create(
+      resolved.name,
+      fetched.card,
+      resolved.interface,
+      createAgentFetch(resolved.name, entry, { lookup: this.deps.lookup }),
+    );
+    this.clients.set(key, client);
+    return client;
+  }
+
+  /** auto: a stream when the card offers one, else push when the card offers it and push is set up, else polling. */
+  observeMode(agent: string, caps: { streaming?: boolean; pushNotifications?: boolean }): ResolvedAgent['observe'] {
+    const wanted = this.entryOf(agent).observe;
+    const push = this.deps.config.push;
+    if (wanted === 'push') {
+      if (!push)
+        throw failure(
+          FailureType.CONFIG_INVALID,
+          `agents.${agent}.observe is push, but the config has no push section (push.url, push.secretFromEnv)`,
+        );
+      if (caps.pushNotifications !== true)
+        throw failure(
+          FailureType.CONFIG_INVALID,
+          `agents.${agent}.observe is push, but the agent's card does not offer push notifications`,
+        );
+      return 'push';
+    }
+    if (wanted !== 'auto') return wanted;
+    if (caps.streaming === true) return 'stream';
+    return caps.pushNotifications === true && push ? 'push' : 'poll';
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * Activities about agents themselves: resolving one (card, trust, interface, observation mode) and
+ * checking names against the registry.
+ */
+import { chooseInterface, type CardSnapshot } from '../src/a2a/card';
+import type { ResolvedAgent } from '../src/shared/delegation-types';
+import type { ActivityContext } from './context';
+
+export function agentActivities(ctx: ActivityContext) {
+  const { agents, deps } = ctx;
+  return {
+    /** Fetches and checks the card; the snapshot goes into history (this result) for audit. */
+    async resolveAgent(input: { delegationId: string; agent: string }): Promise<{ agent: ResolvedAgent; card: CardSnapshot }> {
+      const entry = agents.entryOf(input.agent);
+      const fetched = await agents.cardOf(input.agent, true);
+      const iface = chooseInterface(input.agent, fetched, entry);
+      ctx.logFor(input).info({ cardSha256: fetched.sha256, interface: iface }, 'agent resolved');
+      const caps: { streaming?: boolean; pushNotifications?: boolean } = fetched.card.capabilities ?? {};
+      const agent: ResolvedAgent = {
+        name: input.agent,
+        cardUrl: fetched.url,
+        cardSha256: fetched.sha256,
+        cardName: fetched.card.name,
+        interface: iface,
+        defaultPolicy: entry.acceptance,
+        reconcile: iface.protocolVersion.startsWith('0.') ? 'unavailable' : 'list-tasks',
+        contract: entry.contract,
+        observe: agents.observeMode(input.agent, caps),
+        ...(deps.config.push ? { backstopPoll: deps.config.push.backstopPoll } : {}),
+        capabilities: { streaming: caps.streaming === true, pushNotifications: caps.pushNotifications === true },
+      };
+      return { agent, card: fetched.snapshot };
+    },
+
+    /** Which of `agents` the registry lacks, and which of `policies` are unknown (graphs check before they start). */
+    async checkNames(input: {
+      agents: string[];
+      policies: string[];
+    }): Promise<{ unknownAgents: string[]; unknownPolicies: string[]; knownAgents: string[] }> {
+      const knownAgents = agents.names;
+      return {
+        unknownAgents: input.agents.filter((a) => !knownAgents.includes(a)),
+        unknownPolicies: input.policies.filter((p) => !deps.policies.has(p)),
+        knownAgents,
+      };
+    },
+  };
+}

@@ -1,0 +1,72 @@
+/**
+ * What every activity module shares: its dependencies, the agent directory (cards and clients), and
+ * the snapshot in the shape history keeps.
+ */
+import type { Logger } from 'pino';
+import type { Lookup } from '../src/a2a/guarded-fetch';
+import { snapshotOf } from '../src/a2a/snapshot';
+import type { PolicyRegistry } from '../src/acceptance/policies';
+import { MAX_INLINE_ARTIFACT_BYTES } from '../src/artifacts/digest';
+import type { ArtifactStore } from '../src/artifacts/store';
+import type { BatonConfig } from '../src/config/schema';
+import type { Task } from '../src/shared/a2a-types';
+import type { RemoteSnapshot, ResolvedAgent } from '../src/shared/delegation-types';
+import { AgentDirectory } from './agent-directory';
+
+export interface ActivityDeps {
+  config: Pick<BatonConfig, 'agents'> & Partial<Pick<BatonConfig, 'artifacts' | 'push'>>;
+  /** Holds artifact bytes too large for history. Default: none (large artifacts keep only their digest). */
+  store?: ArtifactStore;
+  policies: PolicyRegistry;
+  logger: Logger;
+  /** DNS lookup for the guarded fetch. Default: the system resolver (tests point names at chosen addresses). */
+  lookup?: Lookup;
+  /**
+   * First and largest pause between two GetTask polls, in ms. The pause grows by half each poll.
+   * Defaults 250 and 5000: quick for agents that finish fast, gentle on slow ones.
+   */
+  poll?: { initialMs: number; maxMs: number };
+  /** How long a fetched card is reused before it is fetched again. Default 5 minutes. */
+  cardTtlMs?: number;
+  /** After this long without a stream event, GetTask checks whether the task left its active state. Default 30 s. */
+  streamSilenceMs?: number;
+}
+
+/** What an activity about one remote task is given. */
+export interface TaskInput {
+  delegationId: string;
+  agent: ResolvedAgent;
+  taskId: string;
+}
+
+export interface ActivityContext {
+  deps: ActivityDeps;
+  agents: AgentDirectory;
+  /** Pauses between polls and resubscriptions: from `initialMs`, growing by half, up to `maxMs`. */
+  poll: { initialMs: number; maxMs: number };
+  streamSilenceMs: number;
+  /** Largest artifact (and direct reply) kept inline in history, in bytes. */
+  inlineMaxBytes: number;
+  /** A snapshot for history: large artifacts go to the store. */
+  snapshot(task: Task): Promise<RemoteSnapshot>;
+  /** The activities' logger, with the delegation, agent and remote task named on every line. */
+  logFor(input: { delegationId: string; agent: ResolvedAgent | string; taskId?: string }): Logger;
+}
+
+export function activityContext(deps: ActivityDeps): ActivityContext {
+  const store = { store: deps.store, inlineMaxBytes: deps.config.artifacts?.inlineMaxBytes };
+  return {
+    deps,
+    agents: new AgentDirectory(deps),
+    poll: deps.poll ?? { initialMs: 250, maxMs: 5_000 },
+    streamSilenceMs: deps.streamSilenceMs ?? 30_000,
+    inlineMaxBytes: deps.config.artifacts?.inlineMaxBytes ?? MAX_INLINE_ARTIFACT_BYTES,
+    snapshot: (task) => snapshotOf(task, store),
+    logFor: ({ delegationId, agent, taskId }) =>
+      deps.logger.child({
+        delegationId,
+        agent: typeof agent === 'string' ? agent : agent.name,
+        ...(taskId ? { remoteTaskId: taskId } : {}),
+      }),
+  };
+}

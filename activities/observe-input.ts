@@ -1,0 +1,21 @@
+/**
+ * What an observing activity is given, and what counts as news.
+ */
+import type { RemoteSnapshot } from '../src/shared/delegation-types';
+import { isActive, statusKey } from '../src/shared/remote-state';
+import type { TaskInput } from './context';
+
+export interface ObserveInput extends TaskInput {
+  /** The status already answered: seeing it again is not news. */
+  staleStatusKey?: string;
+  /**
+   * Calls the delegation may still make (its contract's budget). Observation returns the latest
+   * snapshot once it made this many; the workflow, which counts every call, ends the delegation.
+   */
+  callBudget?: number;
+}
+
+/** News: the task left its active state, and not for the question we already answered. */
+export function isNews(snapshot: Pick<RemoteSnapshot, 'state' | 'remoteTimestamp' | 'statusMessageId'>, stale?: string): boolean {
+  return !isActive(snapshot.state) && statusKey(snapshot) !== stale;
+}

@@ -1,0 +1,61 @@
+/**
+ * Activities that follow a remote task while it is active: one long activity (stream or polls), or,
+ * in push mode, a registration and one read per push or backstop tick.
+ */
+import { cancellationSignal } from '@temporalio/activity';
+import { failure } from '../src/a2a/errors';
+import { pushToken } from '../src/push/token';
+import type { RemoteSnapshot } from '../src/shared/delegation-types';
+import { FailureType } from '../src/shared/failure-types';
+import type { ActivityContext, TaskInput } from './context';
+import { withDownloads } from './downloads';
+import type { ObserveInput } from './observe-input';
+import { pollUntilNews } from './poll';
+import { followStream } from './stream';
+
+export function observeActivities(ctx: ActivityContext) {
+  const { agents, deps } = ctx;
+  return {
+    /**
+     * Follows the task by stream or polls until it leaves its active state (with news), or until
+     * `callBudget` calls were made; heartbeats throughout, so a dead worker is noticed and a cancel gets through.
+     */
+    async awaitRemoteTask(input: ObserveInput): Promise<RemoteSnapshot> {
+      const log = ctx.logFor(input);
+      const client = await agents.clientFor(input.agent);
+      const follow = input.agent.observe === 'stream' ? followStream : pollUntilNews;
+      return withDownloads(ctx, input.agent.name, await follow(ctx, client, input, log), log);
+    },
+
+    /**
+     * Asks the agent to push the task's events to the webhook, with a token only this delegation and
+     * task can use. The token is computed here from the worker's secret and never enters history.
+     */
+    async registerPush(input: TaskInput): Promise<{ url: string; calls: number }> {
+      const push = deps.config.push;
+      if (!push) throw failure(FailureType.CONFIG_INVALID, 'push is not configured on this worker (config push.url, push.secretFromEnv)');
+      const secret = process.env[push.secretFromEnv];
+      if (!secret) throw failure(FailureType.CONFIG_INVALID, `push: environment variable ${push.secretFromEnv} is not set on this worker`);
+      const url = `${push.url.replace(/\/$/, '')}/push/${encodeURIComponent(input.delegationId)}`;
+      const client = await agents.clientFor(input.agent);
+      await client.createPushConfig(input.taskId, url, pushToken(secret, input.delegationId, input.taskId), cancellationSignal());
+      ctx.logFor(input).info({ url }, 'push registered');
+      return { url, calls: 1 };
+    },
+
+    /** One GetTask: what a push (a hint) or the backstop timer asks for. */
+    async readTask(input: TaskInput): Promise<RemoteSnapshot> {
+      const log = ctx.logFor(input);
+      const client = await agents.clientFor(input.agent);
+      const task = await client.getTask(input.taskId, cancellationSignal());
+      if (task.id !== input.taskId) {
+        throw failure(
+          FailureType.INVALID_AGENT_RESPONSE,
+          `agent ${input.agent.name}: GetTask ${input.taskId} answered with task ${task.id}`,
+        );
+      }
+      log.info({ state: task.status.state, via: 'push' }, 'remote state');
+      return withDownloads(ctx, input.agent.name, { ...(await ctx.snapshot(task)), calls: 1 }, log);
+    },
+  };
+}

@@ -1,0 +1,172 @@
+/**
+ * Sending turns: SendMessage with a deterministic messageId, reconciliation when a retried attempt may
+ * follow a lost response, and the read-after-send window in which an agent that finishes at once is done.
+ */
+import { activityInfo, cancellationSignal, heartbeat, sleep } from '@temporalio/activity';
+import type { Logger } from 'pino';
+import type { AgentClient, SendTurn } from '../src/a2a/agent-client';
+import { failure } from '../src/a2a/errors';
+import type { Part, Task } from '../src/shared/a2a-types';
+import type { ResolvedAgent } from '../src/shared/delegation-types';
+import { FailureType } from '../src/shared/failure-types';
+import { isActive } from '../src/shared/remote-state';
+import type { SendOutcome } from '../src/shared/send-outcome';
+import type { ActivityContext } from './context';
+import { withDownloads } from './downloads';
+
+/** What a send heartbeats once the agent named the task, so a retried attempt reads it instead of sending again. */
+interface SentDetails {
+  sent?: string;
+  taskId?: string;
+}
+
+export function sendActivities(ctx: ActivityContext) {
+  const { agents, deps } = ctx;
+
+  /**
+   * After a send, reads the task with short, growing pauses (5, 20, 80, 320 ms) for up to `withinMs`:
+   * an agent that finishes at once is then done in this one activity. Returns the last task read,
+   * active or not, and the calls made.
+   */
+  async function readAfterSend(
+    client: AgentClient,
+    taskId: string,
+    withinMs: number,
+    maxCalls: number,
+    log: Logger,
+  ): Promise<{ task?: Task; calls: number }> {
+    const until = Date.now() + withinMs;
+    let pause = 5;
+    let calls = 0;
+    let task: Task | undefined;
+    while (calls < maxCalls && Date.now() + pause <= until && !cancellationSignal().aborted) {
+      await sleep(pause);
+      calls += 1;
+      let read: Task;
+      try {
+        read = await client.getTask(taskId, cancellationSignal());
+      } catch (err) {
+        // Whatever went wrong is the observing activity's to meet, with the task id in history by then.
+        log.info({ remoteTaskId: taskId, err: (err as Error).message }, 'read after send failed; observing instead');
+        break;
+      }
+      if (read.id !== taskId) break;
+      task = read;
+      if (!isActive(task.status.state)) {
+        log.info({ remoteTaskId: taskId, state: task.status.state }, 'remote state');
+        break;
+      }
+      pause *= 4;
+    }
+    return { task, calls };
+  }
+
+  /**
+   * A direct Message reply as history may hold it: inline when small, else stored, its parts replaced
+   * by one data part naming the stored bytes (an acceptance policy can fetch them by reference).
+   */
+  async function boundedReply(parts: Part[]): Promise<Part[]> {
+    const inlineMax = ctx.inlineMaxBytes;
+    const bytes = Buffer.from(JSON.stringify(parts), 'utf8');
+    if (bytes.length <= inlineMax) return parts;
+    if (!deps.store)
+      return [{ text: `(the agent's reply of ${bytes.length} bytes was not kept: over ${inlineMax} and no artifact store)` }];
+    const stored = await deps.store.put(bytes);
+    return [
+      {
+        data: { storedReply: { ref: stored.ref, sha256: stored.sha256, size: stored.size, mediaType: 'application/json' } },
+        mediaType: 'application/json',
+      },
+    ];
+  }
+
+  /**
+   * Sends one turn. `readAfterSend`: the delegation lets this send read the task for a moment after it
+   * (the agent's `readAfterSendMs`), within a budget of calls (its remaining contract budget); default: not at all.
+   */
+  async function sendTurn(input: {
+    delegationId: string;
+    agent: ResolvedAgent;
+    turn: SendTurn;
+    readAfterSend?: { callBudget: number };
+  }): Promise<SendOutcome> {
+    const log = ctx.logFor(input).child({ messageId: input.turn.messageId });
+    const client = await agents.clientFor(input.agent);
+    const sentAt = new Date().toISOString();
+    // 👉 SendMessage is not idempotent. A retry may follow a response that was lost after the agent
+    // acted on it (a crash, a timeout): look for the turn first, and send again only if it is not there.
+    const info = activityInfo();
+    let reconciliation: SendOutcome['reconciliation'];
+    let calls = 1;
+    const sent = info.heartbeatDetails as SentDetails | undefined;
+    if (info.attempt > 1 && sent?.sent === input.turn.messageId && sent.taskId) {
+      // The previous attempt's send got its answer (and heartbeated the task) before the attempt died.
+      const task = await client.getTask(sent.taskId, cancellationSignal());
+      log.warn(
+        { remoteTaskId: task.id, attempt: info.attempt },
+        'retried send: the previous attempt had sent this turn; not sending it again',
+      );
+      return { kind: 'task', snapshot: await ctx.snapshot(task), sentAt, reconciliation: 'found', calls };
+    }
+    if (info.attempt > 1) {
+      calls += 1;
+      const since = new Date(info.scheduledTimestampMs - 60_000).toISOString();
+      const found = await client.findTurn(input.turn.messageId, { taskId: input.turn.taskId, since, signal: cancellationSignal() });
+      if (found && found !== 'unsupported') {
+        log.warn({ remoteTaskId: found.id, attempt: info.attempt }, 'retried send: the agent already had this turn; not sending it again');
+        return { kind: 'task', snapshot: await ctx.snapshot(found), sentAt, reconciliation: 'found', calls: calls - 1 };
+      }
+      reconciliation = found === 'unsupported' ? 'unsupported' : 'not-found';
+      log.warn({ attempt: info.attempt, reconciliation }, 'retried send: sending the turn again');
+    }
+    const result = await client.send(input.turn, cancellationSignal());
+    if (result.kind === 'message') {
+      log.info({ replyMessageId: result.message.messageId }, 'agent replied with a direct Message');
+      const { messageId, contextId } = result.message;
+      const reply = { messageId, parts: await boundedReply(result.message.parts), ...(contextId ? { contextId } : {}) };
+      return { kind: 'message', sentAt, reply, ...(reconciliation ? { reconciliation } : {}), calls };
+    }
+    log.info(
+      { remoteTaskId: result.task.id, contextId: result.task.contextId, state: result.task.status.state },
+      input.turn.taskId ? 'turn sent' : 'remote task created',
+    );
+    let task = result.task;
+    const entry = agents.entryOf(input.agent.name);
+    // URL downloads belong to the observing activity, whose timeout is made for them; a push agent
+    // is read when it pushes, not polled.
+    const withinMs = input.readAfterSend && !entry.downloads && input.agent.observe !== 'push' ? entry.readAfterSendMs : 0;
+    if (withinMs > 0 && isActive(task.status.state)) {
+      // A retry of this attempt must not send again: the heartbeat names the task it created.
+      heartbeat({ sent: input.turn.messageId, taskId: task.id } satisfies SentDetails);
+      const read = await readAfterSend(client, task.id, withinMs, input.readAfterSend ? input.readAfterSend.callBudget - calls : 0, log);
+      calls += read.calls;
+      task = read.task ?? task;
+    }
+    // An agent may answer the send with a task that has already ended.
+    const snapshot = await withDownloads(ctx, input.agent.name, await ctx.snapshot(task), log);
+    return { kind: 'task', snapshot, sentAt, calls, ...(reconciliation ? { reconciliation } : {}) };
+  }
+
+  return {
+    sendTurn,
+
+    /**
+     * Sends the turn that answers AUTH_REQUIRED: the credential is read here, from the worker's
+     * environment, so only its name is in history.
+     */
+    async sendAuthTurn(input: {
+      delegationId: string;
+      agent: ResolvedAgent;
+      turn: Omit<SendTurn, 'parts'>;
+      secretEnv: string;
+    }): Promise<SendOutcome> {
+      const value = process.env[input.secretEnv];
+      if (!value) throw failure(FailureType.CONFIG_INVALID, `authorize names ${input.secretEnv}, which is not set on the worker`);
+      return sendTurn({
+        delegationId: input.delegationId,
+        agent: input.agent,
+        turn: { ...input.turn, parts: [{ data: { credential: value }, mediaType: 'application/json' }] },
+      });
+    },
+  };
+}

@@ -1,0 +1,33 @@
+/**
+ * How workflows call Baton's activities: timeouts and retries per kind of step.
+ */
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import type { BatonActivities } from '../activities';
+import { NON_RETRYABLE_FAILURES } from '../src/shared/failure-types';
+
+/** Retryable failures (RetryLater) are tried this often, from 1 s to 30 s apart; the rest never again. */
+export const RETRY = {
+  initialInterval: '1s',
+  maximumInterval: '30s',
+  backoffCoefficient: 2,
+  maximumAttempts: 8,
+  nonRetryableErrorTypes: NON_RETRYABLE_FAILURES,
+};
+
+/** One call to the agent: register push, read the task once, cancel it. */
+export const quick = proxyActivities<BatonActivities>({ startToCloseTimeout: '30s', retry: RETRY });
+
+// 👉 Resolving the agent (a cached card, usually) and running the acceptance policy are short and
+// local to this worker: as local activities they skip the task-queue round trip of a normal one.
+export const local = proxyLocalActivities<BatonActivities>({ startToCloseTimeout: '30s', retry: RETRY });
+
+// A send that outlives this is retried (after looking for the turn at the agent): short, so a worker
+// that died mid-send is noticed soon.
+export const sending = proxyActivities<BatonActivities>({ startToCloseTimeout: '15s', retry: RETRY });
+
+// 👉 The wait on the remote task is one long activity: polls and heartbeats add nothing to history,
+// and the heartbeat timeout is how a dead worker is noticed (and how a cancel reaches it).
+export const observing = proxyActivities<BatonActivities>({ startToCloseTimeout: '24h', heartbeatTimeout: '10s', retry: RETRY });
+
+/** Registry lookups a graph makes before it starts nodes (and for each follow-up). */
+export const checking = proxyLocalActivities<BatonActivities>({ startToCloseTimeout: '10s', retry: { maximumAttempts: 5 } });

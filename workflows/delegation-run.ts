@@ -1,0 +1,324 @@
+/**
+ * The async steps of one delegation, and the state they share. `delegationWorkflow` registers the
+ * handlers and tells the story; this class talks to activities, timers and other workflows;
+ * `DelegationState` makes every decision.
+ */
+import {
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  getExternalWorkflowHandle,
+  isCancellation,
+  log,
+  sleep,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import type { Candidate } from '../src/acceptance/policies';
+import { DelegationState, type NextStep, type QueuedTurn, type CancelKind } from '../src/shared/delegation-state';
+import type {
+  CancelRequest,
+  DelegationInput,
+  DelegationRecord,
+  RemoteSnapshot,
+  ResolvedAgent,
+  Review,
+} from '../src/shared/delegation-types';
+import { outcomeOfFailure } from '../src/shared/failure-outcome';
+import { isTerminal } from '../src/shared/remote-state';
+import type { SendOutcome } from '../src/shared/send-outcome';
+import { searchAttributesOf } from '../src/shared/search-attributes';
+import { local, observing, quick, RETRY, sending } from './activity-stubs';
+import { remoteTaskSignal, requestSignal } from './messages';
+
+/** Reads at most this many times in the read-after-send window, whatever the budget. */
+const MAX_READS_AFTER_SEND = 1_000;
+
+export class DelegationRun {
+  readonly state: DelegationState;
+  /** Everything that talks to the agent runs in this scope, so a cancel can stop it mid-call. */
+  readonly work = new CancellationScope();
+  private agent?: ResolvedAgent;
+  private policy = '';
+  /** Push mode: pushes received (each a hint to read the task), pushes covered by a read, registration done. */
+  private readonly push = { received: 0, read: 0, registered: false };
+
+  constructor(
+    readonly id: string,
+    private readonly input: DelegationInput,
+  ) {
+    this.state = new DelegationState(id, input);
+  }
+
+  get record(): DelegationRecord {
+    return this.state.record;
+  }
+
+  /** Shows the record's status, outcome and pending request in the search attributes. */
+  publish(): void {
+    upsertSearchAttributes(searchAttributesOf(this.record));
+  }
+
+  // ── Handlers ────────────────────────────────────────────────────────────────────────────────────
+
+  /** Update `answer` / `authorize`: queues the admitted turn and resolves once it went out to the agent. */
+  async deliver(turn: QueuedTurn): Promise<{ messageId: string }> {
+    this.state.queue(turn);
+    await condition(() => this.state.sentAs(turn.requestId) !== undefined || this.state.status === 'SETTLED');
+    return { messageId: this.state.sentAs(turn.requestId) ?? '' };
+  }
+
+  /**
+   * Signal `answerSignal` / `authorizeSignal`: the Updates' payloads from senders that cannot update
+   * (other workflows). A Signal cannot be refused before it enters history, so a refused one is recorded.
+   */
+  signalled(signal: 'answer' | 'authorize', payload: unknown): void {
+    const admitted = this.state.admit(signal === 'answer' ? 'input' : 'auth', payload);
+    if ('turn' in admitted) return this.state.queue(admitted.turn);
+    const entry = this.state.refusedSignal(signal, payload, admitted.refused);
+    log.warn('refused a signal', { delegationId: this.id, ...entry });
+    this.publish();
+  }
+
+  /** Signal `batonPush`: the webhook verified a push for this delegation. Only a hint to read the task again. */
+  pushed(notice: { taskId?: unknown } | undefined): void {
+    if (typeof notice?.taskId === 'string' && notice.taskId === this.record.remote.taskId) this.push.received += 1;
+  }
+
+  /** Update `review`: keeps the decision, resolves with the settled record. */
+  async review(r: Review): Promise<DelegationRecord> {
+    this.state.reviewGiven({ decision: r.decision, by: `${r.caller.tenant}/${r.caller.user}`, reason: r.reason });
+    await condition(() => this.state.status === 'SETTLED');
+    return this.record;
+  }
+
+  /** Update `cancel`: stops the work; the cleanup cancels the remote task. Resolves with the settled record. */
+  async cancel(req: CancelRequest): Promise<DelegationRecord> {
+    this.stop(`${req.caller.tenant}/${req.caller.user}`, req.reason ?? `cancelled by ${req.caller.user}`);
+    await condition(() => this.state.status === 'SETTLED');
+    return this.record;
+  }
+
+  // ── Steps ───────────────────────────────────────────────────────────────────────────────────────
+
+  /** Fetches and checks the card, and starts the deadline's timer. */
+  async resolve(): Promise<void> {
+    this.agent = (await local.resolveAgent({ delegationId: this.id, agent: this.input.agent })).agent;
+    this.policy = this.state.resolved(this.agent);
+    const deadline = this.record.contract?.deadline;
+    if (!deadline) return;
+    // A durable timer: it survives worker restarts, and firing it cancels the work like a caller would.
+    sleep(deadline).then(
+      () => this.stop('deadline', `deadline of ${deadline} passed`, 'TIMED_OUT'),
+      () => {}, // the work ended first and took the timer with it
+    );
+  }
+
+  /** Sends the first turn, which creates the remote task (or gets a direct reply). */
+  async sendFirstTurn(): Promise<NextStep> {
+    const sent = await this.send();
+    if (sent.kind === 'message') {
+      const next = this.state.replied(sent.reply);
+      await this.announceRemoteTask();
+      return next;
+    }
+    const next = this.observed(sent.snapshot);
+    // A task that ended within the send is published once, with its outcome, at the end.
+    if (next.kind === 'observe' || next.kind === 'interrupted') this.publish();
+    await this.announceRemoteTask();
+    return next;
+  }
+
+  /** Waits for the remote task to leave its active state: a stream or polls in one activity, or pushes. */
+  async observe(): Promise<NextStep> {
+    const agent = this.resolvedAgent;
+    const taskId = this.record.remote.taskId ?? '';
+    const budget = this.state.callBudget;
+    const seen =
+      agent.observe === 'push'
+        ? await this.awaitPush(agent, taskId)
+        : await observing.awaitRemoteTask({
+            delegationId: this.id,
+            agent,
+            taskId,
+            staleStatusKey: this.state.staleStatusKey,
+            callBudget: Number.isFinite(budget) ? budget : undefined,
+          });
+    this.state.countCalls(seen.calls ?? 0);
+    const next = this.observed(seen);
+    this.publish();
+    return next;
+  }
+
+  /** The agent asked (input or auth): waits for a person's answer and sends it as the next turn. */
+  async answerInterruption(): Promise<NextStep> {
+    await this.announceRequest();
+    // 👉 Waiting for a person holds no activity slot: only this condition, until an answer is queued.
+    await condition(() => this.state.hasQueued);
+    const sent = await this.send(this.state.takeQueued());
+    if (sent.kind === 'message') {
+      throw ApplicationFailure.nonRetryable('agent answered a turn on a task with a direct Message', 'InvalidAgentResponse');
+    }
+    const next = this.observed(sent.snapshot);
+    this.publish();
+    return next;
+  }
+
+  /** Ends the delegation: acceptance for a COMPLETED task or a direct reply, else the outcome the remote end gave. */
+  async conclude(next: NextStep): Promise<void> {
+    if (next.kind === 'end') this.state.settle(next.outcome);
+    if (next.kind !== 'accept') return;
+    const reply = this.record.reply;
+    const candidate: Omit<Candidate, 'request'> = { artifacts: this.record.artifacts, ...(reply ? { reply: { parts: reply.parts } } : {}) };
+    const decision = await local.evaluateAcceptance({
+      delegationId: this.id,
+      policy: this.policy,
+      candidate: { ...candidate, request: this.input.parts },
+    });
+    if (!decision.accepted || !decision.review) {
+      this.state.decided(decision.accepted, decision.reasons);
+      return;
+    }
+    this.state.awaitReview(decision.reasons);
+    this.publish();
+    await this.announceRequest();
+    // 👉 Like an answer, a review is waited for without holding any activity slot.
+    await condition(() => this.state.hasReview);
+    this.state.decideOnReview();
+  }
+
+  /**
+   * After the work stopped with `err`: a failure becomes ERROR; a cancel (a caller's, the deadline's, the
+   * contract's, or the workflow's own) cancels the remote task and records how it really ended.
+   */
+  async stopped(err: unknown): Promise<void> {
+    // A send that failed after a cancel was asked for (it ran on, see send()) still ends as cancelled.
+    if (!isCancellation(err) && !this.record.cancel) {
+      this.state.settle(outcomeOfFailure(err, RETRY.maximumAttempts));
+      return;
+    }
+    if (!isCancellation(err)) this.state.note(`the send in flight when the cancel came failed: ${this.failureReason(err)}`);
+    // Cancelled by a caller (Update) or by cancelling the workflow itself (e.g. a parent's cancel).
+    this.state.requestCancel('temporal', 'the workflow was cancelled');
+    this.publish();
+    await CancellationScope.nonCancellable(() => this.cancelRemoteTask());
+  }
+
+  // ── Helpers ─────────────────────────────────────────────────────────────────────────────────────
+
+  private get resolvedAgent(): ResolvedAgent {
+    if (!this.agent) throw ApplicationFailure.nonRetryable('the agent was not resolved', 'Internal');
+    return this.agent;
+  }
+
+  /** Asks for a cancel (unless one was asked for already) and stops the work. */
+  private stop(by: string, reason: string, kind?: CancelKind): void {
+    if (this.state.requestCancel(by, reason, kind)) this.work.cancel();
+  }
+
+  /** Records an observation; a broken contract (budget, input rounds) stops the work right away. */
+  private observed(snapshot: RemoteSnapshot): NextStep {
+    const next = this.state.observed(snapshot);
+    const broken = this.state.refuseToGoOn(next);
+    if (broken) this.stop('contract', broken, 'ERROR');
+    return next;
+  }
+
+  /** Sends one turn (the first, or an admitted answer) and records it. */
+  private async send(queued?: QueuedTurn): Promise<SendOutcome> {
+    const agent = this.resolvedAgent;
+    const messageId = this.state.nextMessageId();
+    const remote = this.record.remote;
+    const onTask = remote.taskId && remote.contextId ? { taskId: remote.taskId, contextId: remote.contextId } : {};
+    const input = this.input;
+    // 👉 A send in flight is not cancelled: a cancel waits for it (its retries too), so a task it
+    // created is known and gets its CancelTask instead of being left running at the agent.
+    const sent = await CancellationScope.nonCancellable(() =>
+      queued?.kind === 'auth'
+        ? sending.sendAuthTurn({ delegationId: this.id, agent, turn: { messageId, ...onTask }, secretEnv: queued.secretEnv })
+        : sending.sendTurn({
+            delegationId: this.id,
+            agent,
+            turn: queued
+              ? { messageId, parts: queued.parts, ...onTask }
+              : { messageId, parts: input.parts, contextId: input.contextId, referenceTaskIds: input.referenceTaskIds },
+            // An agent that finishes at once is then done in this one activity (agents.X.readAfterSendMs).
+            readAfterSend: { callBudget: Math.min(this.state.callBudget, MAX_READS_AFTER_SEND) },
+          }),
+    );
+    if (queued) this.state.answered(queued.requestId, messageId, sent.sentAt);
+    else this.state.turnSent(messageId, sent.sentAt);
+    if (sent.reconciliation) this.state.reconciled(messageId, sent.reconciliation);
+    this.state.countCalls(sent.calls);
+    return sent;
+  }
+
+  /**
+   * Push mode: registers the webhook once, then reads the task whenever a push arrives or the backstop
+   * timer fires. 👉 Waiting here is a condition, not an activity: no slot is held while the agent works.
+   */
+  private async awaitPush(agent: ResolvedAgent, taskId: string): Promise<RemoteSnapshot> {
+    if (!this.push.registered) {
+      const registered = await quick.registerPush({ delegationId: this.id, agent, taskId });
+      this.state.countCalls(registered.calls);
+      this.push.registered = true;
+    } else {
+      await condition(() => this.push.received > this.push.read, agent.backstopPoll ?? '5m');
+    }
+    // Pushes that arrive while this read runs are read again: none is lost between read and wait.
+    const upTo = this.push.received;
+    const seen = await quick.readTask({ delegationId: this.id, agent, taskId });
+    this.push.read = upTo;
+    return seen;
+  }
+
+  /** Cancels the remote task, if there is one still running, and settles with what it really did. */
+  private async cancelRemoteTask(): Promise<void> {
+    const taskId = this.record.remote.taskId;
+    const state = this.record.remote.state;
+    if (!this.agent || !taskId || (state && isTerminal(state))) {
+      this.state.cancelled();
+      return;
+    }
+    try {
+      const final = await quick.cancelRemoteTask({ delegationId: this.id, agent: this.agent, taskId });
+      this.state.countCalls(final.calls ?? 0);
+      this.state.cancelled(final);
+    } catch (err) {
+      this.state.cancelFailed(this.failureReason(err));
+    }
+  }
+
+  private failureReason(err: unknown): string {
+    return outcomeOfFailure(err, RETRY.maximumAttempts).reasons[0] ?? 'unknown';
+  }
+
+  /** Tells the `notify` workflow what the delegation now waits for (unless it asked not to be told). */
+  private async announceRequest(): Promise<void> {
+    const request = this.record.pending;
+    if (this.input.notify?.requests === false || !request) return;
+    await this.tell(
+      (target) => target.signal(requestSignal, { delegationId: this.id, agent: this.input.agent, request }),
+      request.requestId,
+    );
+  }
+
+  /** Tells the `notify` workflow, when it asked, which remote task and context the agent chose. */
+  private async announceRemoteTask(): Promise<void> {
+    if (!this.input.notify?.remoteTask) return;
+    const { taskId, contextId } = this.record.remote;
+    await this.tell(
+      (target) => target.signal(remoteTaskSignal, { delegationId: this.id, agent: this.input.agent, taskId, contextId }),
+      'the remote task',
+    );
+  }
+
+  /** Signals the `notify` workflow; a failure to reach it is noted, never fatal to the delegation. */
+  private async tell(send: (target: ReturnType<typeof getExternalWorkflowHandle>) => Promise<void>, about: string): Promise<void> {
+    if (!this.input.notify) return;
+    try {
+      await send(getExternalWorkflowHandle(this.input.notify.workflowId));
+    } catch (err) {
+      this.state.note(`could not tell workflow ${this.input.notify.workflowId} about ${about}: ${(err as Error).message}`);
+    }
+  }
+}
