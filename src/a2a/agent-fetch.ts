@@ -10,9 +10,15 @@ import { createGuardedFetch, type FetchPolicy, type Lookup } from './guarded-fet
 
 /** An HTTP answer that decides the outcome by its status alone. */
 export class AgentHttpError extends Error {
+  /** The kind an HTTP status alone says: 401/403 auth, other 4xx refused, 408, 429 and 5xx retry. */
+  static forStatus(status: number, message: string, retryAfterMs?: number): AgentHttpError {
+    const kind = status === 401 || status === 403 ? 'auth' : status >= 500 || RETRY_STATUSES.has(status) ? 'retry' : 'refused';
+    return new AgentHttpError(status, kind, message, retryAfterMs);
+  }
+
   constructor(
     readonly status: number,
-    readonly kind: 'auth' | 'retry',
+    readonly kind: 'auth' | 'refused' | 'retry',
     message: string,
     /** From `Retry-After`, when the agent sent one. */
     readonly retryAfterMs?: number,

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { AgentEntry } from '../config/schema';
 import type { ChosenInterface } from '../shared/delegation-types';
 import { FailureType } from '../shared/failure-types';
-import { createAgentFetch } from './agent-fetch';
+import { AgentHttpError, createAgentFetch, parseRetryAfter } from './agent-fetch';
 import { failure, toFailure } from './errors';
 import type { Lookup } from './guarded-fetch';
 
@@ -101,7 +101,10 @@ export async function fetchCard(agentName: string, entry: AgentEntry, opts: { lo
   try {
     // 👉 A2A-Version 1.0: an agent that also speaks 0.3 serves its 1.0 card only when asked.
     const res = await fetchImpl(url, { headers: { accept: 'application/json', 'A2A-Version': '1.0' } });
-    if (!res.ok) throw new Error(`HTTP error for card! Status: ${res.status} fetching ${url}`);
+    if (!res.ok) {
+      void res.body?.cancel();
+      throw AgentHttpError.forStatus(res.status, `HTTP ${res.status} fetching ${url}`, parseRetryAfter(res.headers.get('retry-after')));
+    }
     body = Buffer.from(await res.arrayBuffer());
   } catch (err) {
     throw toFailure(err, `agent ${agentName}: fetching card ${url}`);

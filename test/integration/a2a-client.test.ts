@@ -179,7 +179,7 @@ describe('trust policy: refusals with typed reasons', () => {
       'TrustRefused',
       /private address/,
     );
-    assert.ok(mapped);
+    assert.equal((mapped.details?.[0] as { refusal: string }).refusal, 'address', 'an IPv4-mapped IPv6 address is checked as the IPv4 one');
   });
 
   it('refuses a redirect to a metadata address, by literal or by name', async () => {
@@ -281,7 +281,7 @@ describe('credentials and the error taxonomy', () => {
     assert.equal(failure.nonRetryable, false);
   });
 
-  it('never turns a random or mutated answer into a false success (property, over HTTP)', async () => {
+  it('never turns a random or mutated answer into a false success, and refuses the rest as invalid (property, over HTTP)', async () => {
     const { client } = await connect('raw', loopbackAgentEntry(raw.url));
     const valid = {
       id: 't',
@@ -290,6 +290,7 @@ describe('credentials and the error taxonomy', () => {
       artifacts: [{ artifactId: 'a', parts: [{ text: 'x' }] }],
     };
     const mutated = fc.oneof(
+      fc.constant(valid),
       fc.jsonValue(),
       fc.record({
         id: fc.oneof(fc.string(), fc.integer(), fc.constant(null)),
@@ -300,18 +301,31 @@ describe('credentials and the error taxonomy', () => {
       }),
       fc.constantFrom(valid).map((v) => ({ ...v, artifacts: [{ artifactId: 'a', parts: [{ text: 'x', url: 'https://x.example' }] }] })),
     );
+    let accepted = 0;
+    let refusedAsInvalid = 0;
     await fc.assert(
       fc.asyncProperty(mutated, async (answer) => {
         raw.rpc = (r) => RawAgent.result(r, answer);
+        let task: Task;
         try {
-          const task = await client.getTask('t');
-          assert.ok((TASK_STATES as readonly string[]).includes(task.status.state), `false success: ${JSON.stringify(task)}`);
-          assert.ok(task.id && task.contextId);
+          task = await client.getTask('t');
         } catch (err) {
-          assert.ok((err as ApplicationFailure).type, `untyped failure: ${String(err)}`);
+          // Whatever is wrong with the answer, it is the agent's: never worth a retry, never another type.
+          assert.equal((err as ApplicationFailure).type, 'InvalidAgentResponse', `${String(err)} for ${JSON.stringify(answer)}`);
+          refusedAsInvalid += 1;
+          return;
         }
+        // A success carries a known state and the ids the agent sent, nothing made up.
+        const sent = answer as { id?: unknown; contextId?: unknown; status?: { state?: unknown } };
+        assert.ok((TASK_STATES as readonly string[]).includes(task.status.state), `false success: ${JSON.stringify(task)}`);
+        assert.ok(typeof sent.status?.state === 'string' || typeof sent.status?.state === 'number', JSON.stringify(answer));
+        if (typeof sent.status?.state === 'string') assert.equal(task.status.state, sent.status.state);
+        assert.equal(task.id, String(sent.id));
+        assert.equal(task.contextId, String(sent.contextId));
+        accepted += 1;
       }),
       { numRuns: 60 },
     );
+    assert.ok(accepted > 0 && refusedAsInvalid > 0, `both paths taken (accepted ${accepted}, refused ${refusedAsInvalid})`);
   });
 });
