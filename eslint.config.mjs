@@ -73,4 +73,17 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // ui/ is browser ES modules with no build step: every name is imported or a browser global.
+    files: ['ui/**/*.js'],
+    languageOptions: {
+      sourceType: 'module',
+      globals: Object.fromEntries(
+        ['AbortController', 'Node', 'TextDecoderStream', 'URL', 'clearInterval', 'console', 'document', 'fetch', 'history', 'location']
+          .concat(['sessionStorage', 'setInterval', 'setTimeout', 'window'])
+          .map((name) => [name, 'readonly']),
+      ),
+    },
+    rules: { 'no-undef': 'error' },
+  },
 );

@@ -1,0 +1,58 @@
+// The HTTP API as the web app uses it: the same /api/v1 other services call, with the bearer token
+// this tab was given.
+
+export const TOKEN_KEY = 'baton.token';
+
+export const token = () => sessionStorage.getItem(TOKEN_KEY) || '';
+
+export class ApiError extends Error {
+  constructor(status, type, message) {
+    super(message);
+    this.status = status;
+    this.type = type;
+  }
+}
+
+/** Calls the API; a refusal becomes an ApiError carrying the server's error type and message. */
+export async function api(path, opts = {}) {
+  const res = await fetch(`/api/v1${path}`, {
+    method: opts.method || 'GET',
+    headers: { Authorization: `Bearer ${token()}`, ...(opts.body ? { 'Content-Type': 'application/json' } : {}) },
+    body: opts.body ? JSON.stringify(opts.body) : undefined,
+    signal: opts.signal,
+  });
+  const body = await res.json().catch(() => ({}));
+  if (!res.ok) throw new ApiError(res.status, body.error?.type || 'Internal', body.error?.message || `HTTP ${res.status}`);
+  return body;
+}
+
+/**
+ * A delegation's server-sent events, read with fetch (EventSource cannot send the token header).
+ * Calls onEvent(name, data) per event until the stream ends or the signal aborts.
+ */
+export async function followEvents(id, signal, onEvent) {
+  const res = await fetch(`/api/v1/delegations/${encodeURIComponent(id)}/events`, {
+    headers: { Authorization: `Bearer ${token()}` },
+    signal,
+  });
+  if (!res.ok || !res.body) throw new ApiError(res.status, 'Internal', `event stream: HTTP ${res.status}`);
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += value;
+    let cut;
+    while ((cut = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, cut);
+      buffer = buffer.slice(cut + 2);
+      const event = /^event: (.*)$/m.exec(block)?.[1];
+      const data = block
+        .split('\n')
+        .filter((l) => l.startsWith('data: '))
+        .map((l) => l.slice(6))
+        .join('\n');
+      if (event && data) onEvent(event, JSON.parse(data));
+    }
+  }
+}

@@ -1,0 +1,75 @@
+// One task graph: the DAG with node states, the nodes, and artifact lineage; refreshed until it settles.
+import { api } from '../api.js';
+import { dag } from '../dag.js';
+import { fill, h, pill, short, table } from '../dom.js';
+
+function renderGraph(g) {
+  fill(
+    h('h1', {}, 'Graph ', h('span', { class: 'mono' }, g.id)),
+    h(
+      'div',
+      { class: 'card' },
+      h(
+        'div',
+        { class: 'meta' },
+        h('span', {}, 'Status ', pill(g.status)),
+        g.outcome ? h('span', {}, 'Outcome ', h('span', { 'data-field': 'graph-outcome' }, pill(g.outcome.kind))) : null,
+        h('span', {}, `Owner ${g.tenant}/${g.owner}`),
+        h('span', {}, `Failure policy ${g.failurePolicy}`),
+        h('span', {}, `${g.nodes.filter((n) => n.status === 'SETTLED').length}/${g.nodes.length} settled`),
+      ),
+    ),
+    dag(g.nodes),
+    h('h2', {}, 'Nodes'),
+    table(
+      ['Node', 'Agent', 'State', 'After', 'Remote task', 'Reasons'],
+      g.nodes.map((n) => [
+        h(
+          'td',
+          {},
+          h('a', { href: `#/d/${encodeURIComponent(n.delegationId)}` }, n.id),
+          n.followUp ? h('span', { class: 'muted' }, ' (follow-up)') : null,
+        ),
+        n.agent,
+        pill(n.status === 'SETTLED' ? n.outcome || 'SETTLED' : n.status),
+        n.dependsOn.join(', '),
+        h('td', { class: 'mono' }, short(n.remote.taskId, 14)),
+        (n.reasons || []).join('; '),
+      ]),
+    ),
+    h('h2', {}, 'Artifact lineage'),
+    g.lineage.length
+      ? table(
+          ['Name', 'Context', 'Versions (oldest first)'],
+          g.lineage.map((l) => [
+            l.name,
+            h('td', { class: 'mono' }, short(l.contextId, 14)),
+            h(
+              'ol',
+              {},
+              l.versions.map((v) =>
+                h(
+                  'li',
+                  {},
+                  `node ${v.nodeId}, ${v.size} B, sha256 ${short(v.sha256, 12)}`,
+                  v.accepted ? '' : ' (not accepted)',
+                  v.artifactId === l.latestAccepted ? h('strong', {}, ' ← latest accepted') : '',
+                ),
+              ),
+            ),
+          ]),
+        )
+      : h('p', { class: 'muted' }, 'No artifacts yet.'),
+  );
+}
+
+export async function graphPage(id, signal) {
+  let g = await api(`/graphs/${encodeURIComponent(id)}`, { signal });
+  renderGraph(g);
+  while (g.status !== 'SETTLED' && !signal.aborted) {
+    await new Promise((r) => setTimeout(r, 1_000));
+    if (signal.aborted) return;
+    g = await api(`/graphs/${encodeURIComponent(id)}`, { signal });
+    renderGraph(g);
+  }
+}
