@@ -97,6 +97,13 @@ async function checkedJson(agentName: string, res: Response): Promise<Response> 
   } catch {
     return new Response(text, { status: res.status, statusText: res.statusText, headers: res.headers });
   }
+  // The SDK reads fields off the answer as it converts it: a `"result": null` (or a body that is not an
+  // object) would fail inside it as an untyped TypeError, indistinguishable from a network fault.
+  const notObject = (v: unknown): boolean => typeof v !== 'object' || v === null || Array.isArray(v);
+  if (notObject(json)) throw new MalformedAnswerError(`agent ${agentName}: malformed answer: the body is not a JSON object`);
+  if ('result' in (json as object) && notObject((json as { result: unknown }).result)) {
+    throw new MalformedAnswerError(`agent ${agentName}: malformed answer: its JSON-RPC "result" is not an object`);
+  }
   const violation = findOneofViolation(json);
   if (violation) throw new MalformedAnswerError(`agent ${agentName}: malformed answer: ${violation}`);
   return new Response(text, { status: res.status, statusText: res.statusText, headers: res.headers });

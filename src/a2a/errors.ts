@@ -79,13 +79,6 @@ export function toFailure(err: unknown, what: string): ApplicationFailure {
     return failure(FailureType.INVALID_AGENT_RESPONSE, `${what}: ${message.slice(0, 500)}`);
   }
   const cause = (err as { cause?: { message?: string; code?: string } } | undefined)?.cause;
-  // The SDK reads an answer's fields as it converts it: a shape it cannot read (`"result": null`) fails
-  // there as a TypeError. A network fault is a TypeError too ("fetch failed"), but with a system error
-  // (a `code`) as its cause.
-  const unreadable = findCause(err, TypeError);
-  if (unreadable && typeof (unreadable.cause as { code?: unknown } | undefined)?.code !== 'string') {
-    return failure(FailureType.INVALID_AGENT_RESPONSE, `${what}: the answer could not be read (${unreadable.message.slice(0, 300)})`);
-  }
   const detail = cause?.message && cause.message !== message ? `${message} (${cause.code ?? cause.message})` : message;
   return failure(FailureType.RETRY_LATER, `${what}: ${detail}`);
 }
