@@ -4,6 +4,6 @@
  */
 export { withBaton, batonWorkflowsPath, type WithBatonOptions } from '../embed/with-baton';
 export { createBatonWorker, type BatonWorkerOptions } from '../runtime/worker';
-export { registerSearchAttributes } from '../runtime/temporal-server';
+export { missingSearchAttributes, registerSearchAttributes } from '../runtime/namespace-setup';
 export { PolicyRegistry, type AcceptancePolicy, type Candidate, type Decision, type DeclaredPolicy } from '../acceptance/policies';
 export { createLogger, installTemporalRuntime } from '../runtime/logger';

@@ -3,16 +3,17 @@
  * The `baton` command.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { DelegationNotFoundError, GraphNotFoundError, InvalidRequestError, RequestRefusedError } from '../client/errors';
-import { ConfigError } from '../config/load';
-import { TemporalUnavailableError } from '../runtime/temporal-server';
+import { asBatonError } from '../errors/as-baton-error';
+import { ERROR_KINDS } from '../shared/baton-error';
+import { DELEGATION_STATUSES, OUTCOMES } from '../shared/delegation-types';
 import { agentsCommand } from './commands/agents';
 import { configCheckCommand } from './commands/config-check';
 import { delegateCommand } from './commands/delegate';
-import { demoCommand, InterruptedError } from './commands/demo';
+import { demoCommand } from './commands/demo';
 import { graphDemoCommand } from './commands/demo-graphs';
 import { devCommand } from './commands/dev';
 import { serveAgentsCommand } from './commands/serve-agents';
+import { setupCommand } from './commands/setup';
 import { listCommand } from './commands/list';
 import { showCommand } from './commands/show';
 import { answerCommand, authorizeCommand, cancelCommand, reviewCommand } from './commands/steer';
@@ -34,25 +35,26 @@ function listenPort(value: string): number {
   return value === '0' ? 0 : port(value);
 }
 
+/**
+ * Runs a command and ends the process with its exit code. An expected failure (a BatonError, or one
+ * the mapping knows) prints one line that says what happened and what to do; anything else is a bug,
+ * printed with its stack trace and a line that says so.
+ */
 function run(action: () => Promise<number>): Promise<void> {
   return action().then(
     (code) => {
       process.exitCode = code;
     },
     (err: unknown) => {
-      const expected =
-        err instanceof UsageError ||
-        err instanceof ConfigError ||
-        err instanceof InvalidRequestError ||
-        err instanceof DelegationNotFoundError ||
-        err instanceof GraphNotFoundError ||
-        err instanceof RequestRefusedError ||
-        err instanceof TemporalUnavailableError ||
-        err instanceof InterruptedError;
-      process.stderr.write(`baton: ${expected ? (err as Error).message : ((err as Error)?.stack ?? String(err))}\n`);
-      process.exitCode = err instanceof UsageError || err instanceof InvalidRequestError ? 2 : 1;
+      const known = asBatonError(err);
+      process.stderr.write(
+        known
+          ? `baton: ${known.message}\n`
+          : `baton: internal error (a bug in Baton; please report it with this trace):\n${(err as Error)?.stack ?? String(err)}\n`,
+      );
+      process.exitCode = known?.exitCode ?? ERROR_KINDS.Internal.exitCode;
       // A client call may still be retrying after an interruption; nothing is left to finish.
-      if (err instanceof InterruptedError) process.exit(130);
+      if (known?.kind === 'Interrupted') process.exit(known.exitCode);
       // 👉 A command that failed after starting a worker has stopped it, but the Temporal Runtime's
       // native threads can keep the process alive: give output a moment to drain, then end it.
       setTimeout(() => process.exit(), 2_000).unref();
@@ -60,10 +62,21 @@ function run(action: () => Promise<number>): Promise<void> {
   );
 }
 
+/** A value from `values` (any case), for options whose values are a type's: `--help` lists them from it. */
+function oneOf(values: readonly string[]): (value: string) => string {
+  return (value) => {
+    const upper = value.toUpperCase();
+    if (!values.includes(upper)) throw new InvalidArgumentError(`use one of ${values.join(', ')}`);
+    return upper;
+  };
+}
+
 const program = new Command('baton')
   .description('Durable delegation to remote A2A agents, on Temporal.')
   .option('-c, --config <file>', 'config file (default: $BATON_CONFIG or ./baton.config.yaml)')
-  .showHelpAfterError();
+  // A mistake in the command line is a usage error: one line, exit code 2, like every other one.
+  .configureOutput({ outputError: (text, write) => write(`baton: ${text.replace(/^error: /, '').trim()} (see --help)\n`) })
+  .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : ERROR_KINDS.InvalidRequest.exitCode));
 
 const globals = (): { config?: string } => program.opts<{ config?: string }>();
 
@@ -86,9 +99,9 @@ program
 program
   .command('dev')
   .description('run Temporal (persisted), a worker and the demo agents until Ctrl-C')
-  .option('--port <port>', 'Temporal front-end port', port, 7233)
-  .option('--ui-port <port>', 'Temporal Web UI port', port, 8233)
-  .option('--agents-port <port>', 'first port for the demo agents (one port each, counting up)', port, 41241)
+  .option('--port <port>', 'Temporal front-end port (0: a free one)', listenPort, 7233)
+  .option('--ui-port <port>', 'Temporal Web UI port (0: a free one)', listenPort, 8233)
+  .option('--agents-port <port>', 'first port for the demo agents, one each counting up (0: free ones)', listenPort, 41241)
   .option('--webhook-port <port>', 'port of the push webhook', listenPort, 41240)
   .option('--app-port <port>', 'port of the web app and HTTP API (default: api.listen.port, 41230)', listenPort)
   .option('--db <file>', 'SQLite file of the dev server (default .baton/dev/temporal.sqlite)')
@@ -205,9 +218,9 @@ program
 program
   .command('ls')
   .description("list the caller's delegations, newest first")
-  .option('--status <status>', 'STARTING, REMOTE_ACTIVE, WAITING_INPUT, WAITING_AUTH, CANCELLING or SETTLED')
+  .option('--status <status>', DELEGATION_STATUSES.join(', '), oneOf(DELEGATION_STATUSES))
   .option('--agent <name>', 'agent name')
-  .option('--outcome <outcome>', 'ACCEPTED, REJECTED, REMOTE_FAILED, REMOTE_REJECTED, CANCELED, TIMED_OUT or ERROR')
+  .option('--outcome <outcome>', OUTCOMES.join(', '), oneOf(OUTCOMES))
   .option('--limit <n>', 'at most this many', (v) => Number(v), 50)
   .option('--json', 'print JSON')
   .action((o: { status?: string; agent?: string; outcome?: string; limit: number; json?: boolean }) =>
@@ -264,6 +277,12 @@ graph
   .option('--reason <text>', 'why (kept in the record)')
   .option('--json', 'print JSON')
   .action((id: string, o: { reason?: string; json?: boolean }) => run(() => graphCancelCommand(id, { ...o, ...globals() })));
+
+program
+  .command('setup')
+  .description('make the configured namespace ready for Baton: register its search attributes (safe to run again)')
+  .option('--json', 'print JSON')
+  .action((o: { json?: boolean }) => run(() => setupCommand({ ...o, ...globals() })));
 
 program
   .command('agents')

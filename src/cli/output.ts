@@ -14,6 +14,28 @@ export function exitCodeOf(record: DelegationRecord): number {
   return record.outcome.kind === 'ACCEPTED' ? 0 : 3;
 }
 
+/**
+ * Prints a waited-for record (stdout: JSON or the record for people) and returns the exit code. An
+ * outcome other than ACCEPTED also gets one line on stderr with its first reason, which says why
+ * (and, for an ERROR, what to fix): a script that reads only the exit code and stderr still learns it.
+ */
+export function reportSettled(record: DelegationRecord, json?: boolean): number {
+  if (json) printJson(record);
+  else process.stdout.write(`${formatRecord(record)}\n`);
+  const outcome = record.outcome;
+  if (outcome && outcome.kind !== 'ACCEPTED') {
+    process.stderr.write(
+      `baton: delegation ${record.id} ended ${outcome.kind}${outcome.reasons[0] ? `: ${oneLine(outcome.reasons[0])}` : ''}\n`,
+    );
+  }
+  return exitCodeOf(record);
+}
+
+/** Untrusted text (an agent's words in a reason) on one line, printed as data. */
+function oneLine(text: string): string {
+  return JSON.stringify(text.length > 500 ? `${text.slice(0, 500)}…` : text).slice(1, -1);
+}
+
 export function formatRecord(r: DelegationRecord): string {
   const lines = [
     `delegation  ${r.id}`,

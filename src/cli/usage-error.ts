@@ -1,7 +1,8 @@
-/** A mistake in how the command was called: printed without a stack, exit code 2. */
-export class UsageError extends Error {
+import { BatonError } from '../shared/baton-error';
+
+/** A mistake in how the command was called: printed as one line, exit code 2. */
+export class UsageError extends BatonError {
   constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
+    super('InvalidRequest', message);
   }
 }

@@ -2,7 +2,13 @@
  * The typed client for applications: start a delegation, wait for it, read its record.
  */
 import { randomUUID } from 'node:crypto';
-import { Client, WorkflowNotFoundError, type ConnectionLike } from '@temporalio/client';
+import {
+  Client,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowFailedError,
+  WorkflowNotFoundError,
+  type ConnectionLike,
+} from '@temporalio/client';
 import type { Part } from '../shared/a2a-types';
 import { DelegationInputSchema, type Caller, type Contract, type DelegationRecord } from '../shared/delegation-types';
 import { DELEGATION_ID_PREFIX } from '../shared/ids';
@@ -19,6 +25,7 @@ import { describeIssues } from '../config/load';
 import type { delegationWorkflow } from '../../workflows/delegation';
 import { answerUpdate, authorizeUpdate, cancelUpdate, reviewUpdate, statusQuery } from '../../workflows/messages';
 import { sendUpdate } from './send-update';
+import { temporalCall } from './temporal-call';
 import { DelegationNotFoundError, InvalidRequestError, RequestRefusedError } from './errors';
 
 export interface StartDelegation {
@@ -94,20 +101,23 @@ export class BatonClient {
     const limit = filter.limit ?? 50;
     const rows: DelegationSummary[] = [];
     if (limit <= 0) return rows;
-    for await (const wf of this.client.workflow.list({ query: clauses.join(' AND '), pageSize: Math.min(limit, 100) })) {
-      const sa = wf.searchAttributes as Record<string, unknown[] | undefined>;
-      const first = (key: { name: string }): string | undefined => sa[key.name]?.[0] as string | undefined;
-      rows.push({
-        id: wf.workflowId,
-        ...(first(SA_AGENT) ? { agent: first(SA_AGENT) } : {}),
-        ...(first(SA_STATUS) ? { status: first(SA_STATUS) } : {}),
-        ...(first(SA_OUTCOME) ? { outcome: first(SA_OUTCOME) } : {}),
-        ...(first(SA_REMOTE_TASK_ID) ? { remoteTaskId: first(SA_REMOTE_TASK_ID) } : {}),
-        ...(first(SA_PENDING_REQUEST) ? { pendingRequestId: first(SA_PENDING_REQUEST) } : {}),
-        started: wf.startTime.toISOString(),
-      });
-      if (rows.length >= limit) break;
-    }
+    const listed = this.client.workflow.list({ query: clauses.join(' AND '), pageSize: Math.min(limit, 100) });
+    await this.call(async () => {
+      for await (const wf of listed) {
+        const sa = wf.searchAttributes as Record<string, unknown[] | undefined>;
+        const first = (key: { name: string }): string | undefined => sa[key.name]?.[0] as string | undefined;
+        rows.push({
+          id: wf.workflowId,
+          ...(first(SA_AGENT) ? { agent: first(SA_AGENT) } : {}),
+          ...(first(SA_STATUS) ? { status: first(SA_STATUS) } : {}),
+          ...(first(SA_OUTCOME) ? { outcome: first(SA_OUTCOME) } : {}),
+          ...(first(SA_REMOTE_TASK_ID) ? { remoteTaskId: first(SA_REMOTE_TASK_ID) } : {}),
+          ...(first(SA_PENDING_REQUEST) ? { pendingRequestId: first(SA_PENDING_REQUEST) } : {}),
+          started: wf.startTime.toISOString(),
+        });
+        if (rows.length >= limit) break;
+      }
+    });
     return rows;
   }
 
@@ -144,13 +154,24 @@ export class BatonClient {
     });
     if (!parsed.success) throw new InvalidRequestError(`invalid delegation: ${describeIssues(parsed.error).join('; ')}`);
     const id = req.id ?? `${DELEGATION_ID_PREFIX}${randomUUID()}`;
-    await this.client.workflow.start<typeof delegationWorkflow>('delegationWorkflow', {
-      workflowId: id,
-      taskQueue: this.opts.taskQueue,
-      args: [parsed.data],
-      typedSearchAttributes: startingAttributes(parsed.data),
-      staticSummary: `Delegation to ${parsed.data.agent}`,
-    });
+    await this.call(() =>
+      this.client.workflow
+        .start<typeof delegationWorkflow>('delegationWorkflow', {
+          workflowId: id,
+          taskQueue: this.opts.taskQueue,
+          args: [parsed.data],
+          typedSearchAttributes: startingAttributes(parsed.data),
+          staticSummary: `Delegation to ${parsed.data.agent}`,
+          // An id names one delegation for good: a retried start after it ended must not run it again.
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        })
+        .catch((err: unknown) => {
+          if (err instanceof WorkflowExecutionAlreadyStartedError) {
+            throw new RequestRefusedError(`a delegation with id ${id} exists already: nothing was started; choose another id`);
+          }
+          throw err;
+        }),
+    );
     return id;
   }
 
@@ -158,10 +179,14 @@ export class BatonClient {
   async result(id: string): Promise<DelegationRecord> {
     let record: DelegationRecord;
     try {
-      record = await this.client.workflow.getHandle<typeof delegationWorkflow>(id).result();
+      record = await this.call(() => this.client.workflow.getHandle<typeof delegationWorkflow>(id).result());
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) throw new DelegationNotFoundError(id);
-      throw err;
+      if (!(err instanceof WorkflowFailedError)) throw err;
+      // Terminated or failed by an operator: there is no record to give; said only to its own tenant.
+      const tenant = (await this.call(() => this.client.workflow.getHandle(id).describe())).typedSearchAttributes.get(SA_TENANT);
+      if (tenant !== this.opts.caller.tenant) throw new DelegationNotFoundError(id);
+      throw new RequestRefusedError(`delegation ${id} ended without its record: ${err.cause?.message ?? err.message}`);
     }
     if (record.tenant !== this.opts.caller.tenant) throw new DelegationNotFoundError(id);
     return record;
@@ -175,8 +200,10 @@ export class BatonClient {
     const handle = this.client.workflow.getHandle<typeof delegationWorkflow>(id);
     let record: DelegationRecord;
     try {
-      const description = await handle.describe();
-      record = description.status.name === 'COMPLETED' ? await handle.result() : await handle.query(statusQuery);
+      record = await this.call(async () => {
+        const description = await handle.describe();
+        return description.status.name === 'COMPLETED' ? await handle.result() : await handle.query(statusQuery);
+      });
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) throw new DelegationNotFoundError(id);
       throw err;
@@ -232,6 +259,11 @@ export class BatonClient {
   }
 
   private update<T>(id: string, call: () => Promise<T>): Promise<T> {
-    return sendUpdate(`delegation ${id}`, call, () => this.show(id));
+    return this.call(() => sendUpdate(`delegation ${id}`, call, () => this.show(id)));
+  }
+
+  /** A call to Temporal, its failures said in Baton's terms. */
+  private call<T>(fn: () => Promise<T>): Promise<T> {
+    return temporalCall({ connection: this.connection, namespace: this.opts.namespace }, fn);
   }
 }

@@ -2,14 +2,15 @@
  * The typed client for task graphs: start one from a spec, read it, add follow-ups, cancel it.
  */
 import { randomUUID } from 'node:crypto';
-import { Client, WorkflowNotFoundError, type ConnectionLike } from '@temporalio/client';
+import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type ConnectionLike } from '@temporalio/client';
 import type { Caller } from '../shared/delegation-types';
 import { parseGraphSpec } from '../shared/graph-spec';
 import type { GraphNodeSpec, GraphRecord } from '../shared/graph-types';
 import type { taskGraphWorkflow } from '../../workflows/task-graph';
 import { addFollowUpUpdate, cancelGraphUpdate, graphStatusQuery } from '../../workflows/messages';
-import { GraphNotFoundError } from './errors';
+import { GraphNotFoundError, RequestRefusedError } from './errors';
 import { sendUpdate } from './send-update';
+import { temporalCall } from './temporal-call';
 
 /** Graph workflow ids without an explicit one. */
 export const GRAPH_ID_PREFIX = 'graph-';
@@ -36,12 +37,23 @@ export class GraphClient {
   async start(rawSpec: unknown, opts: { id?: string; knownAgents?: string[] } = {}): Promise<string> {
     const spec = parseGraphSpec(rawSpec, opts.knownAgents);
     const id = opts.id ?? spec.id ?? `${GRAPH_ID_PREFIX}${randomUUID()}`;
-    await this.client.workflow.start<typeof taskGraphWorkflow>('taskGraphWorkflow', {
-      workflowId: id,
-      taskQueue: this.opts.taskQueue,
-      args: [{ spec, tenant: this.opts.caller.tenant, owner: this.opts.caller.user }],
-      staticSummary: `Task graph of ${spec.nodes.length} node(s)`,
-    });
+    await this.call(() =>
+      this.client.workflow
+        .start<typeof taskGraphWorkflow>('taskGraphWorkflow', {
+          workflowId: id,
+          taskQueue: this.opts.taskQueue,
+          args: [{ spec, tenant: this.opts.caller.tenant, owner: this.opts.caller.user }],
+          staticSummary: `Task graph of ${spec.nodes.length} node(s)`,
+          // An id names one graph for good: a retried start after it ended must not run it again.
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        })
+        .catch((err: unknown) => {
+          if (err instanceof WorkflowExecutionAlreadyStartedError) {
+            throw new RequestRefusedError(`a graph with id ${id} exists already: nothing was started; choose another id`);
+          }
+          throw err;
+        }),
+    );
     return id;
   }
 
@@ -50,10 +62,12 @@ export class GraphClient {
     const handle = this.client.workflow.getHandle<typeof taskGraphWorkflow>(id);
     let record: GraphRecord;
     try {
-      const description = await handle.describe();
-      if (description.type !== 'taskGraphWorkflow') throw new GraphNotFoundError(id);
-      // A graph whose spec the worker refused has failed: result() throws with the reason.
-      record = description.status.name === 'RUNNING' ? await handle.query(graphStatusQuery) : await handle.result();
+      record = await this.call(async () => {
+        const description = await handle.describe();
+        if (description.type !== 'taskGraphWorkflow') throw new GraphNotFoundError(id);
+        // A graph whose spec the worker refused has failed: result() throws with the reason.
+        return description.status.name === 'RUNNING' ? await handle.query(graphStatusQuery) : await handle.result();
+      });
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) throw new GraphNotFoundError(id);
       throw err;
@@ -65,7 +79,7 @@ export class GraphClient {
   /** Waits until the graph settles. */
   async result(id: string): Promise<GraphRecord> {
     await this.show(id);
-    return this.client.workflow.getHandle<typeof taskGraphWorkflow>(id).result();
+    return this.call(() => this.client.workflow.getHandle<typeof taskGraphWorkflow>(id).result());
   }
 
   /** Reads the record every `intervalMs` until `done` holds. */
@@ -82,25 +96,29 @@ export class GraphClient {
     id: string,
     node: Omit<GraphNodeSpec, 'dependsOn'> & { dependsOn?: string[] },
   ): Promise<{ nodeId: string; delegationId: string }> {
-    return sendUpdate(
-      `graph ${id}`,
-      () =>
-        this.client.workflow
-          .getHandle(id)
-          .executeUpdate(addFollowUpUpdate, { args: [{ node: { ...node, dependsOn: node.dependsOn ?? [] }, caller: this.opts.caller }] }),
-      () => this.show(id),
+    return this.update(id, () =>
+      this.client.workflow
+        .getHandle(id)
+        .executeUpdate(addFollowUpUpdate, { args: [{ node: { ...node, dependsOn: node.dependsOn ?? [] }, caller: this.opts.caller }] }),
     );
   }
 
   /** Cancels the graph's running nodes (and their remote tasks) and skips the rest. */
   cancel(id: string, reason?: string): Promise<GraphRecord> {
-    return sendUpdate(
-      `graph ${id}`,
-      () =>
-        this.client.workflow
-          .getHandle(id)
-          .executeUpdate(cancelGraphUpdate, { args: [{ caller: this.opts.caller, ...(reason ? { reason } : {}) }] }),
-      () => this.show(id),
+    return this.update(id, () =>
+      this.client.workflow
+        .getHandle(id)
+        .executeUpdate(cancelGraphUpdate, { args: [{ caller: this.opts.caller, ...(reason ? { reason } : {}) }] }),
     );
+  }
+
+  /** An Update to graph `id`, refused or not found in Baton's terms. */
+  private update<T>(id: string, call: () => Promise<T>): Promise<T> {
+    return this.call(() => sendUpdate(`graph ${id}`, call, () => this.show(id)));
+  }
+
+  /** A call to Temporal, its failures said in Baton's terms. */
+  private call<T>(fn: () => Promise<T>): Promise<T> {
+    return temporalCall({ connection: this.connection, namespace: this.opts.namespace }, fn);
   }
 }

@@ -5,17 +5,18 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
+import { BatonError } from '../shared/baton-error';
 import { expandEnv, MissingEnvError } from './env-expand';
 import { renameDeprecatedFields } from './renamed-fields';
 import { ConfigSchema, type BatonConfig } from './schema';
 
-export class ConfigError extends Error {
+/** The config cannot be used: the message names the file, each field and the fix (one line; `problems` lists them). */
+export class ConfigError extends BatonError {
   constructor(
     message: string,
     readonly problems: string[] = [],
   ) {
-    super(problems.length ? `${message}\n${problems.map((p) => `  - ${p}`).join('\n')}` : message);
-    this.name = 'ConfigError';
+    super('ConfigInvalid', problems.length ? `${message.replace(/:$/, '')}: ${problems.join('; ')}` : message);
   }
 }
 

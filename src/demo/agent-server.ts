@@ -2,7 +2,7 @@
  * Serves a demo agent over HTTP on loopback with the official SDK: the card at
  * `/.well-known/agent-card.json`, JSON-RPC at `/a2a/jsonrpc` and HTTP+JSON at `/a2a/rest`, both 1.0.
  */
-import type { Server } from 'node:http';
+import { listen } from '../runtime/listen';
 import express from 'express';
 import { AGENT_CARD_PATH, AgentCard, type AgentCardSignatureGenerator } from '@a2a-js/sdk';
 import {
@@ -88,11 +88,7 @@ export async function startAgentServer(def: DemoAgentDefinition, opts: AgentServ
   const app = express();
   // 👉 The SDK's handlers would otherwise parse bodies with express's 100 kB default.
   app.use(express.json({ limit: '10mb', type: ['application/json', 'application/a2a+json'] }));
-  const server: Server = await new Promise((resolveListen, reject) => {
-    const s = app.listen(opts.port ?? 0, host, () => resolveListen(s));
-    s.once('error', reject);
-  });
-  const { port } = server.address() as { port: number };
+  const { server, port } = await listen(app, host, opts.port ?? 0, '--port, or --agents-port for baton dev');
   // The card names its own URLs, so the handlers are mounted once the port is known.
   const baseUrl = (opts.publicUrl ?? `http://${host}:${port}`).replace(/\/$/, '');
   const protocol = opts.protocol ?? '1.0';

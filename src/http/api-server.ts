@@ -3,16 +3,15 @@
  * call but the document itself needs `Authorization: Bearer <token>`; the token names the caller,
  * and the same checks as the CLI's apply (the tenant of a delegation, the pending request id).
  */
+import { listen } from '../runtime/listen';
 import { existsSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { BatonClient, DelegationNotFoundError, InvalidRequestError, RequestRefusedError } from '../client/baton-client';
-import { GraphNotFoundError } from '../client/errors';
-import { ConfigError } from '../config/load';
+import type { BatonClient } from '../client/baton-client';
+import { asBatonError } from '../errors/as-baton-error';
+import { BatonError } from '../shared/baton-error';
 import type { GraphClient } from '../client/graph-client';
 import { projectRoot } from '../runtime/project-root';
 import { changeKeyOf } from '../shared/delegation-result';
@@ -41,50 +40,16 @@ export interface ApiServerOptions {
   uiDir?: string | null;
 }
 
-/** The error body of every refusal: `type` says what the caller should do about it. */
-type ApiErrorType = 'InvalidRequest' | 'Unauthorized' | 'NotFound' | 'Refused' | 'PayloadTooLarge' | 'Unavailable' | 'Internal';
-
-class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly type: ApiErrorType,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-const STATUS_OF: Record<ApiErrorType, number> = {
-  InvalidRequest: 400,
-  Unauthorized: 401,
-  NotFound: 404,
-  Refused: 409,
-  PayloadTooLarge: 413,
-  Unavailable: 503,
-  Internal: 500,
-};
-
 function parse<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   const parsed = schema.safeParse(value ?? {});
   if (parsed.success) return parsed.data;
   const issues = parsed.error.issues.map((i) => `${i.path.length ? `${i.path.join('.')}: ` : ''}${i.message}`);
-  throw new ApiError(400, 'InvalidRequest', `invalid ${what}: ${issues.join('; ')}`);
+  throw new BatonError('InvalidRequest', `invalid ${what}: ${issues.join('; ')}`);
 }
 
-/** What a client error means for the HTTP caller. */
-function apiErrorOf(err: unknown): ApiError {
-  if (err instanceof ApiError) return err;
-  if (err instanceof InvalidRequestError) return new ApiError(400, 'InvalidRequest', err.message);
-  if (err instanceof DelegationNotFoundError || err instanceof GraphNotFoundError) return new ApiError(404, 'NotFound', err.message);
-  if (err instanceof RequestRefusedError) return new ApiError(409, 'Refused', err.message);
-  if (err instanceof WorkflowExecutionAlreadyStartedError)
-    return new ApiError(409, 'Refused', `a workflow with id ${err.workflowId} exists already: nothing was started`);
-  const e = err as { type?: string; status?: number; code?: number; message?: string };
-  if (e?.type === 'entity.too.large') return new ApiError(413, 'PayloadTooLarge', 'the request body is larger than 1 MiB');
-  if (e?.type === 'entity.parse.failed') return new ApiError(400, 'InvalidRequest', 'the request body is not valid JSON');
-  // gRPC UNAVAILABLE (14) or DEADLINE_EXCEEDED (4) from the Temporal connection.
-  if (e?.code === 14 || e?.code === 4) return new ApiError(503, 'Unavailable', 'Temporal is not reachable just now; try again');
-  return new ApiError(500, 'Internal', 'internal error (see the server log)');
+/** What an error means for the HTTP caller: its kind decides the status; anything unknown is a bug, not described. */
+function apiErrorOf(err: unknown): BatonError {
+  return asBatonError(err) ?? new BatonError('Internal', 'internal error (see the server log)');
 }
 
 /** Inbox entries: one per pending request, its prompt as the agent gave it (untrusted text). */
@@ -148,7 +113,7 @@ export function createApiApp(opts: ApiServerOptions): express.Express {
   const callers = new WeakMap<Request, { baton: BatonClient; graphs: GraphClient; caller: Caller }>();
   api.use((req, _res, next) => {
     const caller = opts.tokens.callerFor(req.get('authorization'));
-    if (!caller) return next(new ApiError(401, 'Unauthorized', 'send Authorization: Bearer <token> with a token this server knows'));
+    if (!caller) return next(new BatonError('Unauthorized', 'send Authorization: Bearer <token> with a token this server knows'));
     callers.set(req, { baton: opts.baton.as(caller), graphs: opts.graphs.as(caller), caller });
     next();
   });
@@ -160,7 +125,7 @@ export function createApiApp(opts: ApiServerOptions): express.Express {
     void fn(req, res).catch(next);
   const idOf = (req: Request): string => {
     const id = String(req.params.id ?? '');
-    if (!id || id.length > 400) throw new ApiError(400, 'InvalidRequest', 'a delegation id is 1 to 400 characters');
+    if (!id || id.length > 400) throw new BatonError('InvalidRequest', 'a delegation id is 1 to 400 characters');
     return id;
   };
 
@@ -237,7 +202,7 @@ export function createApiApp(opts: ApiServerOptions): express.Express {
           record = await baton.show(id);
         } catch (err) {
           const e = apiErrorOf(err);
-          send('error', { error: { type: e.type, message: e.message } });
+          send('error', { error: { type: e.kind, message: e.message } });
           break;
         }
       }
@@ -298,12 +263,12 @@ export function createApiApp(opts: ApiServerOptions): express.Express {
     handle(async (req, res) => void res.json(await as(req).graphs.show(idOf(req)))),
   );
 
-  api.use((req, _res, next) => next(new ApiError(404, 'NotFound', `no API route ${req.method} ${req.path}`)));
+  api.use((req, _res, next) => next(new BatonError('NotFound', `no API route ${req.method} ${req.path}`)));
   api.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const e = apiErrorOf(err);
-    if (e.type === 'Internal') log.error({ err, path: req.path }, 'API request failed');
+    if (e.kind === 'Internal') log.error({ err, path: req.path }, 'API request failed');
     if (res.headersSent) return void res.end();
-    res.status(STATUS_OF[e.type]).json({ error: { type: e.type, message: e.message } });
+    res.status(e.httpStatus).json({ error: { type: e.kind, message: e.message } });
   });
   app.use('/api/v1', api);
 
@@ -319,17 +284,7 @@ export interface RunningApi {
 
 export async function startApiServer(opts: ApiServerOptions & { host: string; port: number }): Promise<RunningApi> {
   const app = createApiApp(opts);
-  const server = await new Promise<import('node:http').Server>((resolve, reject) => {
-    const refuse = (err: NodeJS.ErrnoException): void =>
-      reject(
-        err.code === 'EADDRINUSE'
-          ? new ConfigError(`${opts.host}:${opts.port} is in use: choose another port (api.listen.port, or --port / --app-port)`)
-          : err,
-      );
-    const s = app.listen(opts.port, opts.host, (err?: Error) => (err ? refuse(err) : resolve(s)));
-    s.once('error', refuse);
-  });
-  const { port } = server.address() as AddressInfo;
+  const { server, port } = await listen(app, opts.host, opts.port, 'api.listen.port, or --port / --app-port');
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   return {
     url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,

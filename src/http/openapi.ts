@@ -2,6 +2,7 @@
  * The OpenAPI 3.1 document of the HTTP API. Request bodies come from the zod schemas the server
  * checks them with; responses are described here and checked against the running server by a test.
  */
+import { ERROR_KIND_NAMES } from '../shared/baton-error';
 import { DELEGATION_STATUSES, OUTCOMES } from '../shared/delegation-types';
 import { AnswerBodySchema, AuthorizeBodySchema, CancelBodySchema, jsonSchemaOf, ReviewBodySchema, StartBodySchema } from './api-schemas';
 
@@ -68,8 +69,9 @@ const schemas = {
         required: ['type', 'message'],
         properties: {
           type: {
-            enum: ['InvalidRequest', 'Unauthorized', 'NotFound', 'Refused', 'PayloadTooLarge', 'Unavailable', 'Internal'],
-            description: 'What to do: fix the request, authenticate, check the id, accept the refusal, send less, retry later, report it.',
+            enum: [...ERROR_KIND_NAMES],
+            description:
+              'What to do: fix the request, authenticate, check the id, accept the refusal, send less, fix the server config, retry later (Unavailable, Interrupted), report it (Internal).',
           },
           message: { type: 'string' },
         },
@@ -235,7 +237,7 @@ const ERROR_TEXT: Record<number, string> = {
   404: 'No such delegation or graph for your tenant (another tenant’s is reported the same way).',
   409: 'Refused: a stale or unknown request id, nothing pending, or already settled.',
   413: 'The body is larger than 1 MiB.',
-  503: 'Temporal is not reachable just now; retry later.',
+  503: 'Temporal is not reachable just now, or its namespace is not set up for Baton; retry later.',
 };
 
 let cached: Record<string, unknown> | undefined;

@@ -2,11 +2,12 @@
  * Starts the HTTP API and web app for a config: the callers from `api.callers`, or, when none are
  * configured, one fresh token for the config's caller (then only on a loopback address).
  */
-import { Connection } from '@temporalio/client';
+import type { Connection } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { BatonClient } from '../client/baton-client';
 import { GraphClient } from '../client/graph-client';
 import { ConfigError } from '../config/load';
+import { connectTemporalClient } from '../runtime/connect';
 import type { BatonConfig } from '../config/schema';
 import { startApiServer } from './api-server';
 import { CallerTokens } from './caller-tokens';
@@ -23,7 +24,8 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 export async function startUi(
   config: BatonConfig,
-  address: string,
+  /** Temporal's address; unset: the default (see runtime/connect). */
+  address: string | undefined,
   logger: Logger,
   listen: { host?: string; port?: number } = {},
 ): Promise<RunningUi> {
@@ -44,14 +46,7 @@ export async function startUi(
       );
     ({ tokens, token: generated } = CallerTokens.single(config.caller));
   }
-  let connection: Connection;
-  try {
-    connection = await Connection.connect({ address, connectTimeout: 5_000 });
-  } catch (err) {
-    throw new Error(
-      `cannot reach Temporal at ${address} (${(err as Error).message}). Start the stack with \`npx baton dev\`, or set TEMPORAL_ADDRESS.`,
-    );
-  }
+  const connection: Connection = await connectTemporalClient(address);
   const opts = { namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue, caller: config.caller };
   try {
     const server = await startApiServer({

@@ -3,9 +3,10 @@
  * by `baton webhook` and by the stack behind `baton dev`.
  */
 import { randomBytes } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/load';
+import { connectTemporalClient } from '../runtime/connect';
 import { PushSchema, type BatonConfig, type PushConfig } from '../config/schema';
 import { pushSignal } from '../../workflows/messages';
 import { startWebhook, type RunningWebhook } from './webhook';
@@ -23,7 +24,8 @@ export interface PushReceiver {
  */
 export async function startPushReceiver(
   config: BatonConfig,
-  address: string,
+  /** Temporal's address; unset: the default (see runtime/connect). */
+  address: string | undefined,
   logger: Logger,
   opts: { devDefaults?: boolean; port?: number } = {},
 ): Promise<PushReceiver> {
@@ -39,7 +41,7 @@ export async function startPushReceiver(
   if (!push && !opts.devDefaults)
     throw new ConfigError('the config has no push section', ['add push: { url: <the URL agents reach the webhook at> }']);
   const listen = push?.listen ?? { host: '127.0.0.1', port: opts.port ?? 41240 };
-  const connection = await Connection.connect({ address });
+  const connection = await connectTemporalClient(address);
   const client = new Client({ connection, namespace: config.temporal.namespace });
   let webhook: RunningWebhook;
   try {

@@ -4,8 +4,8 @@
  * a Signal; the workflow treats it as a hint and reads the task with GetTask. Nothing here needs a
  * database: the token is an HMAC of delegation and task id under the shared secret.
  */
+import { listen } from '../runtime/listen';
 import { createHash } from 'node:crypto';
-import type { Server } from 'node:http';
 import express from 'express';
 import type { Logger } from 'pino';
 import { taskIdOfPush } from './push-body';
@@ -93,11 +93,7 @@ export async function startWebhook(opts: WebhookOptions): Promise<RunningWebhook
     res.status(status).json({ error: (err as Error).message });
   });
 
-  const server: Server = await new Promise((resolveListen, reject) => {
-    const s = app.listen(opts.port ?? 0, host, () => resolveListen(s));
-    s.once('error', reject);
-  });
-  const { port } = server.address() as { port: number };
+  const { server, port } = await listen(app, host, opts.port ?? 0, 'push.listen.port, or --webhook-port');
   return {
     url: `http://${host}:${port}`,
     stats,

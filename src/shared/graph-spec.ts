@@ -2,12 +2,13 @@
  * Graph spec checks beyond the schema: duplicate ids, unknown dependencies, unknown agents and cycles,
  * each problem naming the node. Pure; used by the CLI, the client and the graph workflow alike.
  */
+import { BatonError } from './baton-error';
 import { GraphSpecSchema, type GraphNodeSpec, type GraphSpec } from './graph-types';
 
-export class GraphSpecError extends Error {
+/** A spec that cannot run: every problem named (`problems`), the message one line. */
+export class GraphSpecError extends BatonError {
   constructor(readonly problems: string[]) {
-    super(`the graph spec is not valid:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-    this.name = 'GraphSpecError';
+    super('InvalidRequest', `the graph spec is not valid: ${problems.join('; ')}`);
   }
 }
 

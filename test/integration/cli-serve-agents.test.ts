@@ -5,12 +5,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { demoAgents } from '../../src/demo/catalog';
-import { freePort } from '../../src/runtime/temporal-server';
-import { CliProcess, runCli, userEnv } from '../helpers/cli';
+import { CliProcess, freePortBlock, runCli, userEnv } from '../helpers/cli';
 
 describe('baton serve-agents', () => {
   it('serves every demo agent on consecutive ports with cards naming the public host', async () => {
-    const base = await freePort();
+    const base = await freePortBlock(demoAgents().length);
     const served = new CliProcess(['serve-agents', '--all', '--port', String(base), '--public-host', 'agents.internal'], userEnv());
     try {
       await served.waitFor('Ctrl-C stops them');

@@ -9,7 +9,6 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { DelegationRecord } from '../../src/shared/delegation-types';
-import { freePort } from '../../src/runtime/temporal-server';
 import { alive, CliProcess, logsOf, runCli, userEnv } from '../helpers/cli';
 
 function serverPid(logs: Record<string, unknown>[]): number {
@@ -38,32 +37,25 @@ describe('baton demo', () => {
 describe('baton dev', () => {
   it('stops cleanly on SIGTERM and SIGINT, and keeps workflows across a restart', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'baton-dev-'));
-    const [port, uiPort, agentsPort, webhookPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
     const db = join(dir, 'temporal.sqlite');
-    // The web app on a port the system picks (the sign-in link names it): no race for a free one.
-    const args = [
-      'dev',
-      '--port',
-      String(port),
-      '--ui-port',
-      String(uiPort),
-      '--agents-port',
-      String(agentsPort),
-      '--webhook-port',
-      String(webhookPort),
-      '--app-port',
-      '0',
-      '--db',
-      db,
-    ];
+    // Every port 0: baton dev picks free ones (retrying if the dev server loses one) and prints them.
+    const args = ['dev', '--port', '0', '--ui-port', '0', '--agents-port', '0', '--webhook-port', '0', '--app-port', '0', '--db', db];
     const config = join(dir, 'baton.config.yaml');
-    writeFileSync(config, `temporal: { address: "127.0.0.1:${port}" }\ncaller: { tenant: acme, user: ops-1 }\n`);
-    const clientEnv = userEnv({ BATON_CONFIG: config });
+    writeFileSync(config, 'caller: { tenant: acme, user: ops-1 }\n');
+    /** The client's environment for a running `baton dev`: the Temporal address it printed. */
+    const clientEnvOf = (dev: CliProcess): NodeJS.ProcessEnv => {
+      const address = /^ {2}Temporal {5}(127\.0\.0\.1:\d+) /m.exec(dev.stdout)?.[1];
+      assert.ok(address, dev.stdout);
+      return userEnv({ BATON_CONFIG: config, TEMPORAL_ADDRESS: address });
+    };
 
     const first = new CliProcess(args, userEnv());
     await first.waitFor('Baton dev stack is up.');
-    assert.match(first.stdout, new RegExp(`Web UI {7}http://127\\.0\\.0\\.1:${uiPort}`));
+    const uiUrl = /^ {2}Web UI {7}(http:\/\/127\.0\.0\.1:\d+)$/m.exec(first.stdout)?.[1];
+    assert.ok(uiUrl, first.stdout);
+    assert.equal((await fetch(uiUrl)).status, 200, 'the Temporal Web UI answers on the port dev printed');
     const firstServer = serverPid(first.logs());
+    const clientEnv = clientEnvOf(first);
 
     const delegated = await runCli(
       ['delegate', '--agent', 'supplier-qa', '--text', 'Verify inspection-92 against order A1042, product SN-4471', '--wait', '--json'],
@@ -97,7 +89,7 @@ describe('baton dev', () => {
     );
 
     // skyway-air offers push, and dev runs the webhook: the flight is followed by push.
-    assert.match(first.stdout, new RegExp(`Webhook {6}http://127\\.0\\.0\\.1:${webhookPort}/push/`));
+    assert.match(first.stdout, /^ {2}Webhook {6}http:\/\/127\.0\.0\.1:\d+\/push\//m);
     const pushed = await runCli(
       ['delegate', '--agent', 'skyway-air', '--text', 'Book a flight to Helsinki', '--wait', '--json'],
       clientEnv,
@@ -113,11 +105,12 @@ describe('baton dev', () => {
 
     const second = new CliProcess(args, userEnv());
     await second.waitFor('Baton dev stack is up.');
-    const shown = await runCli(['show', record.id, '--json'], clientEnv);
+    const secondEnv = clientEnvOf(second);
+    const shown = await runCli(['show', record.id, '--json'], secondEnv);
     assert.equal(shown.code, 0, shown.stderr);
     assert.deepEqual(JSON.parse(shown.stdout), record, 'the earlier delegation survived the restart');
 
-    const missing = await runCli(['show', 'dlg-does-not-exist'], clientEnv);
+    const missing = await runCli(['show', 'dlg-does-not-exist'], secondEnv);
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /no delegation with id dlg-does-not-exist/);
 
@@ -137,11 +130,11 @@ describe('baton dev', () => {
         [
           'dev',
           '--port',
-          String(await freePort()),
+          '0',
           '--ui-port',
-          String(await freePort()),
+          '0',
           '--agents-port',
-          String(await freePort()),
+          '0',
           '--webhook-port',
           '0',
           '--app-port',

@@ -85,7 +85,11 @@ describe('config', () => {
     writeFileSync(file, 'temporal: { taskQueue: "${BATON_TEST_QUEUE_NAME}" }\n');
     assert.throws(
       () => loadConfig(file),
-      /environment variables that are not set:\n {2}- temporal\.taskQueue: \$\{BATON_TEST_QUEUE_NAME\} is not set/,
+      (err: unknown) =>
+        err instanceof ConfigError &&
+        /environment variables that are not set: temporal\.taskQueue: \$\{BATON_TEST_QUEUE_NAME\} is not set/.test(err.message) &&
+        !err.message.includes('\n') &&
+        err.problems.length === 1,
     );
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { findTemporal, projectCliPaths, TemporalUnavailableError } from '../../src/runtime/temporal-server';
 
@@ -64,12 +64,16 @@ describe('finding a Temporal server', () => {
     delete process.env.TEMPORAL_ADDRESS;
     delete process.env.TEMPORAL_CLI_PATH;
     process.env.PATH = mkdtempSync(join(tmpdir(), 'baton-empty-'));
-    const installed = projectCliPaths().find((p) => existsSync(p));
-    if (installed) {
-      assert.deepEqual(findTemporal(), { kind: 'cli', path: installed, from: 'project install' });
-    } else {
-      assert.deepEqual(findTemporal(), { kind: 'sdk-download' });
-      assert.throws(() => findTemporal({ allowDownload: false }), TemporalUnavailableError);
-    }
+    const root = mkdtempSync(join(tmpdir(), 'baton-root-'));
+    assert.deepEqual(findTemporal({ root }), { kind: 'sdk-download' }, 'nothing installed under this root');
+    assert.throws(
+      () => findTemporal({ root, allowDownload: false }),
+      (err: unknown) => err instanceof TemporalUnavailableError && /project install is missing; run `npm run setup`/.test(err.message),
+    );
+    const installed = projectCliPaths(root)[0] as string;
+    mkdirSync(dirname(installed), { recursive: true });
+    writeFileSync(installed, '#!/bin/sh\n');
+    chmodSync(installed, 0o755);
+    assert.deepEqual(findTemporal({ root }), { kind: 'cli', path: installed, from: 'project install' });
   });
 });

@@ -2,7 +2,7 @@
  * `baton delegate`: start a delegation; with `--wait`, wait for its outcome and print the record.
  */
 import { connectClient } from '../context';
-import { exitCodeOf, formatRecord, printJson } from '../output';
+import { printJson, reportSettled } from '../output';
 import { partsFromFlags } from '../parts';
 import { followDelegation } from '../progress';
 
@@ -39,10 +39,7 @@ export async function delegateCommand(opts: DelegateOptions): Promise<number> {
       return 0;
     }
     if (!opts.json) process.stderr.write(`started ${id}; waiting for the outcome (Ctrl-C stops waiting, not the delegation)…\n`);
-    const record = await followDelegation(baton, id, { json: opts.json });
-    if (opts.json) printJson(record);
-    else process.stdout.write(`${formatRecord(record)}\n`);
-    return exitCodeOf(record);
+    return reportSettled(await followDelegation(baton, id, { json: opts.json }), opts.json);
   } finally {
     await close();
   }

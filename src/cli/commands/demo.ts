@@ -4,6 +4,7 @@
  */
 import { Connection } from '@temporalio/client';
 import { BatonClient } from '../../client/baton-client';
+import { BatonError } from '../../shared/baton-error';
 import { loadConfig } from '../../config/load';
 import { supplierQa } from '../../demo/supplier-qa';
 import { createLogger } from '../../runtime/logger';
@@ -22,10 +23,9 @@ export function interrupted(): Promise<never> {
   });
 }
 
-export class InterruptedError extends Error {
+export class InterruptedError extends BatonError {
   constructor(signal: NodeJS.Signals) {
-    super(`interrupted by ${signal}; everything the demo started has been stopped`);
-    this.name = 'InterruptedError';
+    super('Interrupted', `interrupted by ${signal}; everything the demo started has been stopped`);
   }
 }
 

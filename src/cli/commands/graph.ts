@@ -6,6 +6,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { parse as parseYaml } from 'yaml';
 import type { GraphClient } from '../../client/graph-client';
 import { InvalidRequestError } from '../../client/errors';
+import { GraphSpecError } from '../../shared/graph-spec';
 import type { GraphRecord } from '../../shared/graph-types';
 import { StatusLine } from '../progress';
 import { connectClient } from '../context';
@@ -64,7 +65,7 @@ export async function graphRunCommand(
     try {
       id = await graphs.start(raw, { id: opts.id });
     } catch (err) {
-      if (err instanceof Error && err.name === 'GraphSpecError') throw new InvalidRequestError(`${file}: ${err.message}`);
+      if (err instanceof GraphSpecError) throw new InvalidRequestError(`${file}: ${err.message}`);
       throw err;
     }
     if (opts.detach) {

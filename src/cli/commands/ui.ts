@@ -5,12 +5,11 @@
 import { loadConfig } from '../../config/load';
 import { startUi } from '../../http/start-ui';
 import { createLogger } from '../../runtime/logger';
-import { DEFAULT_ADDRESS } from '../context';
 
 export async function uiCommand(opts: { config?: string; host?: string; port?: number }): Promise<number> {
   const logger = createLogger({ app: 'baton-ui' });
   const { config } = loadConfig(opts.config);
-  const ui = await startUi(config, config.temporal.address ?? DEFAULT_ADDRESS, logger, { host: opts.host, port: opts.port });
+  const ui = await startUi(config, config.temporal.address, logger, { host: opts.host, port: opts.port });
   logger.info({ url: ui.url }, 'ui started');
   process.stdout.write(
     [

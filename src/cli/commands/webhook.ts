@@ -5,12 +5,11 @@
 import { loadConfig } from '../../config/load';
 import { startPushReceiver } from '../../push/receiver';
 import { createLogger } from '../../runtime/logger';
-import { DEFAULT_ADDRESS } from '../context';
 
 export async function webhookCommand(opts: { config?: string }): Promise<number> {
   const logger = createLogger({ app: 'baton-webhook' });
   const { config } = loadConfig(opts.config);
-  const receiver = await startPushReceiver(config, config.temporal.address ?? DEFAULT_ADDRESS, logger);
+  const receiver = await startPushReceiver(config, config.temporal.address, logger);
   logger.info({ listening: receiver.webhook.url, publicUrl: receiver.push.url }, 'webhook started');
   process.stderr.write(
     `Webhook listening at ${receiver.webhook.url}; agents push to ${receiver.push.url}/push/<delegation id> (Ctrl-C stops it)\n`,

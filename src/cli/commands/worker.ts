@@ -1,19 +1,20 @@
 /**
  * `baton worker`: a worker for an existing Temporal server (the production shape).
  */
-import { NativeConnection } from '@temporalio/worker';
 import { loadConfig } from '../../config/load';
+import { connectTemporalWorker } from '../../runtime/connect';
 import { createLogger, installTemporalRuntime } from '../../runtime/logger';
+import { requireSearchAttributes } from '../../runtime/namespace-setup';
 import { createBatonWorker } from '../../runtime/worker';
-import { DEFAULT_ADDRESS } from '../context';
 
 export async function workerCommand(opts: { config?: string }): Promise<number> {
   const logger = createLogger({ app: 'baton-worker' });
   const { config } = loadConfig(opts.config);
   installTemporalRuntime(logger);
-  const address = config.temporal.address ?? DEFAULT_ADDRESS;
-  const connection = await NativeConnection.connect({ address });
+  const connection = await connectTemporalWorker(config.temporal.address);
   try {
+    // Every delegation sets Baton's search attributes: without them, each would fail at its first change.
+    await requireSearchAttributes(connection, config.temporal.namespace);
     const worker = await createBatonWorker({
       connection,
       namespace: config.temporal.namespace,
@@ -21,7 +22,7 @@ export async function workerCommand(opts: { config?: string }): Promise<number> 
       config,
       logger,
     });
-    logger.info({ address, taskQueue: config.temporal.taskQueue, agents: Object.keys(config.agents) }, 'worker started');
+    logger.info({ taskQueue: config.temporal.taskQueue, agents: Object.keys(config.agents) }, 'worker started');
     await worker.run();
     return 0;
   } finally {

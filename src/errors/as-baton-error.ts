@@ -1,0 +1,38 @@
+/**
+ * The one mapping from errors thrown by the libraries Baton uses (Temporal's client, gRPC, the HTTP
+ * server) onto Baton's error kinds. What it does not know is a bug, reported as such by the caller.
+ */
+import { NamespaceNotFoundError, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { BatonError } from '../shared/baton-error';
+import { NamespaceMissingError, TemporalUnavailableError } from './temporal-errors';
+
+/** gRPC status codes Temporal's client reports when the server cannot answer now. */
+const GRPC_UNAVAILABLE = 14;
+const GRPC_DEADLINE_EXCEEDED = 4;
+
+/** The gRPC status code of `err` or of its causes, when it has one. */
+export function grpcCodeOf(err: unknown): number | undefined {
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'number') return code;
+  }
+  return undefined;
+}
+
+/** `err` as a BatonError, or undefined when nothing says what it is (a bug). */
+export function asBatonError(err: unknown): BatonError | undefined {
+  if (err instanceof BatonError) return err;
+  if (err instanceof NamespaceNotFoundError) return new NamespaceMissingError(err.namespace);
+  if (err instanceof WorkflowExecutionAlreadyStartedError) {
+    return new BatonError('Refused', `a workflow with id ${err.workflowId} exists already: nothing was started; choose another id`);
+  }
+  const code = grpcCodeOf(err);
+  if (code === GRPC_UNAVAILABLE || code === GRPC_DEADLINE_EXCEEDED) {
+    return new TemporalUnavailableError('Temporal is not answering just now: try again, and check that the server is up', { cause: err });
+  }
+  // The HTTP server's body parser.
+  const type = (err as { type?: unknown } | undefined)?.type;
+  if (type === 'entity.too.large') return new BatonError('PayloadTooLarge', 'the request body is larger than 1 MiB');
+  if (type === 'entity.parse.failed') return new BatonError('InvalidRequest', 'the request body is not valid JSON');
+  return undefined;
+}

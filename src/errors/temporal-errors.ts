@@ -1,0 +1,34 @@
+/**
+ * What can be wrong with the Temporal side, each said with the way out.
+ */
+import { BatonError } from '../shared/baton-error';
+
+/** No Temporal server can be reached or started: `message` says which was tried and what to do. */
+export class TemporalUnavailableError extends BatonError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('Unavailable', message, options);
+  }
+}
+
+/** The namespace does not exist on the server. */
+export class NamespaceMissingError extends BatonError {
+  constructor(readonly namespace: string) {
+    super(
+      'Unavailable',
+      `Temporal has no namespace ${namespace} (temporal.namespace in the config, or TEMPORAL_NAMESPACE): create it with \`temporal operator namespace create --namespace ${namespace}\`, or name one that exists`,
+    );
+  }
+}
+
+/** The namespace exists but lacks search attributes Baton's workflows set. */
+export class SearchAttributesMissingError extends BatonError {
+  constructor(
+    readonly namespace: string,
+    readonly missing: string[],
+  ) {
+    super(
+      'Unavailable',
+      `namespace ${namespace} lacks Baton's search attributes (${missing.join(', ')}): register them with \`npx baton setup\``,
+    );
+  }
+}
