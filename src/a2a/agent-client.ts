@@ -109,7 +109,7 @@ export class AgentClient {
 
   /**
    * SubscribeToTask: the task's events as validated shared types, the first being a Task snapshot.
-   * The stream may end (or drop) before the task settles; the caller then asks GetTask.
+   * The stream may end (or drop) while the task is still active; the caller then asks GetTask.
    */
   async *subscribe(taskId: string, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
     try {

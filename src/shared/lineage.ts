@@ -1,6 +1,6 @@
 /**
  * Artifact lineage: per context and artifact name, every version a task produced, in the order the
- * tasks settled, with the newest accepted one marked. A refinement is a new task in the same context
+ * nodes settled, with the newest accepted one marked. A refinement is a new task in the same context
  * whose artifact keeps the name and gets a new artifactId, so it shows up here as the next version.
  */
 import type { GraphNodeRecord, LineageEntry } from './graph-types';

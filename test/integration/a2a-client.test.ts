@@ -40,13 +40,13 @@ async function connect(name: string, entry: AgentEntry, lookup?: Lookup) {
   return { fetched, iface, client };
 }
 
-async function untilSettled(client: AgentClient, taskId: string): Promise<Task> {
+async function untilDone(client: AgentClient, taskId: string): Promise<Task> {
   for (let i = 0; i < 200; i++) {
     const task = await client.getTask(taskId);
     if (!['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING'].includes(task.status.state)) return task;
     await new Promise((r) => setTimeout(r, 20)); // polling is the protocol here, not test synchronisation
   }
-  throw new Error(`task ${taskId} did not settle`);
+  throw new Error(`task ${taskId} stayed active`);
 }
 
 /** Asserts a rejection is an ApplicationFailure of `type` whose message matches, and returns it. */
@@ -81,7 +81,7 @@ describe('bindings and versions', () => {
       const sent = await client.send(REQUEST);
       assert.equal(sent.kind, 'task');
       if (sent.kind !== 'task') return;
-      const done = await untilSettled(client, sent.task.id);
+      const done = await untilDone(client, sent.task.id);
       assert.equal(done.status.state, 'TASK_STATE_COMPLETED');
       assert.equal(done.artifacts?.[0]?.name, 'verdict');
     });
@@ -92,7 +92,7 @@ describe('bindings and versions', () => {
       const sent = await client.send(REQUEST);
       assert.equal(sent.kind, 'task');
       if (sent.kind !== 'task') return;
-      const done = await untilSettled(client, sent.task.id);
+      const done = await untilDone(client, sent.task.id);
       assert.equal(done.status.state, 'TASK_STATE_COMPLETED');
       assert.deepEqual((done.artifacts?.[0]?.parts[0]?.data as { verdict: string }).verdict, 'pass');
     });
