@@ -91,9 +91,10 @@ function applyEnv(config: BatonConfig): BatonConfig {
 
 /**
  * Loads `explicitPath`, else `$BATON_CONFIG`, else `./baton.config.yaml`; with none of them present,
- * the built-in defaults (no agents).
+ * the built-in defaults (no agents). Warnings are printed once to stderr unless `quiet` (the caller
+ * shows `warnings` itself).
  */
-export function loadConfig(explicitPath?: string): LoadedConfig {
+export function loadConfig(explicitPath?: string, opts: { quiet?: boolean } = {}): LoadedConfig {
   const chosen = explicitPath ?? process.env.BATON_CONFIG;
   const path = chosen ? resolve(chosen) : resolve('baton.config.yaml');
   if (!existsSync(path)) {
@@ -113,6 +114,6 @@ export function loadConfig(explicitPath?: string): LoadedConfig {
     throw err;
   }
   const { config, warnings } = parseConfigWithWarnings(raw, path);
-  report(path, warnings);
+  if (!opts.quiet) report(path, warnings);
   return { config, path, warnings };
 }

@@ -12,14 +12,17 @@ export interface ConfigReport {
   ok: boolean;
   agents: string[];
   problems: string[];
+  /** What works but should change (a renamed field); they do not make the config fail. */
+  warnings: string[];
 }
 
 export function checkConfig(configPath?: string): ConfigReport {
   let loaded;
   try {
-    loaded = loadConfig(configPath);
+    loaded = loadConfig(configPath, { quiet: true });
   } catch (err) {
-    if (err instanceof ConfigError) return { ok: false, agents: [], problems: err.problems.length ? err.problems : [err.message] };
+    if (err instanceof ConfigError)
+      return { ok: false, agents: [], problems: err.problems.length ? err.problems : [err.message], warnings: [] };
     throw err;
   }
   const problems: string[] = [];
@@ -62,19 +65,19 @@ export function checkConfig(configPath?: string): ConfigReport {
     if (entry.observe === 'push' && !push)
       problems.push(`agents.${name}.observe: push needs a push section (push.url: where agents reach the webhook)`);
   }
-  return { file: loaded.path, ok: problems.length === 0, agents: Object.keys(loaded.config.agents), problems };
+  return { file: loaded.path, ok: problems.length === 0, agents: Object.keys(loaded.config.agents), problems, warnings: loaded.warnings };
 }
 
 export function configCheckCommand(opts: { json?: boolean; config?: string }): Promise<number> {
   const report = checkConfig(opts.config);
   if (opts.json) printJson(report);
-  else if (report.ok)
-    process.stdout.write(
-      `${report.file ?? 'built-in defaults'}: ok (${report.agents.length} agent(s): ${report.agents.join(', ') || 'none'})\n`,
-    );
-  else
-    process.stdout.write(
-      `${report.file ?? 'config'}: ${report.problems.length} problem(s)\n${report.problems.map((p) => `  - ${p}`).join('\n')}\n`,
-    );
+  else {
+    const file = report.file ?? (report.ok ? 'built-in defaults' : 'config');
+    const lines = report.ok
+      ? [`${file}: ok (${report.agents.length} agent(s): ${report.agents.join(', ') || 'none'})`]
+      : [`${file}: ${report.problems.length} problem(s)`, ...report.problems.map((p) => `  - ${p}`)];
+    lines.push(...report.warnings.map((w) => `  warning: ${w}`));
+    process.stdout.write(`${lines.join('\n')}\n`);
+  }
   return Promise.resolve(report.ok ? 0 : 1);
 }
