@@ -3,10 +3,10 @@
  * client per agent, interface and card digest.
  */
 import { AgentClient } from '../src/a2a/agent-client';
-import { createAgentFetch } from '../src/a2a/agent-fetch';
+import { createAgentFetch, readSecret } from '../src/a2a/agent-fetch';
 import { fetchCard, type FetchedCard } from '../src/a2a/card';
 import { failure } from '../src/a2a/errors';
-import type { AgentEntry } from '../src/config/schema';
+import type { AgentEntry, Credential } from '../src/config/schema';
 import type { ResolvedAgent } from '../src/shared/delegation-types';
 import { FailureType } from '../src/shared/failure-types';
 import type { ActivityDeps } from './context';
@@ -69,6 +69,38 @@ export class AgentDirectory {
     );
     this.clients.set(key, client);
     return client;
+  }
+
+  /** Names of the credentials `agent`'s entry allows for delegations of `tenant`. */
+  credentialNames(agent: string, tenant: string | undefined): string[] {
+    const credentials = this.entryOf(agent).credentials;
+    return Object.keys(credentials).filter((name) => {
+      const tenants = credentials[name]?.tenants;
+      return !tenants || (tenant !== undefined && tenants.includes(tenant));
+    });
+  }
+
+  /**
+   * The value of credential `name` of `agent`, for a delegation of `tenant`. Only a credential the
+   * entry lists is ever read: the name cannot point anywhere else. `legacyEnv`: what a delegation
+   * started before credentials had names asks for, honoured only when it is a listed credential's variable.
+   */
+  credentialValue(agent: string, ask: { name?: string; legacyEnv?: string; tenant?: string }): string {
+    const credentials = this.entryOf(agent).credentials;
+    const allowed = this.credentialNames(agent, ask.tenant);
+    const name = ask.name ?? allowed.find((n) => credentials[n]?.fromEnv === ask.legacyEnv);
+    if (!name || !allowed.includes(name)) {
+      const what = ask.name ? `credential "${ask.name}"` : `variable ${ask.legacyEnv}`;
+      throw failure(
+        FailureType.CONFIG_INVALID,
+        `agent ${agent}: ${what} is not a credential this delegation may send (agents.${agent}.credentials allows: ${allowed.join(', ') || 'none'})`,
+      );
+    }
+    try {
+      return readSecret(credentials[name] as Credential, `agents.${agent}.credentials.${name}`);
+    } catch (err) {
+      throw failure(FailureType.CONFIG_INVALID, (err as Error).message);
+    }
   }
 
   /** auto: a stream when the card offers one, else push when the card offers it and push is set up, else polling. */

@@ -10,7 +10,11 @@ export function agentActivities(ctx: ActivityContext) {
   const { agents, deps } = ctx;
   return {
     /** Fetches and checks the card; the snapshot goes into history (this result) for audit. */
-    async resolveAgent(input: { delegationId: string; agent: string }): Promise<{ agent: ResolvedAgent; card: CardSnapshot }> {
+    async resolveAgent(input: {
+      delegationId: string;
+      agent: string;
+      tenant?: string;
+    }): Promise<{ agent: ResolvedAgent; card: CardSnapshot }> {
       const entry = agents.entryOf(input.agent);
       const fetched = await agents.cardOf(input.agent, true);
       const iface = chooseInterface(input.agent, fetched, entry);
@@ -28,6 +32,8 @@ export function agentActivities(ctx: ActivityContext) {
         observe: agents.observeMode(input.agent, caps),
         ...(deps.config.push ? { backstopPoll: deps.config.push.backstopPoll } : {}),
         capabilities: { streaming: caps.streaming === true, pushNotifications: caps.pushNotifications === true },
+        // Names only: which credentials an authorize may name for this tenant (the values stay on the worker).
+        credentials: agents.credentialNames(input.agent, input.tenant),
       };
       return { agent, card: fetched.snapshot };
     },

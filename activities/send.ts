@@ -5,10 +5,8 @@
 import { activityInfo, cancellationSignal, heartbeat, sleep } from '@temporalio/activity';
 import type { Logger } from 'pino';
 import type { AgentClient, SendTurn } from '../src/a2a/agent-client';
-import { failure } from '../src/a2a/errors';
 import type { Part, Task } from '../src/shared/a2a-types';
 import type { ResolvedAgent } from '../src/shared/delegation-types';
-import { FailureType } from '../src/shared/failure-types';
 import { isActive } from '../src/shared/remote-state';
 import type { SendOutcome } from '../src/shared/send-outcome';
 import type { ActivityContext } from './context';
@@ -157,11 +155,15 @@ export function sendActivities(ctx: ActivityContext) {
     async sendAuthTurn(input: {
       delegationId: string;
       agent: ResolvedAgent;
+      /** The delegation's tenant: a credential may be limited to some tenants. */
+      tenant?: string;
       turn: Omit<SendTurn, 'parts'>;
-      secretEnv: string;
+      /** The credential's name in the agent's entry. */
+      credential?: string;
+      /** Before credentials had names: a variable, honoured only when a listed credential reads it. */
+      secretEnv?: string;
     }): Promise<SendOutcome> {
-      const value = process.env[input.secretEnv];
-      if (!value) throw failure(FailureType.CONFIG_INVALID, `authorize names ${input.secretEnv}, which is not set on the worker`);
+      const value = agents.credentialValue(input.agent.name, { name: input.credential, legacyEnv: input.secretEnv, tenant: input.tenant });
       return sendTurn({
         delegationId: input.delegationId,
         agent: input.agent,

@@ -35,21 +35,22 @@ export function answerForm(delegationId, request, onDone) {
     );
   }
   if (request.kind === 'auth') {
-    const env = h('input', {
-      name: 'fromEnv',
-      required: true,
-      placeholder: 'PORTAL_TOKEN',
-      pattern: '[A-Za-z_][A-Za-z0-9_]*',
-      'aria-label': 'environment variable on the worker',
-    });
+    // Only the credentials the agent's entry allows are offered, by name: never a free field.
+    const names = request.credentials || [];
+    if (!names.length) return notice('No credential is configured for this agent (agents.<name>.credentials on the worker).', true);
+    const credential = h(
+      'select',
+      { name: 'credential', required: true, 'aria-label': 'credential' },
+      names.map((n) => h('option', { value: n }, n)),
+    );
     return h(
       'div',
       {},
       h(
         'form',
-        { class: 'answer', onsubmit: (e) => submit(e, { requestId: request.requestId, fromEnv: env.value }, 'authorize') },
-        h('span', { class: 'muted' }, 'Credential from the worker’s variable'),
-        env,
+        { class: 'answer', onsubmit: (e) => submit(e, { requestId: request.requestId, credential: credential.value }, 'authorize') },
+        h('span', { class: 'muted' }, 'Send the credential'),
+        credential,
         h('button', { type: 'submit' }, 'Authorize'),
       ),
       status,

@@ -45,8 +45,9 @@ export class DelegationRun {
   constructor(
     readonly id: string,
     private readonly input: DelegationInput,
+    opts: { legacyAuthorize?: boolean } = {},
   ) {
-    this.state = new DelegationState(id, input);
+    this.state = new DelegationState(id, input, opts);
   }
 
   get record(): DelegationRecord {
@@ -102,7 +103,7 @@ export class DelegationRun {
 
   /** Fetches and checks the card, and starts the deadline's timer. */
   async resolve(): Promise<void> {
-    this.agent = (await local.resolveAgent({ delegationId: this.id, agent: this.input.agent })).agent;
+    this.agent = (await local.resolveAgent({ delegationId: this.id, agent: this.input.agent, tenant: this.input.tenant })).agent;
     this.policy = this.state.resolved(this.agent);
     const deadline = this.record.contract?.deadline;
     if (!deadline) return;
@@ -234,7 +235,13 @@ export class DelegationRun {
     // created is known and gets its CancelTask instead of being left running at the agent.
     const sent = await CancellationScope.nonCancellable(() =>
       queued?.kind === 'auth'
-        ? sending.sendAuthTurn({ delegationId: this.id, agent, turn: { messageId, ...onTask }, secretEnv: queued.secretEnv })
+        ? sending.sendAuthTurn({
+            delegationId: this.id,
+            agent,
+            tenant: input.tenant,
+            turn: { messageId, ...onTask },
+            ...('credential' in queued ? { credential: queued.credential } : { secretEnv: queued.secretEnv }),
+          })
         : sending.sendTurn({
             delegationId: this.id,
             agent,

@@ -2,7 +2,7 @@
  * delegationWorkflow: one local parent task that owns one remote A2A task (or one direct reply).
  * Handlers first, then the story; the steps are `DelegationRun`'s, the decisions `DelegationState`'s.
  */
-import { allHandlersFinished, CancellationScope, condition, setHandler, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, CancellationScope, condition, patched, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { DelegationInput, DelegationRecord } from '../src/shared/delegation-types';
 import type { QueuedTurn } from '../src/shared/delegation-state';
 import { SA_STATUS } from '../src/shared/search-attributes';
@@ -20,18 +20,21 @@ import {
 } from './messages';
 
 export async function delegationWorkflow(input: DelegationInput): Promise<DelegationRecord> {
-  const run = new DelegationRun(workflowInfo().workflowId, input);
+  // 👉 Delegations started before credentials had names may replay an authorize that names a
+  // variable; `patched` is false exactly for them (their histories lack its marker).
+  const legacyAuthorize = !patched('authorize-names-a-credential');
+  const run = new DelegationRun(workflowInfo().workflowId, input, { legacyAuthorize });
   const { state } = run;
-  /** The turn an answer or authorization asks for; refused (as a validator) when `state` says no. */
-  const admitted = (kind: 'input' | 'auth', payload: unknown): QueuedTurn => {
-    const result = state.admit(kind, payload);
+  /** The turn an answer or authorization asks for; refused when `state` says no (`fresh`: as a validator). */
+  const admitted = (kind: 'input' | 'auth', payload: unknown, fresh = false): QueuedTurn => {
+    const result = state.admit(kind, payload, { fresh });
     refuse('refused' in result ? result.refused : undefined);
     return (result as { turn: QueuedTurn }).turn;
   };
 
   setHandler(statusQuery, () => run.record);
-  setHandler(answerUpdate, (a) => run.deliver(admitted('input', a)), { validator: (a) => void admitted('input', a) });
-  setHandler(authorizeUpdate, (a) => run.deliver(admitted('auth', a)), { validator: (a) => void admitted('auth', a) });
+  setHandler(answerUpdate, (a) => run.deliver(admitted('input', a)), { validator: (a) => void admitted('input', a, true) });
+  setHandler(authorizeUpdate, (a) => run.deliver(admitted('auth', a)), { validator: (a) => void admitted('auth', a, true) });
   setHandler(reviewUpdate, (r) => run.review(r), { validator: (r) => refuse(state.refuseReview(r)) });
   setHandler(cancelUpdate, (c) => run.cancel(c), { validator: (c) => refuse(state.refuseCancel(c)) });
   setHandler(answerSignal, (a) => run.signalled('answer', a));

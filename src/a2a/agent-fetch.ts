@@ -58,21 +58,31 @@ export function policyOf(entry: AgentEntry, maxResponseBytes = entry.limits.maxR
   };
 }
 
-/** Reads the credential now. Throws MissingCredentialError naming the variable or file. */
-export function credentialOf(agentName: string, auth: AgentAuth): string {
-  let value: string | undefined;
-  if (auth.fromEnv) {
-    value = process.env[auth.fromEnv];
-    if (!value) throw new MissingCredentialError(`agent ${agentName}: auth.fromEnv names ${auth.fromEnv}, which is not set`);
-  } else if (auth.fromFile) {
-    try {
-      value = readFileSync(auth.fromFile, 'utf8').replace(/\r?\n$/, '');
-    } catch (err) {
-      throw new MissingCredentialError(`agent ${agentName}: auth.fromFile ${auth.fromFile} cannot be read (${(err as Error).message})`);
-    }
-    if (!value) throw new MissingCredentialError(`agent ${agentName}: auth.fromFile ${auth.fromFile} is empty`);
+/**
+ * Reads a secret now from its variable or file; `field` names where it is configured (for the
+ * message). Throws MissingCredentialError naming the variable or file; never says the value.
+ */
+export function readSecret(source: { fromEnv?: string; fromFile?: string }, field: string): string {
+  if (source.fromEnv) {
+    const value = process.env[source.fromEnv];
+    if (!value) throw new MissingCredentialError(`${field}.fromEnv names ${source.fromEnv}, which is not set`);
+    return value;
   }
-  return auth.scheme ? `${auth.scheme} ${value}` : (value as string);
+  if (!source.fromFile) throw new MissingCredentialError(`${field} names neither fromEnv nor fromFile`);
+  let value: string;
+  try {
+    value = readFileSync(source.fromFile, 'utf8').replace(/\r?\n$/, '');
+  } catch (err) {
+    throw new MissingCredentialError(`${field}.fromFile ${source.fromFile} cannot be read (${(err as Error).message})`);
+  }
+  if (!value) throw new MissingCredentialError(`${field}.fromFile ${source.fromFile} is empty`);
+  return value;
+}
+
+/** Reads the agent's own credential (`auth`) now. Throws MissingCredentialError naming the variable or file. */
+export function credentialOf(agentName: string, auth: AgentAuth): string {
+  const value = readSecret(auth, `agent ${agentName}: auth`);
+  return auth.scheme ? `${auth.scheme} ${value}` : value;
 }
 
 /** An answer whose JSON breaks the protocol's shape before any reader sees it. */

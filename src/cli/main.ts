@@ -2,7 +2,7 @@
 /**
  * The `baton` command.
  */
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { asBatonError } from '../errors/as-baton-error';
 import { ERROR_KINDS } from '../shared/baton-error';
 import { DELEGATION_STATUSES, OUTCOMES } from '../shared/delegation-types';
@@ -185,12 +185,17 @@ program
 
 program
   .command('authorize')
-  .description('answer a pending authentication request with a credential the worker reads from its environment')
+  .description("answer a pending authentication request with one of the credentials the agent's entry allows")
   .argument('<id>', 'delegation id')
-  .requiredOption('--from-env <VAR>', 'name of the environment variable on the worker (the value never enters history)')
+  .option(
+    '--credential <name>',
+    "the credential's name in agents.<agent>.credentials (the worker reads its value; only the name enters history)",
+  )
+  .option('--secret-stdin', 'a one-time secret read from stdin instead (refused unless payloads are encrypted)')
   .option('--request <requestId>', 'the pending request id (default: the one pending now)')
   .option('--json', 'print JSON')
-  .action((id: string, o: { request?: string; fromEnv: string; json?: boolean }) =>
+  .addOption(new Option('--from-env <VAR>').hideHelp())
+  .action((id: string, o: { request?: string; credential?: string; secretStdin?: boolean; fromEnv?: string; json?: boolean }) =>
     run(() => authorizeCommand(id, { ...o, ...globals() })),
   );
 

@@ -10,7 +10,7 @@ import {
   type ConnectionLike,
 } from '@temporalio/client';
 import type { Part } from '../shared/a2a-types';
-import { DelegationInputSchema, type Caller, type Contract, type DelegationRecord } from '../shared/delegation-types';
+import { CredentialNameSchema, DelegationInputSchema, type Caller, type Contract, type DelegationRecord } from '../shared/delegation-types';
 import { DELEGATION_ID_PREFIX } from '../shared/ids';
 import {
   SA_AGENT,
@@ -26,6 +26,7 @@ import type { delegationWorkflow } from '../../workflows/delegation';
 import { answerUpdate, authorizeUpdate, cancelUpdate, reviewUpdate, statusQuery } from '../../workflows/messages';
 import { sendUpdate } from './send-update';
 import { temporalCall } from './temporal-call';
+import { NoWorkerError } from '../errors/temporal-errors';
 import { DelegationNotFoundError, InvalidRequestError, RequestRefusedError } from './errors';
 
 export interface StartDelegation {
@@ -63,6 +64,15 @@ export interface DelegationSummary {
 const FILTER_VALUE = /^[A-Za-z0-9_.:@/-]+$/;
 
 export { DelegationNotFoundError, InvalidRequestError, RequestRefusedError };
+
+/** Which credentials a delegation's agent accepts, said for a refusal. */
+function acceptedBy(record: DelegationRecord): string {
+  const allowed = record.pending?.credentials ?? record.agent.credentials;
+  const agent = record.agent.name;
+  if (!allowed) return `the names are listed under agents.${agent}.credentials in the worker's config`;
+  if (allowed.length) return `agent ${agent} accepts: ${allowed.join(', ')}`;
+  return `agent ${agent} accepts none for your tenant (agents.${agent}.credentials in the worker's config)`;
+}
 
 export class BatonClient {
   readonly client: Client;
@@ -129,9 +139,13 @@ export class BatonClient {
     const waiting = (
       await Promise.all(['WAITING_INPUT', 'WAITING_AUTH', 'WAITING_REVIEW'].map((status) => this.list({ status, limit })))
     ).flat();
+    // One delegation gone, or whose worker is down (it cannot take an answer now either), does not
+    // keep the others out of the inbox.
     const records = await Promise.all(
       waiting.map((row) =>
-        this.show(row.id).catch((err: unknown) => (err instanceof DelegationNotFoundError ? undefined : Promise.reject(err))),
+        this.show(row.id).catch((err: unknown) =>
+          err instanceof DelegationNotFoundError || err instanceof NoWorkerError ? undefined : Promise.reject(err),
+        ),
       ),
     );
     return records
@@ -177,15 +191,15 @@ export class BatonClient {
 
   /** Waits until the delegation settles and returns its record. */
   async result(id: string): Promise<DelegationRecord> {
+    // Another tenant's delegation is not found at once, as a missing one is, rather than after it ends.
+    await this.requireOwn(id);
     let record: DelegationRecord;
     try {
       record = await this.call(() => this.client.workflow.getHandle<typeof delegationWorkflow>(id).result());
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) throw new DelegationNotFoundError(id);
       if (!(err instanceof WorkflowFailedError)) throw err;
-      // Terminated or failed by an operator: there is no record to give; said only to its own tenant.
-      const tenant = (await this.call(() => this.client.workflow.getHandle(id).describe())).typedSearchAttributes.get(SA_TENANT);
-      if (tenant !== this.opts.caller.tenant) throw new DelegationNotFoundError(id);
+      // Terminated or failed by an operator: there is no record to give.
       throw new RequestRefusedError(`delegation ${id} ended without its record: ${err.cause?.message ?? err.message}`);
     }
     if (record.tenant !== this.opts.caller.tenant) throw new DelegationNotFoundError(id);
@@ -231,12 +245,34 @@ export class BatonClient {
     );
   }
 
-  /** Authorizes the pending auth request with the name of an environment variable on the worker. */
-  authorize(id: string, requestId: string, fromEnv: string): Promise<{ messageId: string }> {
-    return this.update(id, () =>
-      this.client.workflow
-        .getHandle(id)
-        .executeUpdate(authorizeUpdate, { args: [{ requestId, secretRef: { fromEnv }, caller: this.opts.caller }] }),
+  /**
+   * Authorizes the pending auth request with a credential the agent's entry allows, by name (the
+   * worker reads its value). A name the delegation may not send is refused here, before the workflow
+   * is asked, with the names it may.
+   */
+  async authorize(id: string, requestId: string, credential: string): Promise<{ messageId: string }> {
+    const record = await this.show(id);
+    // Checked here only while an authentication is pending; otherwise the workflow says what is wrong.
+    const allowed = record.pending?.kind === 'auth' ? (record.pending.credentials ?? record.agent.credentials) : undefined;
+    if (!CredentialNameSchema.safeParse(credential).success || (allowed && !allowed.includes(credential))) {
+      throw new InvalidRequestError(`credential "${credential}" is not one delegation ${id} may send; ${acceptedBy(record)}`);
+    }
+    return this.update(
+      id,
+      () =>
+        this.client.workflow.getHandle(id).executeUpdate(authorizeUpdate, { args: [{ requestId, credential, caller: this.opts.caller }] }),
+      record,
+    );
+  }
+
+  /**
+   * A secret a person pastes once, instead of a named credential. It must stay out of history, which
+   * needs payload encryption (codec keys); without them it is refused, and `secret` is not even read.
+   */
+  async authorizeOnce(id: string, _requestId: string, _secret: () => Promise<string>): Promise<never> {
+    const record = await this.show(id);
+    throw new RequestRefusedError(
+      `a one-time secret would be kept in workflow history in the clear: this deployment has no payload encryption (codec keys), so it is refused; name a credential instead (${acceptedBy(record)})`,
     );
   }
 
@@ -258,8 +294,27 @@ export class BatonClient {
     );
   }
 
-  private update<T>(id: string, call: () => Promise<T>): Promise<T> {
+  /**
+   * Sends an Update to delegation `id`, after checking it is the caller's (unless the caller just read
+   * its record): another tenant's is reported as not found, exactly like a missing one, so an Update
+   * cannot probe for ids.
+   */
+  private async update<T>(id: string, call: () => Promise<T>, shown?: DelegationRecord): Promise<T> {
+    if (!shown) await this.requireOwn(id);
     return this.call(() => sendUpdate(`delegation ${id}`, call, () => this.show(id)));
+  }
+
+  /**
+   * Throws DelegationNotFoundError unless `id` is a delegation of the caller's tenant, by its search
+   * attributes (no worker needed): another tenant's is reported exactly as a missing one.
+   */
+  private async requireOwn(id: string): Promise<void> {
+    const description = await this.call(() => this.client.workflow.getHandle(id).describe()).catch((err: unknown) => {
+      throw err instanceof WorkflowNotFoundError ? new DelegationNotFoundError(id) : err;
+    });
+    if (description.type !== 'delegationWorkflow' || description.typedSearchAttributes.get(SA_TENANT) !== this.opts.caller.tenant) {
+      throw new DelegationNotFoundError(id);
+    }
   }
 
   /** A call to Temporal, its failures said in Baton's terms. */

@@ -113,7 +113,9 @@ export class GraphClient {
   }
 
   /** An Update to graph `id`, refused or not found in Baton's terms. */
-  private update<T>(id: string, call: () => Promise<T>): Promise<T> {
+  /** An Update to graph `id`, after reading it: another tenant's graph is not found, like a missing one. */
+  private async update<T>(id: string, call: () => Promise<T>): Promise<T> {
+    await this.show(id);
     return this.call(() => sendUpdate(`graph ${id}`, call, () => this.show(id)));
   }
 

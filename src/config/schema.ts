@@ -36,6 +36,27 @@ export const AgentAuthSchema = z
   .refine((a) => (a.fromEnv ? 1 : 0) + (a.fromFile ? 1 : 0) === 1, { message: 'set exactly one of fromEnv or fromFile' });
 export type AgentAuth = z.infer<typeof AgentAuthSchema>;
 
+/**
+ * A credential callers may have sent to this agent when it asks for authentication (AUTH_REQUIRED),
+ * chosen by its name. The value comes from the environment or a file on the worker, read when it is
+ * sent; only the name enters history.
+ */
+export const CredentialSchema = z
+  .object({
+    /** Environment variable that holds it. */
+    fromEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')
+      .optional(),
+    /** File that holds it (trailing newline ignored). */
+    fromFile: z.string().min(1).optional(),
+    /** Tenants whose delegations may use it. Default: every tenant. */
+    tenants: z.array(z.string().min(1)).min(1).optional(),
+  })
+  .strict()
+  .refine((c) => (c.fromEnv ? 1 : 0) + (c.fromFile ? 1 : 0) === 1, { message: 'set exactly one of fromEnv or fromFile' });
+export type Credential = z.infer<typeof CredentialSchema>;
+
 /** Keys pinned for card signatures (JWS). */
 export const CardSignatureSchema = z
   .object({
@@ -109,6 +130,11 @@ export const AgentEntrySchema = z
     /** Origins besides the card's own that its interface URLs may point at. Default none. */
     allowedOrigins: z.array(origin).default([]),
     auth: AgentAuthSchema.optional(),
+    /**
+     * Credentials that may be sent to this agent when it asks for authentication, by name (lower-case
+     * letters, digits and -). Default none: an AUTH_REQUIRED cannot be answered. Nothing else can be sent.
+     */
+    credentials: z.record(name, CredentialSchema).default({}),
     signature: CardSignatureSchema.optional(),
     limits: AgentLimitsSchema.default(DEFAULT_LIMITS),
     /** Preferred binding when the card offers several. Default: the card's own order. */

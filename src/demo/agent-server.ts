@@ -4,6 +4,8 @@
  */
 import { listen } from '../runtime/listen';
 import express from 'express';
+import type { z } from 'zod';
+import type { AgentEntrySchema } from '../config/schema';
 import { AGENT_CARD_PATH, AgentCard, type AgentCardSignatureGenerator } from '@a2a-js/sdk';
 import {
   DefaultPushNotificationSender,
@@ -24,6 +26,8 @@ export interface DemoAgentDefinition {
   streaming?: boolean;
   /** Offer push notifications (CreateTaskPushNotificationConfig; a POST per task event). */
   push?: boolean;
+  /** What its registry entry needs besides the URL when a stack registers it (e.g. the credentials it accepts). */
+  registry?: Pick<z.input<typeof AgentEntrySchema>, 'credentials'>;
 }
 
 export interface RunningAgent {

@@ -69,5 +69,7 @@ export function portalGate(expectedToken = 'portal-demo-token'): DemoAgentDefini
     description: 'Reports stock levels from a supplier portal; asks for a portal token first (AUTH_REQUIRED).',
     skills: [{ id: 'stock-level', name: 'Stock level', description: 'Stock on hand for a SKU', tags: ['stock'] }],
     executor: new PortalGateExecutor(expectedToken),
+    // The worker sends the value of PORTAL_TOKEN when an authorize names `portal`.
+    registry: { credentials: { portal: { fromEnv: 'PORTAL_TOKEN' } } },
   };
 }

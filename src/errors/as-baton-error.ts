@@ -4,11 +4,21 @@
  */
 import { NamespaceNotFoundError, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { BatonError } from '../shared/baton-error';
-import { NamespaceMissingError, TemporalUnavailableError } from './temporal-errors';
+import { NamespaceMissingError, NoWorkerError, TemporalUnavailableError } from './temporal-errors';
 
 /** gRPC status codes Temporal's client reports when the server cannot answer now. */
 const GRPC_UNAVAILABLE = 14;
 const GRPC_DEADLINE_EXCEEDED = 4;
+const GRPC_FAILED_PRECONDITION = 9;
+
+/** The messages along `err`'s cause chain. */
+function messagesOf(err: unknown): string {
+  const said: string[] = [];
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    said.push(String((e as { message?: unknown }).message ?? ''));
+  }
+  return said.join(' | ');
+}
 
 /** The gRPC status code of `err` or of its causes, when it has one. */
 export function grpcCodeOf(err: unknown): number | undefined {
@@ -27,6 +37,10 @@ export function asBatonError(err: unknown): BatonError | undefined {
     return new BatonError('Refused', `a workflow with id ${err.workflowId} exists already: nothing was started; choose another id`);
   }
   const code = grpcCodeOf(err);
+  // A Query needs a worker on the workflow's task queue; the server says when it has seen none.
+  if (code === GRPC_FAILED_PRECONDITION && /poller/i.test(messagesOf(err))) {
+    return new NoWorkerError({ cause: err });
+  }
   if (code === GRPC_UNAVAILABLE || code === GRPC_DEADLINE_EXCEEDED) {
     return new TemporalUnavailableError('Temporal is not answering just now: try again, and check that the server is up', { cause: err });
   }

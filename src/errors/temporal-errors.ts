@@ -10,6 +10,16 @@ export class TemporalUnavailableError extends BatonError {
   }
 }
 
+/** No worker polls the workflow's task queue, so a Query (a live record) cannot be answered now. */
+export class NoWorkerError extends TemporalUnavailableError {
+  constructor(options?: { cause?: unknown }) {
+    super(
+      "no worker is serving this delegation's task queue right now, so its live record cannot be read: start one (`npx baton worker`, or `npx baton dev`)",
+      options,
+    );
+  }
+}
+
 /** The namespace does not exist on the server. */
 export class NamespaceMissingError extends BatonError {
   constructor(readonly namespace: string) {

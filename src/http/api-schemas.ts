@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { PartSchema } from '../shared/a2a-types';
-import { ContractSchema, identifier } from '../shared/delegation-types';
+import { ContractSchema, CredentialNameSchema, identifier } from '../shared/delegation-types';
 
 /** Work or an answer: plain text, or A2A parts (at least one of the two). */
 const content = {
@@ -42,10 +42,13 @@ export const AnswerBodySchema = z
 export const AuthorizeBodySchema = z
   .object({
     requestId: z.string().min(1).max(300),
-    /** The name of an environment variable on the worker; the value never passes through the API. */
-    fromEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'),
+    /** A credential the agent's entry allows, by name (the pending request lists them); its value never passes through the API. */
+    credential: CredentialNameSchema.optional(),
+    /** A one-time secret instead: refused unless payloads are encrypted (it would enter history). */
+    secret: z.string().min(1).max(8192).optional(),
   })
-  .strict();
+  .strict()
+  .refine((b) => (b.credential === undefined) !== (b.secret === undefined), { message: 'give exactly one of credential or secret' });
 
 export const ReviewBodySchema = z
   .object({ requestId: z.string().min(1).max(300), decision: z.enum(['accept', 'reject']), reason: z.string().max(2_000).optional() })

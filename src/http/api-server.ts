@@ -77,6 +77,7 @@ function inboxItem(r: DelegationRecord) {
     prompt: p.prompt,
     taskId: p.taskId,
     observedAt: p.observedAt,
+    ...(p.credentials ? { credentials: p.credentials } : {}),
     ...artifacts,
   };
 }
@@ -211,20 +212,15 @@ export function createApiApp(opts: ApiServerOptions): express.Express {
   );
 
   /**
-   * The caller's delegation, or 404. The workflow refuses a foreign caller itself too; asking first
-   * makes another tenant's delegation look absent over the network, as `show` does.
+   * The id and the caller's client. The client reads the delegation before it sends an Update, so
+   * another tenant's looks absent (404), exactly as a missing one; the workflow refuses it again.
    */
-  const own = async (req: Request): Promise<{ id: string; baton: BatonClient }> => {
-    const id = idOf(req);
-    const { baton } = as(req);
-    await baton.show(id);
-    return { id, baton };
-  };
+  const own = (req: Request): { id: string; baton: BatonClient } => ({ id: idOf(req), baton: as(req).baton });
   api.post(
     '/delegations/:id/answer',
     handle(async (req, res) => {
       const body = parse(AnswerBodySchema, req.body, 'answer');
-      const { id, baton } = await own(req);
+      const { id, baton } = own(req);
       res.json(await baton.answer(id, body.requestId, partsOf(body)));
     }),
   );
@@ -232,15 +228,16 @@ export function createApiApp(opts: ApiServerOptions): express.Express {
     '/delegations/:id/authorize',
     handle(async (req, res) => {
       const body = parse(AuthorizeBodySchema, req.body, 'authorize');
-      const { id, baton } = await own(req);
-      res.json(await baton.authorize(id, body.requestId, body.fromEnv));
+      const { id, baton } = own(req);
+      if (body.secret !== undefined) await baton.authorizeOnce(id, body.requestId, async () => body.secret as string);
+      res.json(await baton.authorize(id, body.requestId, body.credential as string));
     }),
   );
   api.post(
     '/delegations/:id/review',
     handle(async (req, res) => {
       const body = parse(ReviewBodySchema, req.body, 'review');
-      const { id, baton } = await own(req);
+      const { id, baton } = own(req);
       res.json(await baton.review(id, body.requestId, body.decision, body.reason));
     }),
   );
@@ -248,7 +245,7 @@ export function createApiApp(opts: ApiServerOptions): express.Express {
     '/delegations/:id/cancel',
     handle(async (req, res) => {
       const body = parse(CancelBodySchema, req.body, 'cancel');
-      const { id, baton } = await own(req);
+      const { id, baton } = own(req);
       res.json(await baton.cancel(id, body.reason));
     }),
   );

@@ -56,6 +56,7 @@ const pending = {
     contextId: { type: 'string' },
     observedAt: { type: 'string' },
     statusKey: { type: 'string' },
+    credentials: { type: 'array', items: { type: 'string' }, description: 'For `auth`: the credentials an authorize may name.' },
   },
 };
 
@@ -111,7 +112,12 @@ const schemas = {
       agent: {
         type: 'object',
         required: ['name'],
-        properties: { name: { type: 'string' }, cardSha256: { type: 'string' }, observe: { enum: ['stream', 'poll', 'push'] } },
+        properties: {
+          name: { type: 'string' },
+          cardSha256: { type: 'string' },
+          observe: { enum: ['stream', 'poll', 'push'] },
+          credentials: { type: 'array', items: { type: 'string' } },
+        },
       },
       status: { enum: [...DELEGATION_STATUSES] },
       outcome: {
@@ -164,6 +170,7 @@ const schemas = {
       prompt: { type: 'array', items: part },
       taskId: { type: 'string' },
       observedAt: { type: 'string' },
+      credentials: { type: 'array', items: { type: 'string' }, description: 'For `auth`: the credentials an authorize may name.' },
       artifacts: {
         type: 'array',
         description: 'For a review: the artifacts to decide on, by name and digest.',

@@ -70,7 +70,10 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
       agents: {
         ...opts.config.agents,
         ...Object.fromEntries(
-          agents.map((a) => [a.name, loopbackAgentEntry(a.url, { acceptance: opts.config.agents[a.name]?.acceptance })]),
+          agents.map((a, i) => [
+            a.name,
+            loopbackAgentEntry(a.url, { ...opts.agents[i]?.registry, acceptance: opts.config.agents[a.name]?.acceptance }),
+          ]),
         ),
       },
     };

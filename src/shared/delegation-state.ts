@@ -9,6 +9,7 @@ import {
   AnswerSchema,
   AuthorizeSchema,
   CancelSchema,
+  LegacyAuthorizeSchema,
   ReviewSchema,
   type Caller,
   type DelegationInput,
@@ -29,8 +30,14 @@ const MAX_REFUSED_SIGNALS = 50;
 /** What to do after an observation. */
 export type NextStep = { kind: 'observe' } | { kind: 'accept' } | { kind: 'end'; outcome: Outcome } | { kind: 'interrupted' };
 
-/** An accepted answer waiting to go out as the next turn. */
-export type QueuedTurn = { requestId: string; kind: 'input'; parts: Part[] } | { requestId: string; kind: 'auth'; secretEnv: string };
+/**
+ * An admitted answer waiting to go out as the next turn: parts, or a credential by name. `secretEnv`
+ * (a worker variable's name) is what delegations started before credentials had names replay.
+ */
+export type QueuedTurn =
+  | { requestId: string; kind: 'input'; parts: Part[] }
+  | { requestId: string; kind: 'auth'; credential: string }
+  | { requestId: string; kind: 'auth'; secretEnv: string };
 
 /** Why a delegation is being cancelled decides its outcome: a caller's cancel, the deadline, or a broken contract. */
 export type CancelKind = 'CANCELED' | 'TIMED_OUT' | 'ERROR';
@@ -58,9 +65,14 @@ export class DelegationState {
   private answeredKey?: string;
   private cancelKind: CancelKind = 'CANCELED';
 
+  /**
+   * `legacyAuthorize`: this delegation started before credentials had names, so a replayed
+   * `authorize` may name a worker variable (the worker still sends only a configured credential's).
+   */
   constructor(
     id: string,
     private readonly input: DelegationInput,
+    private readonly opts: { legacyAuthorize?: boolean } = {},
   ) {
     this.record = {
       id,
@@ -92,6 +104,7 @@ export class DelegationState {
       interface: agent.interface,
       reconcile: agent.reconcile,
       observe: agent.observe,
+      ...(agent.credentials ? { credentials: agent.credentials } : {}),
     };
     if (agent.reconcile === 'unavailable')
       this.note('this agent offers no ListTasks (A2A 0.3): a send retried after a lost response may create a second remote task');
@@ -158,6 +171,7 @@ export class DelegationState {
       contextId: snapshot.contextId,
       observedAt: snapshot.observedAt,
       statusKey: statusKey(snapshot),
+      ...(kind === 'auth' && this.record.agent.credentials ? { credentials: this.record.agent.credentials } : {}),
     };
     this.record.pending = pending;
     this.record.status = kind === 'auth' ? 'WAITING_AUTH' : 'WAITING_INPUT';
@@ -205,9 +219,10 @@ export class DelegationState {
 
   /**
    * The turn an `answer` (`input`) or `authorize` (`auth`) payload asks for, or why it is refused. The
-   * payload is untrusted (an Update's or a Signal's): it is checked against its schema first.
+   * payload is untrusted (an Update's or a Signal's): it is checked against its schema first. `fresh`:
+   * a request being validated now, never a replayed one (an Update's validator).
    */
-  admit(kind: 'input' | 'auth', payload: unknown): { turn: QueuedTurn } | { refused: string } {
+  admit(kind: 'input' | 'auth', payload: unknown, opts: { fresh?: boolean } = {}): { turn: QueuedTurn } | { refused: string } {
     if (kind === 'input') {
       const parsed = AnswerSchema.safeParse(payload);
       if (!parsed.success) return { refused: invalid('answer', parsed.error) };
@@ -215,9 +230,33 @@ export class DelegationState {
       return why ? { refused: why } : { turn: { requestId: parsed.data.requestId, kind: 'input', parts: parsed.data.parts } };
     }
     const parsed = AuthorizeSchema.safeParse(payload);
-    if (!parsed.success) return { refused: invalid('authorize', parsed.error) };
-    const why = this.refuseAnswer('auth', parsed.data.requestId, parsed.data.caller);
-    return why ? { refused: why } : { turn: { requestId: parsed.data.requestId, kind: 'auth', secretEnv: parsed.data.secretRef.fromEnv } };
+    if (parsed.success) {
+      const why = this.refuseAnswer('auth', parsed.data.requestId, parsed.data.caller) ?? this.refuseCredential(parsed.data.credential);
+      return why ? { refused: why } : { turn: { requestId: parsed.data.requestId, kind: 'auth', credential: parsed.data.credential } };
+    }
+    const legacy = LegacyAuthorizeSchema.safeParse(payload);
+    if (!legacy.success) return { refused: invalid('authorize', parsed.error) };
+    if (opts.fresh || !this.opts.legacyAuthorize) {
+      return { refused: `authorize names a credential (credential: <name>), not a variable of the worker; ${this.acceptedCredentials()}` };
+    }
+    const why = this.refuseAnswer('auth', legacy.data.requestId, legacy.data.caller);
+    return why ? { refused: why } : { turn: { requestId: legacy.data.requestId, kind: 'auth', secretEnv: legacy.data.secretRef.fromEnv } };
+  }
+
+  /** Why the agent's entry does not allow credential `name` for this delegation, or undefined (unknown: resolved by an older worker). */
+  private refuseCredential(name: string): string | undefined {
+    const allowed = this.record.agent.credentials;
+    if (!allowed || allowed.includes(name)) return undefined;
+    return `credential "${name}" is not one this delegation may send; ${this.acceptedCredentials()}`;
+  }
+
+  /** The credentials this delegation may send, said for a refusal. */
+  private acceptedCredentials(): string {
+    const allowed = this.record.agent.credentials;
+    const agent = this.record.agent.name;
+    if (allowed?.length) return `agent ${agent} accepts ${allowed.join(', ')}`;
+    if (allowed) return `agent ${agent} accepts none for this tenant (agents.${agent}.credentials in the worker's config)`;
+    return `see agents.${agent}.credentials in the worker's config`;
   }
 
   /** Queues an admitted answer; the workflow sends it as the next turn. */

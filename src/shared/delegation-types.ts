@@ -49,18 +49,37 @@ export const AnswerSchema = z
   .strict();
 export type Answer = z.infer<typeof AnswerSchema>;
 
+/** A credential's name, as `agents.X.credentials` lists it. */
+export const CredentialNameSchema = z
+  .string()
+  .max(64)
+  .regex(/^[a-z0-9][a-z0-9-]*$/, 'must be a credential name (lower-case letters, digits and -) from the agent entry');
+
 /**
- * Update `authorize`: a reference to a credential for the pending AUTH_REQUIRED request. Only the
- * reference enters history; the worker reads the value when it sends the turn.
+ * Update `authorize`: the name of a credential the agent's entry allows (`agents.X.credentials`), for
+ * the pending AUTH_REQUIRED request. Only the name enters history; the worker reads the value when it
+ * sends the turn, and sends nothing the entry does not list.
  */
 export const AuthorizeSchema = z
+  .object({
+    requestId: z.string().min(1).max(300),
+    credential: CredentialNameSchema,
+    caller: CallerSchema,
+  })
+  .strict();
+export type Authorize = z.infer<typeof AuthorizeSchema>;
+
+/**
+ * What `authorize` carried before credentials had names: a worker variable's name. Refused for new
+ * requests; read only where a delegation started before the change replays it.
+ */
+export const LegacyAuthorizeSchema = z
   .object({
     requestId: z.string().min(1).max(300),
     secretRef: z.object({ fromEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name') }).strict(),
     caller: CallerSchema,
   })
   .strict();
-export type Authorize = z.infer<typeof AuthorizeSchema>;
 
 /** Update `review`: a person's decision on a result the policy accepted and marked for review. */
 export const ReviewSchema = z
@@ -158,6 +177,8 @@ export interface ResolvedAgent {
   observe: 'stream' | 'poll' | 'push';
   /** With push: how often the task is read anyway, so a lost push is caught (a duration). */
   backstopPoll?: string;
+  /** Names of the credentials the entry allows for this delegation's tenant (unset: resolved by an older worker). */
+  credentials?: string[];
 }
 
 /** An artifact as the delegation keeps it: digest and size always, the value inline only when small. */
@@ -215,6 +236,8 @@ export interface PendingRequest {
   observedAt: string;
   /** Identifies the remote status that asked (see `statusKey`). */
   statusKey: string;
+  /** For `auth`: the credentials that may answer it, by name (the agent entry's, for this tenant). */
+  credentials?: string[];
 }
 
 /** What a delegation tells its `notify` workflow when it starts waiting. */
@@ -262,6 +285,8 @@ export interface DelegationRecord {
     interface?: ChosenInterface;
     reconcile?: ResolvedAgent['reconcile'];
     observe?: ResolvedAgent['observe'];
+    /** Credentials an `authorize` may name (see ResolvedAgent). */
+    credentials?: string[];
   };
   status: DelegationStatus;
   outcome?: Outcome;

@@ -11,7 +11,7 @@ import { ConfigError, parseConfig } from '../../src/config/load';
 import { UsageError } from '../../src/cli/usage-error';
 import { partsFromFlags } from '../../src/cli/parts';
 import { DelegationState } from '../../src/shared/delegation-state';
-import { AnswerSchema, AuthorizeSchema, CancelSchema, ReviewSchema, DurationSchema } from '../../src/shared/delegation-types';
+import { DurationSchema, type ResolvedAgent } from '../../src/shared/delegation-types';
 import { findCycle, GraphSpecError, parseGraphSpec } from '../../src/shared/graph-spec';
 import { StreamEventSchema, TaskSchema, TASK_STATES } from '../../src/shared/a2a-types';
 import { findOneofViolation } from '../../src/shared/wire-checks';
@@ -58,6 +58,20 @@ async function run<T>(
 }
 
 const text = fc.string({ maxLength: 12 });
+
+/** The agent a fuzzed delegation resolved (its registry entry's view). */
+const FUZZ_AGENT: ResolvedAgent = {
+  name: 'a',
+  cardUrl: 'http://127.0.0.1:1/.well-known/agent-card.json',
+  cardSha256: 'ab'.repeat(32),
+  cardName: 'a',
+  interface: { url: 'http://127.0.0.1:1/a2a/jsonrpc', binding: 'JSONRPC', protocolVersion: '1.0', tenant: '' },
+  capabilities: { streaming: false, pushNotifications: false },
+  defaultPolicy: 'completed-with-artifact',
+  reconcile: 'list-tasks',
+  contract: {},
+  observe: 'poll',
+};
 const states = fc.oneof(fc.constantFrom(...TASK_STATES), fc.constantFrom('TASK_STATE_UNSPECIFIED', 'completed', '', 'UNRECOGNIZED'), text);
 const part = fc.record(
   {
@@ -316,7 +330,12 @@ export async function fuzzBoundaries(runs: number): Promise<FuzzReport[]> {
       .map((p) => ['answer', p] as const),
     fc
       .record(
-        { requestId, secretRef: fc.oneof(fc.record({ fromEnv: fc.constantFrom('TOKEN', 'not a name', '') }), text), caller: who },
+        {
+          requestId,
+          credential: fc.oneof(fc.constantFrom('erp', 'erp', 'other', 'BATON_PUSH_SECRET', 'Erp', ''), text),
+          secretRef: fc.oneof(fc.record({ fromEnv: fc.constantFrom('BATON_PUSH_SECRET', 'not a name', '') }), text),
+          caller: who,
+        },
         { requiredKeys: [] },
       )
       .map((p) => ['authorize', p] as const),
@@ -327,31 +346,49 @@ export async function fuzzBoundaries(runs: number): Promise<FuzzReport[]> {
     fc.tuple(fc.constantFrom('answer', 'authorize', 'review', 'cancel'), loose),
   );
   reports.push(
-    await run('Update and Signal payloads (answer, authorize, review, cancel)', runs, payloads, ([kind, p]) => {
-      const state = new DelegationState('d1', { agent: 'a', parts: [{ text: 'x' }], tenant: 'acme', owner: 'ops-1' });
-      state.observed({
-        taskId: 't',
-        contextId: 'c',
-        state: 'TASK_STATE_INPUT_REQUIRED',
-        observedAt: 'now',
-        artifacts: [],
-        statusParts: [{ text: '?' }],
-      });
-      const schema = { answer: AnswerSchema, authorize: AuthorizeSchema, review: ReviewSchema, cancel: CancelSchema }[kind];
-      const parsed = (schema as typeof AnswerSchema).safeParse(p);
-      if (!parsed.success) return 'refused';
-      const data = parsed.data as { requestId?: string; caller: { tenant: string; user: string } };
-      const why =
-        kind === 'cancel'
-          ? state.refuseCaller(data.caller)
-          : state.refuseAnswer(kind === 'answer' ? 'input' : kind === 'authorize' ? 'auth' : 'review', data.requestId ?? '', data.caller);
-      if (why) return 'refused';
-      // Accepted: it must be from the delegation's tenant, and (but for cancel) name the pending input request.
-      if (data.caller.tenant !== 'acme') return { falseSuccess: 'another tenant was let in' };
-      if (kind !== 'cancel' && (kind !== 'answer' || data.requestId !== 'd1/request-1'))
-        return { falseSuccess: `${kind} for ${data.requestId} accepted` };
-      return 'accepted';
-    }),
+    await run(
+      'Update and Signal payloads (answer, authorize, review, cancel)',
+      runs,
+      fc.tuple(payloads, fc.constantFrom('input', 'auth') as fc.Arbitrary<'input' | 'auth'>),
+      ([[kind, p], pendingKind]) => {
+        // The delegation's own checks, as its validators run them: an agent that allows one credential.
+        const state = new DelegationState('d1', { agent: 'a', parts: [{ text: 'x' }], tenant: 'acme', owner: 'ops-1' });
+        state.resolved({ ...FUZZ_AGENT, credentials: ['erp'] });
+        state.observed({
+          taskId: 't',
+          contextId: 'c',
+          state: pendingKind === 'auth' ? 'TASK_STATE_AUTH_REQUIRED' : 'TASK_STATE_INPUT_REQUIRED',
+          observedAt: 'now',
+          artifacts: [],
+          statusParts: [{ text: '?' }],
+        });
+        const admitted = (k: 'input' | 'auth') => {
+          const a = state.admit(k, p, { fresh: true });
+          return 'refused' in a ? a.refused : undefined;
+        };
+        const why =
+          kind === 'answer'
+            ? admitted('input')
+            : kind === 'authorize'
+              ? admitted('auth')
+              : kind === 'review'
+                ? state.refuseReview(p)
+                : state.refuseCancel(p);
+        if (why) return 'refused';
+        // Accepted: from the delegation's tenant, and (but for cancel) for the pending request of its kind;
+        // an authorization only by the one credential the agent's entry allows.
+        const data = p as { requestId?: unknown; caller?: { tenant?: unknown }; credential?: unknown; secretRef?: unknown };
+        if (data.caller?.tenant !== 'acme') return { falseSuccess: 'another tenant was let in' };
+        if (kind === 'cancel') return 'accepted';
+        if (data.requestId !== 'd1/request-1') return { falseSuccess: `${kind} for ${String(data.requestId)} accepted` };
+        if ((kind === 'answer' && pendingKind !== 'input') || (kind === 'authorize' && pendingKind !== 'auth') || kind === 'review') {
+          return { falseSuccess: `${kind} accepted for a pending ${pendingKind} request` };
+        }
+        if (kind === 'authorize' && (data.credential !== 'erp' || data.secretRef !== undefined))
+          return { falseSuccess: `authorize ${JSON.stringify(p)} accepted` };
+        return 'accepted';
+      },
+    ),
   );
 
   return reports;

@@ -2,7 +2,7 @@
  * Refusal matrices: every case must be refused. SSRF (literal private, loopback, link-local,
  * metadata and reserved addresses in their IPv4, IPv6, mapped and numeric spellings; names that
  * resolve inside; redirects inside), forged push calls, and another tenant's calls on a delegation
- * and a graph.
+ * and a graph (refused exactly as for an id that does not exist, so ids cannot be probed).
  */
 import { createServer } from 'node:http';
 import pino from 'pino';
@@ -207,26 +207,44 @@ export async function crossTenantMatrix(): Promise<MatrixReport> {
       });
       await graphsOf('acme', 'ops-1').until(graphId, (g) => g.nodes[0]?.status === 'RUNNING', 20);
       const foreignGraphs = graphsOf('globex', 'mallory');
-      const cases: [string, () => Promise<unknown>][] = [
-        ['show', () => stranger.show(id)],
-        ['answer', () => stranger.answer(id, requestId, [{ text: 'SN-666' }])],
-        ['authorize', () => stranger.authorize(id, requestId, 'PATH')],
-        ['review', () => stranger.review(id, requestId, 'accept')],
-        ['cancel', () => stranger.cancel(id, 'mine now')],
-        ['graph show', () => foreignGraphs.show(graphId)],
-        ['graph addFollowUp', () => foreignGraphs.addFollowUp(graphId, { id: 'x', agent: 'image-studio', text: 'paint it black' })],
-        ['graph cancel', () => foreignGraphs.cancel(graphId)],
-        ['show of the graph node', () => stranger.show(`${graphId}/sailboat`)],
-        ['cancel of the graph node', () => stranger.cancel(`${graphId}/sailboat`)],
+      // Each call on the owner's ids, and on ids that do not exist: the stranger must not tell them apart.
+      const real = { id, requestId, graphId, node: `${graphId}/sailboat` };
+      const missing = {
+        id: 'dlg-no-such-one',
+        requestId: 'dlg-no-such-one/request-1',
+        graphId: 'graph-no-such-one',
+        node: 'graph-no-such-one/sailboat',
+      };
+      type Ids = typeof real;
+      const cases: [string, (t: Ids) => Promise<unknown>][] = [
+        ['show', (t) => stranger.show(t.id)],
+        ['result', (t) => stranger.result(t.id)],
+        ['answer', (t) => stranger.answer(t.id, t.requestId, [{ text: 'SN-666' }])],
+        ['authorize', (t) => stranger.authorize(t.id, t.requestId, 'push')],
+        ['review', (t) => stranger.review(t.id, t.requestId, 'accept')],
+        ['cancel', (t) => stranger.cancel(t.id, 'mine now')],
+        ['graph show', (t) => foreignGraphs.show(t.graphId)],
+        ['graph addFollowUp', (t) => foreignGraphs.addFollowUp(t.graphId, { id: 'x', agent: 'image-studio', text: 'paint it black' })],
+        ['graph cancel', (t) => foreignGraphs.cancel(t.graphId)],
+        ['show of the graph node', (t) => stranger.show(t.node)],
+        ['cancel of the graph node', (t) => stranger.cancel(t.node)],
       ];
+      /** What the stranger learns from a call: its error's class and message, with the id it named taken out. */
+      const seen = async (call: (t: Ids) => Promise<unknown>, t: Ids): Promise<string> => {
+        try {
+          await call(t);
+          return 'went through';
+        } catch (err) {
+          const said = `${(err as Error).name}: ${(err as Error).message}`;
+          return [t.node, t.requestId, t.graphId, t.id].reduce((text, v) => text.split(v).join('<id>'), said);
+        }
+      };
       for (const [name, call] of cases) {
         report.cases += 1;
-        try {
-          await call();
-          report.let_through.push(name);
-        } catch {
-          report.refused += 1;
-        }
+        const onReal = await seen(call, real);
+        const onMissing = await seen(call, missing);
+        if (onReal !== 'went through' && onReal === onMissing) report.refused += 1;
+        else report.let_through.push(`${name} (${onReal} / for a missing id: ${onMissing})`);
       }
       // A Signal cannot be refused before history: it must be recorded as refused, changing nothing.
       report.cases += 1;

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PolicyRegistry } from '../../src/acceptance/policies';
-import { RequestRefusedError } from '../../src/client/baton-client';
+import { DelegationNotFoundError } from '../../src/client/baton-client';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
 import { supplierQa } from '../../src/demo/supplier-qa';
 import type { DelegationRecord } from '../../src/shared/delegation-types';
@@ -78,7 +78,8 @@ describe('acceptance policies', () => {
           const waiting = await baton(ctx).until(id, (r) => r.status === 'WAITING_REVIEW' || r.outcome !== undefined, 50);
           assert.equal(waiting.pending?.kind, 'review');
           const requestId = waiting.pending?.requestId ?? '';
-          await assert.rejects(baton(ctx, 'globex').review(id, requestId, 'accept'), RequestRefusedError);
+          // Another tenant's review: as if the delegation did not exist.
+          await assert.rejects(baton(ctx, 'globex').review(id, requestId, 'accept'), DelegationNotFoundError);
           await assert.rejects(baton(ctx).review(id, `${requestId}-old`, 'accept'), /is not the pending one/);
           await assert.rejects(baton(ctx).answer(id, requestId, [{ text: 'x' }]), /use review/);
           const record = await baton(ctx).review(id, requestId, decision, 'photos checked');

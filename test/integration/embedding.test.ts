@@ -170,23 +170,25 @@ describe('embedding: delegations in your own workflows', () => {
     });
   });
 
-  it('authorizes by Signal from another workflow, naming the variable, never the secret', async () => {
+  it('authorizes by Signal from another workflow, naming the credential, never the secret', async () => {
     const secret = `portal-${process.pid}-embedded`;
     process.env.BATON_TEST_EMBEDDED_TOKEN = secret;
     const gate = await startAgentServer(portalGate(secret));
     try {
-      await withUserWorker({ 'portal-gate': loopbackAgent(gate.url) }, async ({ client, taskQueue }) => {
+      const portal = loopbackAgent(gate.url, { credentials: { 'portal-token': { fromEnv: 'BATON_TEST_EMBEDDED_TOKEN' } } });
+      await withUserWorker({ 'portal-gate': portal }, async ({ client, taskQueue }) => {
         const parentId = `stock-${randomUUID()}`;
         const result = await client.workflow.execute(stockWithCredential, {
           workflowId: parentId,
           taskQueue,
-          args: [{ caller: CALLER, fromEnv: 'BATON_TEST_EMBEDDED_TOKEN' }],
+          args: [{ caller: CALLER, credential: 'portal-token' }],
         });
         assert.equal(result.outcome, 'ACCEPTED');
         assert.equal(result.artifacts[0]?.name, 'stock');
         for (const id of [result.id, parentId]) {
           const history = await historyText(client, id);
-          assert.ok(history.includes('BATON_TEST_EMBEDDED_TOKEN'), `the reference is in ${id}'s history`);
+          assert.ok(history.includes('portal-token'), `the credential's name is in ${id}'s history`);
+          assert.ok(!history.includes('BATON_TEST_EMBEDDED_TOKEN'), `the worker's variable is not in ${id}'s history`);
           assert.ok(!history.includes(secret), `the secret is not in ${id}'s history`);
         }
       });

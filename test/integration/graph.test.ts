@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { GraphClient } from '../../src/client/graph-client';
-import { RequestRefusedError } from '../../src/client/errors';
+import { GraphNotFoundError, RequestRefusedError } from '../../src/client/errors';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
 import { brokenLab } from '../../src/demo/simple-agents';
 import { arcticTours, harborHotel, imageStudio, skywayAir, type WorkLog } from '../../src/demo/trip-agents';
@@ -172,10 +172,11 @@ describe('task graphs', () => {
       const graphs = graphsFor(ctx);
       const id = await graphs.start({ nodes: [{ id: 'sailboat', agent: 'image-studio', text: 'Draw a sailboat on a calm sea' }] });
       await graphs.until(id, (g) => node(g, 'sailboat').status === 'RUNNING', 20);
-      // Refused: another tenant, an unknown dependency, a refinement sent to another agent, an unknown agent.
+      // Refused: another tenant (as if the graph did not exist), an unknown dependency, a refinement
+      // sent to another agent, an unknown agent.
       await assert.rejects(
         graphsFor(ctx, 'globex', 'mallory').addFollowUp(id, { id: 'x', agent: 'image-studio', text: 'hi' }),
-        /tenant globex has no access/,
+        (e: unknown) => e instanceof GraphNotFoundError && e.message === `no graph with id ${id}`,
       );
       await assert.rejects(
         graphs.addFollowUp(id, { id: 'x', agent: 'image-studio', text: 'hi', dependsOn: ['nope'] }),

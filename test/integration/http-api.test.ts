@@ -243,7 +243,7 @@ describe('HTTP API', () => {
           const waiting = await batonOf(ctx).until(id, (r) => r.pending !== null, 50);
           // Auth and review answers to an input request are refused by the workflow's own validator.
           const wrongKind = await call('POST', `/delegations/${id}/authorize`, {
-            body: { requestId: waiting.pending?.requestId, fromEnv: 'QA_TOKEN' },
+            body: { requestId: waiting.pending?.requestId, credential: 'qa-token' },
           });
           assert.equal(wrongKind.status, 409);
           assert.equal(

@@ -168,13 +168,36 @@ describe('DelegationState: turns, contract, steering payloads', () => {
       (s.admit('input', { requestId: 'd1/request-1', parts: [{ text: 'x' }], caller, extra: 1 }) as { refused: string }).refused,
       /^invalid answer/,
     );
-    assert.deepEqual(s.admit('auth', { requestId: 'd1/request-1', secretRef: { fromEnv: 'TOKEN' }, caller }), {
+    assert.deepEqual(s.admit('auth', { requestId: 'd1/request-1', credential: 'erp', caller }), {
       refused: 'the pending request is for input: use answer',
     });
     assert.match(
-      (s.admit('auth', { requestId: 'd1/request-1', secretRef: { fromEnv: 'not a name' }, caller }) as { refused: string }).refused,
-      /^invalid authorize: must be an environment variable name/,
+      (s.admit('auth', { requestId: 'd1/request-1', credential: 'NOT_A_NAME', caller }) as { refused: string }).refused,
+      /^invalid authorize: must be a credential name/,
     );
+  });
+
+  it('admits an authorize only for a credential the agent allows, and a variable only when replaying an old delegation', () => {
+    const askAuth = (s: DelegationState): void => void s.observed(snap('TASK_STATE_AUTH_REQUIRED', 't1', { statusMessageId: 'q' }));
+    const s = new DelegationState('d1', input);
+    s.resolved({ ...agent, credentials: ['erp'] });
+    askAuth(s);
+    assert.deepEqual(s.record.pending?.credentials, ['erp']);
+    assert.deepEqual(s.admit('auth', { requestId: 'd1/request-1', credential: 'erp', caller }), {
+      turn: { requestId: 'd1/request-1', kind: 'auth', credential: 'erp' },
+    });
+    assert.deepEqual(s.admit('auth', { requestId: 'd1/request-1', credential: 'push', caller }), {
+      refused: 'credential "push" is not one this delegation may send; agent supplier-qa accepts erp',
+    });
+    const legacy = { requestId: 'd1/request-1', secretRef: { fromEnv: 'BATON_PUSH_SECRET' }, caller };
+    assert.match((s.admit('auth', legacy) as { refused: string }).refused, /not a variable of the worker; agent supplier-qa accepts erp$/);
+
+    // A delegation that started before credentials had names replays its old authorize; a new one is still refused.
+    const old = new DelegationState('d1', input, { legacyAuthorize: true });
+    old.resolved(agent);
+    askAuth(old);
+    assert.deepEqual(old.admit('auth', legacy), { turn: { requestId: 'd1/request-1', kind: 'auth', secretEnv: 'BATON_PUSH_SECRET' } });
+    assert.match((old.admit('auth', legacy, { fresh: true }) as { refused: string }).refused, /not a variable of the worker/);
   });
 
   it('takes one review, from the right tenant, and settles on it with the policy reasons kept', () => {

@@ -58,7 +58,7 @@ export async function sendRawAnswer(input: { delegationId: string; payload: unkn
 }
 
 /** Delegates to portal-gate; when it asks for authentication, a second workflow authorizes by Signal. */
-export async function stockWithCredential(input: { caller: Caller; fromEnv: string }): Promise<DelegationResult> {
+export async function stockWithCredential(input: { caller: Caller; credential: string }): Promise<DelegationResult> {
   return delegate({
     agent: 'portal-gate',
     text: 'Stock for BOLT-M8?',
@@ -66,23 +66,23 @@ export async function stockWithCredential(input: { caller: Caller; fromEnv: stri
     onRequest: async ({ delegationId, request }) => {
       await startChild(authorizeBySignal, {
         workflowId: `${request.requestId}/vault`,
-        args: [{ delegationId, requestId: request.requestId, fromEnv: input.fromEnv, caller: input.caller }],
+        args: [{ delegationId, requestId: request.requestId, credential: input.credential, caller: input.caller }],
         parentClosePolicy: ParentClosePolicy.ABANDON,
       });
     },
   });
 }
 
-/** Authorizes a delegation's pending AUTH_REQUIRED by Signal, naming the variable that holds the token. */
+/** Authorizes a delegation's pending AUTH_REQUIRED by Signal, naming the credential (never the token). */
 export async function authorizeBySignal(input: {
   delegationId: string;
   requestId: string;
-  fromEnv: string;
+  credential: string;
   caller: Caller;
 }): Promise<void> {
   await getExternalWorkflowHandle(input.delegationId).signal(authorizeSignal, {
     requestId: input.requestId,
-    secretRef: { fromEnv: input.fromEnv },
+    credential: input.credential,
     caller: input.caller,
   });
 }

@@ -3,7 +3,7 @@
  * variables and files, pinned keys), without calling any agent.
  */
 import { ConfigError, loadConfig } from '../../config/load';
-import { credentialOf } from '../../a2a/agent-fetch';
+import { credentialOf, readSecret } from '../../a2a/agent-fetch';
 import { PolicyRegistry } from '../../acceptance/policies';
 import { printJson } from '../output';
 
@@ -46,6 +46,13 @@ export function checkConfig(configPath?: string): ConfigReport {
         credentialOf(name, entry.auth);
       } catch (err) {
         problems.push(`agents.${name}.auth: ${(err as Error).message.replace(`agent ${name}: `, '')}; set it before starting a worker`);
+      }
+    }
+    for (const [credential, source] of Object.entries(entry.credentials)) {
+      try {
+        readSecret(source, `agents.${name}.credentials.${credential}`);
+      } catch (err) {
+        problems.push(`${(err as Error).message}; set it before a worker sends it`);
       }
     }
     for (const [i, key] of (entry.signature?.keys ?? []).entries()) {

@@ -68,8 +68,8 @@ export async function devCommand(opts: DevOptions): Promise<number> {
     ...stack.agents.map((a) => `  Agent        ${a.name.padEnd(12)} ${a.url}`),
     '',
     'Try:  npx baton delegate --agent supplier-qa --text "Verify inspection-92 against order A1042, product SN-4471" --wait',
-    '      npx baton delegate --agent portal-gate --text "Stock for BOLT-M8?"   then   PORTAL_TOKEN=portal-demo-token is read by',
-    '      the worker: start dev with it set, and run  npx baton authorize <id> --from-env PORTAL_TOKEN',
+    '      npx baton delegate --agent portal-gate --text "Stock for BOLT-M8?"   then   npx baton authorize <id> --credential portal',
+    '      (the credential portal is PORTAL_TOKEN on the worker: start dev with PORTAL_TOKEN=portal-demo-token)',
     'Stop: Ctrl-C',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -34,18 +34,35 @@ export async function answerCommand(
 
 export async function authorizeCommand(
   id: string,
-  opts: { request?: string; fromEnv: string; json?: boolean; config?: string },
+  opts: { request?: string; credential?: string; secretStdin?: boolean; fromEnv?: string; json?: boolean; config?: string },
 ): Promise<number> {
+  if (opts.fromEnv !== undefined) {
+    throw new UsageError(
+      '--from-env is gone: a caller names a credential the agent entry allows (--credential <name>), never a variable of the worker',
+    );
+  }
+  if ((opts.credential === undefined) === !opts.secretStdin)
+    throw new UsageError('give exactly one of --credential <name> or --secret-stdin');
   const { baton, close } = await connectClient(opts.config);
   try {
     const requestId = await requestIdOf(baton, id, opts.request);
-    const sent = await baton.authorize(id, requestId, opts.fromEnv);
-    if (opts.json) printJson({ id, requestId, ...sent });
-    else process.stdout.write(`authorized ${requestId} with the worker's ${opts.fromEnv}; sent as ${sent.messageId}\n`);
+    if (opts.secretStdin) return await baton.authorizeOnce(id, requestId, readStdin);
+    const sent = await baton.authorize(id, requestId, opts.credential as string);
+    if (opts.json) printJson({ id, requestId, credential: opts.credential, ...sent });
+    else process.stdout.write(`authorized ${requestId} with credential ${opts.credential}; sent as ${sent.messageId}\n`);
     return 0;
   } finally {
     await close();
   }
+}
+
+/** All of stdin (a secret piped in), without its trailing newline. */
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
 }
 
 export async function cancelCommand(id: string, opts: { reason?: string; json?: boolean; config?: string }): Promise<number> {
