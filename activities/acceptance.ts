@@ -7,7 +7,8 @@ import { FailureType } from '../src/shared/failure-types';
 import type { ActivityContext } from './context';
 
 export function acceptanceActivities(ctx: ActivityContext) {
-  const { policies, logger } = ctx.deps;
+  const { policies } = ctx.deps;
+  const { logger } = ctx;
   return {
     async evaluateAcceptance(input: { delegationId: string; policy: string; candidate: Candidate }): Promise<Decision> {
       const policy = policies.get(input.policy);

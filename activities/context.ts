@@ -11,10 +11,12 @@ import type { ArtifactStore } from '../src/artifacts/store';
 import type { BatonConfig } from '../src/config/schema';
 import type { Task } from '../src/shared/a2a-types';
 import type { RemoteSnapshot, ResolvedAgent } from '../src/shared/delegation-types';
+import { Redactor } from '../src/secrets/redactor';
 import { AgentDirectory } from './agent-directory';
 
 export interface ActivityDeps {
-  config: Pick<BatonConfig, 'agents'> & Partial<Pick<BatonConfig, 'artifacts' | 'push'>>;
+  /** `api`: only so its callers' tokens are redacted too, should an agent ever echo one. */
+  config: Pick<BatonConfig, 'agents'> & Partial<Pick<BatonConfig, 'artifacts' | 'push' | 'api'>>;
   /** Holds artifact bytes too large for history. Default: none (large artifacts keep only their digest). */
   store?: ArtifactStore;
   policies: PolicyRegistry;
@@ -42,6 +44,10 @@ export interface TaskInput {
 export interface ActivityContext {
   deps: ActivityDeps;
   agents: AgentDirectory;
+  /** Replaces configured secrets in whatever the activities return, throw or log. */
+  redactor: Redactor;
+  /** The activities' logger: configured secrets are redacted from every line. */
+  logger: Logger;
   /** Pauses between polls and resubscriptions: from `initialMs`, growing by half, up to `maxMs`. */
   poll: { initialMs: number; maxMs: number };
   streamSilenceMs: number;
@@ -55,15 +61,19 @@ export interface ActivityContext {
 
 export function activityContext(deps: ActivityDeps): ActivityContext {
   const store = { store: deps.store, inlineMaxBytes: deps.config.artifacts?.inlineMaxBytes };
+  const redactor = Redactor.fromConfig(deps.config);
+  const logger = deps.logger.child({}, { formatters: { log: (fields) => redactor.value(fields).value } });
   return {
     deps,
     agents: new AgentDirectory(deps),
+    redactor,
+    logger,
     poll: deps.poll ?? { initialMs: 250, maxMs: 5_000 },
     streamSilenceMs: deps.streamSilenceMs ?? 30_000,
     inlineMaxBytes: deps.config.artifacts?.inlineMaxBytes ?? MAX_INLINE_ARTIFACT_BYTES,
     snapshot: (task) => snapshotOf(task, store),
     logFor: ({ delegationId, agent, taskId }) =>
-      deps.logger.child({
+      logger.child({
         delegationId,
         agent: typeof agent === 'string' ? agent : agent.name,
         ...(taskId ? { remoteTaskId: taskId } : {}),

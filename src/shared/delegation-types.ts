@@ -195,6 +195,11 @@ export interface ArtifactRecord {
   ref?: string;
   /** The artifact's URL parts, each downloaded under the agent's policy or refused (the URL stays the reference). */
   downloads?: UrlDownload[];
+  /**
+   * Set when the inline parts held a configured secret the agent sent back, now replaced by a marker:
+   * `size` and `sha256` still describe what the agent sent.
+   */
+  redacted?: boolean;
 }
 
 /** Why a URL part was not downloaded. */

@@ -15,8 +15,10 @@ export class RawAgent {
   url = '';
   /** What the card endpoint answers; default a valid 1.0 card whose JSON-RPC interface is `${url}/rpc`. */
   card: () => RawAnswer = () => ({ body: JSON.stringify(this.validCard()) });
-  /** What the JSON-RPC endpoint answers, given the parsed request. */
-  rpc: (request: { id: unknown; method: string; params: unknown }) => RawAnswer = (r) => ({
+  /** What the JSON-RPC endpoint answers, given the parsed request (and its headers). */
+  rpc: (request: { id: unknown; method: string; params: unknown }, headers: Record<string, string | string[] | undefined>) => RawAnswer = (
+    r,
+  ) => ({
     body: JSON.stringify({ jsonrpc: '2.0', id: r.id, error: { code: -32601, message: 'not scripted' } }),
   });
   private server?: ReturnType<ReturnType<typeof express>['listen']>;
@@ -49,7 +51,7 @@ export class RawAgent {
       res.send(answer.body ?? '');
     };
     app.get('/.well-known/agent-card.json', (_req, res) => send(res, this.card()));
-    app.post('/rpc', (req, res) => send(res, this.rpc(req.body as { id: unknown; method: string; params: unknown })));
+    app.post('/rpc', (req, res) => send(res, this.rpc(req.body as { id: unknown; method: string; params: unknown }, req.headers)));
     await new Promise<void>((resolveListen) => {
       this.server = app.listen(0, '127.0.0.1', () => resolveListen());
     });

@@ -1,0 +1,150 @@
+/**
+ * Keeps the secrets Baton is configured with out of what an agent sends back. An agent may echo a
+ * credential it was sent (in a status message, an artifact, a reply, an error text); before any of it
+ * enters workflow history or a log line, every configured secret value, and its base64 forms, is
+ * replaced by a marker. Agents' error texts are capped too.
+ */
+import { ApplicationFailure } from '@temporalio/common';
+import { readSecret } from '../a2a/agent-fetch';
+import type { BatonConfig } from '../config/schema';
+
+export const REDACTED = '[redacted: a configured secret]';
+
+/** Values shorter than this are not searched for: they would match ordinary words (and are weak secrets anyway). */
+export const MIN_SECRET_LENGTH = 6;
+
+/** The longest failure message kept; an agent's error text can be megabytes. */
+export const MAX_FAILURE_TEXT = 2_000;
+
+/** How long the secrets read from variables and files are reused before they are read again. */
+const REREAD_MS = 5_000;
+
+type SecretSource = { fromEnv?: string; fromFile?: string };
+
+/** Where the config keeps secrets: agents' own auth and credentials, the push secret, the API's tokens. */
+export function secretSources(config: Partial<Pick<BatonConfig, 'agents' | 'push' | 'api'>>): SecretSource[] {
+  const sources: SecretSource[] = [];
+  for (const entry of Object.values(config.agents ?? {})) {
+    if (entry.auth) sources.push(entry.auth);
+    sources.push(...Object.values(entry.credentials ?? {}));
+  }
+  if (config.push) sources.push({ fromEnv: config.push.secretFromEnv });
+  for (const caller of config.api?.callers ?? []) sources.push({ fromEnv: caller.tokenFromEnv });
+  return sources;
+}
+
+export class Redactor {
+  private cached?: { at: number; needles: string[]; raw: Buffer[] };
+
+  /** `sources`: where the secrets are; they are read when needed (a missing one is skipped). */
+  constructor(private readonly sources: SecretSource[]) {}
+
+  static fromConfig(config: Partial<Pick<BatonConfig, 'agents' | 'push' | 'api'>>): Redactor {
+    return new Redactor(secretSources(config));
+  }
+
+  /** The strings to look for, longest first: each secret, and its base64 and base64url forms. */
+  private needles(): { needles: string[]; raw: Buffer[] } {
+    if (this.cached && Date.now() - this.cached.at < REREAD_MS) return this.cached;
+    const values = new Set<string>();
+    for (const source of this.sources) {
+      try {
+        const value = readSecret(source, 'secret');
+        if (value.length >= MIN_SECRET_LENGTH) values.add(value);
+      } catch {
+        // Not set here: nothing of it can be echoed by this worker.
+      }
+    }
+    const needles = new Set<string>();
+    for (const v of values)
+      for (const form of [v, Buffer.from(v).toString('base64'), Buffer.from(v).toString('base64url')]) needles.add(form);
+    this.cached = {
+      at: Date.now(),
+      needles: [...needles].sort((a, b) => b.length - a.length),
+      raw: [...values].map((v) => Buffer.from(v)),
+    };
+    return this.cached;
+  }
+
+  /** `text` with every secret replaced by the marker. */
+  text(text: string): string {
+    let out = text;
+    for (const needle of this.needles().needles) if (out.includes(needle)) out = out.split(needle).join(REDACTED);
+    return out;
+  }
+
+  /**
+   * `value` with every secret in its strings replaced, inline file bytes (`raw` parts, base64) included;
+   * an artifact whose parts changed is marked `redacted`. `changed` says whether anything was.
+   */
+  value<T>(value: T): { value: T; changed: boolean } {
+    const { needles, raw } = this.needles();
+    if (!needles.length) return { value, changed: false };
+    let changes = 0;
+    const walk = (v: unknown, depth: number): unknown => {
+      if (typeof v === 'string') {
+        const out = this.text(v);
+        if (out !== v) changes += 1;
+        return out;
+      }
+      if (depth > 64 || v === null || typeof v !== 'object') return v;
+      if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
+      const before = changes;
+      const out: Record<string, unknown> = {};
+      for (const [k, x] of Object.entries(v))
+        out[k] = k === 'raw' && typeof x === 'string' ? this.rawBytes(x, raw, () => (changes += 1)) : walk(x, depth + 1);
+      // An artifact record: its digest and size still describe what the agent sent.
+      if (changes > before && 'artifactId' in out && 'sha256' in out) out.redacted = true;
+      return out;
+    };
+    const out = walk(value, 0) as T;
+    return { value: out, changed: changes > 0 };
+  }
+
+  /** Base64 file bytes with every secret in them replaced by the marker's bytes. */
+  private rawBytes(base64: string, secrets: Buffer[], onChange: () => void): string {
+    let bytes = Buffer.from(base64, 'base64');
+    for (const secret of secrets) {
+      if (!bytes.includes(secret)) continue;
+      const pieces: Buffer[] = [];
+      let at = 0;
+      for (let i = bytes.indexOf(secret); i >= 0; i = bytes.indexOf(secret, at)) {
+        pieces.push(bytes.subarray(at, i), Buffer.from(REDACTED));
+        at = i + secret.length;
+      }
+      pieces.push(bytes.subarray(at));
+      bytes = Buffer.concat(pieces);
+      onChange();
+    }
+    return bytes.toString('base64');
+  }
+
+  /** A failure as history may keep it: the message capped and redacted, the details redacted. */
+  failure(err: unknown): unknown {
+    if (!(err instanceof Error)) return err;
+    const message = this.text(capped(err.message));
+    if (err instanceof ApplicationFailure) {
+      if (message === err.message && !this.value(err.details).changed) return err;
+      return ApplicationFailure.create({
+        type: err.type ?? undefined,
+        message,
+        nonRetryable: err.nonRetryable ?? false,
+        details: err.details ? (this.value(err.details).value as unknown[]) : undefined,
+        ...(err.nextRetryDelay !== undefined && err.nextRetryDelay !== null ? { nextRetryDelay: err.nextRetryDelay } : {}),
+        ...(err.category ? { category: err.category } : {}),
+      });
+    }
+    if (message !== err.message) {
+      err.message = message;
+      err.stack = `${err.name}: ${message}`;
+    }
+    return err;
+  }
+}
+
+/** A message cut to `MAX_FAILURE_TEXT` characters, saying how much was left out. */
+export function capped(text: string): string {
+  return text.length <= MAX_FAILURE_TEXT
+    ? text
+    : `${text.slice(0, MAX_FAILURE_TEXT)}… (${text.length - MAX_FAILURE_TEXT} more characters not kept)`;
+}
