@@ -10,7 +10,8 @@ import { MAX_INLINE_ARTIFACT_BYTES } from '../src/artifacts/digest';
 import type { ArtifactStore } from '../src/artifacts/store';
 import type { BatonConfig } from '../src/config/schema';
 import type { Task } from '../src/shared/a2a-types';
-import type { RemoteSnapshot, ResolvedAgent } from '../src/shared/delegation-types';
+import type { ArtifactRecord, RemoteSnapshot, ResolvedAgent } from '../src/shared/delegation-types';
+import { withinInlineTotal } from '../src/artifacts/inline-totals';
 import { Redactor } from '../src/secrets/redactor';
 import { AgentDirectory } from './agent-directory';
 
@@ -39,6 +40,8 @@ export interface TaskInput {
   delegationId: string;
   agent: ResolvedAgent;
   taskId: string;
+  /** Bytes the delegation's history holds inline already (see `ActivityContext.inlineRoom`). */
+  inlineSoFar?: number;
 }
 
 export interface ActivityContext {
@@ -53,6 +56,10 @@ export interface ActivityContext {
   streamSilenceMs: number;
   /** Largest artifact (and direct reply) kept inline in history, in bytes. */
   inlineMaxBytes: number;
+  /** Inline bytes one observation may still bring, given what the delegation's history holds inline already. */
+  inlineRoom(inlineSoFar: number | undefined): number;
+  /** An activity's result with its artifacts' inline bytes within the totals (see `withinInlineTotal`). */
+  withinInlineTotals<T>(result: T, inlineSoFar: number | undefined): Promise<T>;
   /** A snapshot for history: large artifacts go to the store. */
   snapshot(task: Task): Promise<RemoteSnapshot>;
   /** The activities' logger, with the delegation, agent and remote task named on every line. */
@@ -62,6 +69,9 @@ export interface ActivityContext {
 export function activityContext(deps: ActivityDeps): ActivityContext {
   const store = { store: deps.store, inlineMaxBytes: deps.config.artifacts?.inlineMaxBytes };
   const redactor = Redactor.fromConfig(deps.config);
+  const artifacts = deps.config.artifacts;
+  const inlineRoom = (soFar = 0): number =>
+    Math.max(0, Math.min(artifacts?.snapshotInlineMaxBytes ?? 256 * 1024, (artifacts?.delegationInlineMaxBytes ?? 1024 * 1024) - soFar));
   const logger = deps.logger.child({}, { formatters: { log: (fields) => redactor.value(fields).value } });
   return {
     deps,
@@ -71,6 +81,18 @@ export function activityContext(deps: ActivityDeps): ActivityContext {
     poll: deps.poll ?? { initialMs: 250, maxMs: 5_000 },
     streamSilenceMs: deps.streamSilenceMs ?? 30_000,
     inlineMaxBytes: deps.config.artifacts?.inlineMaxBytes ?? MAX_INLINE_ARTIFACT_BYTES,
+    inlineRoom,
+    async withinInlineTotals(result, soFar) {
+      const room = inlineRoom(soFar);
+      const bound = (artifacts: ArtifactRecord[]) => withinInlineTotal(artifacts, room, deps.store);
+      const r = result as { artifacts?: ArtifactRecord[]; taskId?: unknown; kind?: unknown; snapshot?: RemoteSnapshot };
+      // A snapshot (observation), or a send's outcome carrying one.
+      if (Array.isArray(r?.artifacts) && typeof r.taskId === 'string')
+        return { ...r, artifacts: await bound(r.artifacts) } as typeof result;
+      if (r?.kind === 'task' && r.snapshot)
+        return { ...r, snapshot: { ...r.snapshot, artifacts: await bound(r.snapshot.artifacts) } } as typeof result;
+      return result;
+    },
     snapshot: (task) => snapshotOf(task, store),
     logFor: ({ delegationId, agent, taskId }) =>
       logger.child({

@@ -5,16 +5,15 @@
 import { acceptanceActivities } from './acceptance';
 import { agentActivities } from './agents';
 import { cancelActivities } from './cancel';
-import { activityContext, type ActivityDeps } from './context';
+import { activityContext, type ActivityContext, type ActivityDeps } from './context';
 import { observeActivities } from './observe';
 import { sendActivities } from './send';
-import type { Redactor } from '../src/secrets/redactor';
 
 export type { ActivityDeps } from './context';
 
 export function createActivities(deps: ActivityDeps) {
   const ctx = activityContext(deps);
-  return redacting(ctx.redactor, {
+  return atTheBoundary(ctx, {
     ...agentActivities(ctx),
     ...sendActivities(ctx),
     ...observeActivities(ctx),
@@ -24,17 +23,19 @@ export function createActivities(deps: ActivityDeps) {
 }
 
 /**
- * The activities with their one boundary to history: what each returns or throws passes the
- * redactor, so a configured secret an agent echoes never reaches the workflow.
+ * The activities with their one boundary to history: what each returns keeps its inline bytes within
+ * the totals (given what the delegation holds inline already, `inlineSoFar` in its input), and what it
+ * returns or throws passes the redactor, so a configured secret an agent echoes never reaches the workflow.
  */
-function redacting<T extends Record<string, (input: never) => Promise<unknown>>>(redactor: Redactor, activities: T): T {
+function atTheBoundary<T extends Record<string, (input: never) => Promise<unknown>>>(ctx: ActivityContext, activities: T): T {
   const guarded = Object.entries(activities).map(([name, activity]) => [
     name,
     async (input: never) => {
       try {
-        return redactor.value(await activity(input)).value;
+        const inlineSoFar = (input as { inlineSoFar?: number } | undefined)?.inlineSoFar;
+        return ctx.redactor.value(await ctx.withinInlineTotals(await activity(input), inlineSoFar)).value;
       } catch (err) {
-        throw redactor.failure(err);
+        throw ctx.redactor.failure(err);
       }
     },
   ]);

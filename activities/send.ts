@@ -63,8 +63,8 @@ export function sendActivities(ctx: ActivityContext) {
    * A direct Message reply as history may hold it: inline when small, else stored, its parts replaced
    * by one data part naming the stored bytes (an acceptance policy can fetch them by reference).
    */
-  async function boundedReply(parts: Part[]): Promise<Part[]> {
-    const inlineMax = ctx.inlineMaxBytes;
+  async function boundedReply(parts: Part[], inlineSoFar: number | undefined): Promise<Part[]> {
+    const inlineMax = Math.min(ctx.inlineMaxBytes, ctx.inlineRoom(inlineSoFar));
     const bytes = Buffer.from(JSON.stringify(parts), 'utf8');
     if (bytes.length <= inlineMax) return parts;
     if (!deps.store)
@@ -87,6 +87,8 @@ export function sendActivities(ctx: ActivityContext) {
     agent: ResolvedAgent;
     turn: SendTurn;
     readAfterSend?: { callBudget: number };
+    /** Bytes the delegation's history holds inline already. */
+    inlineSoFar?: number;
   }): Promise<SendOutcome> {
     const log = ctx.logFor(input).child({ messageId: input.turn.messageId });
     const client = await agents.clientFor(input.agent);
@@ -121,7 +123,7 @@ export function sendActivities(ctx: ActivityContext) {
     if (result.kind === 'message') {
       log.info({ replyMessageId: result.message.messageId }, 'agent replied with a direct Message');
       const { messageId, contextId } = result.message;
-      const reply = { messageId, parts: await boundedReply(result.message.parts), ...(contextId ? { contextId } : {}) };
+      const reply = { messageId, parts: await boundedReply(result.message.parts, input.inlineSoFar), ...(contextId ? { contextId } : {}) };
       return { kind: 'message', sentAt, reply, ...(reconciliation ? { reconciliation } : {}), calls };
     }
     log.info(
@@ -162,12 +164,15 @@ export function sendActivities(ctx: ActivityContext) {
       credential?: string;
       /** Before credentials had names: a variable, honoured only when a listed credential reads it. */
       secretEnv?: string;
+      /** Bytes the delegation's history holds inline already. */
+      inlineSoFar?: number;
     }): Promise<SendOutcome> {
       const value = agents.credentialValue(input.agent.name, { name: input.credential, legacyEnv: input.secretEnv, tenant: input.tenant });
       return sendTurn({
         delegationId: input.delegationId,
         agent: input.agent,
         turn: { ...input.turn, parts: [{ data: { credential: value }, mediaType: 'application/json' }] },
+        inlineSoFar: input.inlineSoFar,
       });
     },
   };

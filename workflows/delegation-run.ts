@@ -143,6 +143,7 @@ export class DelegationRun {
             taskId,
             staleStatusKey: this.state.staleStatusKey,
             callBudget: Number.isFinite(budget) ? budget : undefined,
+            inlineSoFar: this.state.inlineSoFar,
           });
     this.state.countCalls(seen.calls ?? 0);
     const next = this.observed(seen);
@@ -239,6 +240,7 @@ export class DelegationRun {
             delegationId: this.id,
             agent,
             tenant: input.tenant,
+            inlineSoFar: this.state.inlineSoFar,
             turn: { messageId, ...onTask },
             ...('credential' in queued ? { credential: queued.credential } : { secretEnv: queued.secretEnv }),
           })
@@ -250,6 +252,7 @@ export class DelegationRun {
               : { messageId, parts: input.parts, contextId: input.contextId, referenceTaskIds: input.referenceTaskIds },
             // An agent that finishes at once is then done in this one activity (agents.X.readAfterSendMs).
             readAfterSend: { callBudget: Math.min(this.state.callBudget, MAX_READS_AFTER_SEND) },
+            inlineSoFar: this.state.inlineSoFar,
           }),
     );
     if (queued) this.state.answered(queued.requestId, messageId, sent.sentAt);
@@ -273,7 +276,7 @@ export class DelegationRun {
     }
     // Pushes that arrive while this read runs are read again: none is lost between read and wait.
     const upTo = this.push.received;
-    const seen = await quick.readTask({ delegationId: this.id, agent, taskId });
+    const seen = await quick.readTask({ delegationId: this.id, agent, taskId, inlineSoFar: this.state.inlineSoFar });
     this.push.read = upTo;
     return seen;
   }
@@ -287,7 +290,7 @@ export class DelegationRun {
       return;
     }
     try {
-      const final = await quick.cancelRemoteTask({ delegationId: this.id, agent: this.agent, taskId });
+      const final = await quick.cancelRemoteTask({ delegationId: this.id, agent: this.agent, taskId, inlineSoFar: this.state.inlineSoFar });
       this.state.countCalls(final.calls ?? 0);
       this.state.cancelled(final);
     } catch (err) {

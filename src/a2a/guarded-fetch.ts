@@ -23,6 +23,8 @@ export interface FetchPolicy {
   readTimeoutMs: number;
   /** Redirects followed (each one re-checked); 0 refuses every redirect. */
   maxRedirects: number;
+  /** Why a host may not be fetched from, or undefined: checked on the first URL and on every redirect hop. Default: any host. */
+  refuseHost?: (hostname: string) => string | undefined;
 }
 
 export const DEFAULT_FETCH_POLICY: FetchPolicy = {
@@ -34,7 +36,7 @@ export const DEFAULT_FETCH_POLICY: FetchPolicy = {
   maxRedirects: 3,
 };
 
-export type FetchRefusal = 'address' | 'scheme' | 'redirect' | 'size';
+export type FetchRefusal = 'address' | 'scheme' | 'redirect' | 'size' | 'host-not-allowed';
 
 /** A request the policy refused. Never retried: the answer would be the same. */
 export class FetchRefusedError extends Error {
@@ -89,6 +91,9 @@ function checkUrl(url: URL, policy: FetchPolicy): void {
     const why = refusalFor(host, policy.allowPrivateNetwork);
     if (why) throw new FetchRefusedError('address', `${url.origin}: ${why}`);
   }
+  // After the address: an address never allowed is refused as such, whatever its host's standing.
+  const refusedHost = policy.refuseHost?.(url.hostname);
+  if (refusedHost) throw new FetchRefusedError('host-not-allowed', refusedHost);
 }
 
 /** Passes the body through while counting; errors the stream once it passes the cap. */
@@ -162,6 +167,10 @@ export function createGuardedFetch(policy: FetchPolicy, opts: { lookup?: Lookup 
       try {
         checkUrl(next, policy);
       } catch (err) {
+        // A host the policy does not list keeps its own kind of refusal, wherever it appears.
+        if ((err as FetchRefusedError).refusal === 'host-not-allowed') {
+          throw new FetchRefusedError('host-not-allowed', `redirect to ${next.origin} refused: ${(err as Error).message}`);
+        }
         throw new FetchRefusedError('redirect', `${url.origin}: redirect refused: ${(err as Error).message}`);
       }
       // Credentials go only to the origin they were meant for, as browsers do.

@@ -34,10 +34,14 @@ export async function downloadUrlPart(
   } catch {
     return refuse('scheme', 'not an absolute URL');
   }
-  if (!hostAllowed(url.hostname, policy.allowedHosts))
-    return refuse('host-not-allowed', `${url.hostname} is not in the agent's downloads.allowedHosts`);
+  const refuseHost = (host: string): string | undefined =>
+    hostAllowed(host, policy.allowedHosts) ? undefined : `${host} is not in the agent's downloads.allowedHosts`;
+  const unlisted = refuseHost(url.hostname);
+  if (unlisted) return refuse('host-not-allowed', unlisted);
   const fetchImpl = createGuardedFetch(
     {
+      // Every redirect hop must be on a listed host too, not only at an allowed address.
+      refuseHost,
       allowHttp: policy.allowHttp,
       allowPrivateNetwork: policy.allowPrivateNetwork,
       maxResponseBytes: policy.maxBytes,

@@ -181,6 +181,27 @@ export const ArtifactsSchema = z
       .min(0)
       .max(256 * 1024)
       .default(64 * 1024),
+    /**
+     * Inline bytes one observation (a snapshot, or a direct reply) may bring into history in all; past
+     * it, the largest artifacts are stored by reference. Default 256 KiB; at most 2 MiB (Temporal's
+     * limit for one payload).
+     */
+    snapshotInlineMaxBytes: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 * 1024 * 1024)
+      .default(256 * 1024),
+    /**
+     * Inline bytes one delegation's whole history may hold, over all its observations; past it, every
+     * artifact is stored by reference. Default 1 MiB; at most 16 MiB (a history is refused at 50 MB).
+     */
+    delegationInlineMaxBytes: z
+      .number()
+      .int()
+      .min(0)
+      .max(16 * 1024 * 1024)
+      .default(1024 * 1024),
   })
   .strict();
 
@@ -264,7 +285,12 @@ export const ConfigSchema = z
       .default({ tenant: 'local', user: 'dev' }),
     agents: z.record(name, AgentEntrySchema).default({}),
     policies: z.record(name, DeclaredPolicySchema).default({}),
-    artifacts: ArtifactsSchema.default({ path: '.baton/artifacts', inlineMaxBytes: 64 * 1024 }),
+    artifacts: ArtifactsSchema.default({
+      path: '.baton/artifacts',
+      inlineMaxBytes: 64 * 1024,
+      snapshotInlineMaxBytes: 256 * 1024,
+      delegationInlineMaxBytes: 1024 * 1024,
+    }),
     /** Push notifications (agents with `observe: push`, or `auto` on a card that offers them). Default: off. */
     push: PushSchema.optional(),
     worker: WorkerSchema.default({ maxCachedWorkflows: 100, maxConcurrentActivities: 100 }),

@@ -22,6 +22,7 @@ import {
   type ResolvedAgent,
 } from './delegation-types';
 import { turnMessageId } from './ids';
+import { inlineBytesOf, replyBytesOf } from './inline-bytes';
 import { isTerminal, outcomeOfRemoteEnd, statusKey } from './remote-state';
 import type { Reconciliation } from './send-outcome';
 
@@ -64,6 +65,8 @@ export class DelegationState {
   /** The status we last answered: seeing it again is a stale snapshot, not a new question. */
   private answeredKey?: string;
   private cancelKind: CancelKind = 'CANCELED';
+  /** Bytes of the agent's content this delegation's history holds inline (artifacts, replies). */
+  private inlineBytes = 0;
 
   /**
    * `legacyAuthorize`: this delegation started before credentials had names, so a replayed
@@ -137,6 +140,7 @@ export class DelegationState {
     }
     remote.state = snapshot.state;
     this.record.artifacts = snapshot.artifacts;
+    this.inlineBytes += inlineBytesOf(snapshot.artifacts);
     if (snapshot.state === 'TASK_STATE_COMPLETED') return { kind: 'accept' };
     const ended = outcomeOfRemoteEnd(snapshot.state, snapshot.statusText);
     if (ended) return { kind: 'end', outcome: ended };
@@ -155,6 +159,7 @@ export class DelegationState {
   /** Records a direct Message reply (the agent answered without a task); acceptance comes next. */
   replied(reply: { messageId: string; parts: Part[]; contextId?: string }): NextStep {
     this.record.reply = { messageId: reply.messageId, parts: reply.parts };
+    this.inlineBytes += replyBytesOf(reply.parts);
     if (reply.contextId) this.record.remote.contextId = reply.contextId;
     return { kind: 'accept' };
   }
@@ -175,6 +180,11 @@ export class DelegationState {
     };
     this.record.pending = pending;
     this.record.status = kind === 'auth' ? 'WAITING_AUTH' : 'WAITING_INPUT';
+  }
+
+  /** Bytes of the agent's content already inline in this delegation's history: the activities keep the rest within the total. */
+  get inlineSoFar(): number {
+    return this.inlineBytes;
   }
 
   /** The remote status already answered, which observation must not stop at again. */

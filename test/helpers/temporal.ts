@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode, NativeConnection, type Worker } from '@temporalio/worker';
 import pino, { type Logger } from 'pino';
 import { PolicyRegistry } from '../../src/acceptance/policies';
@@ -67,6 +68,8 @@ export async function withWorker<T>(
     poll?: { initialMs: number; maxMs: number };
     maxActivities?: number;
     artifactsPath?: string;
+    /** Caps on inline bytes (artifacts section), with `artifactsPath`. */
+    inline?: { snapshotInlineMaxBytes?: number; delegationInlineMaxBytes?: number };
     push?: PushConfig;
     streamSilenceMs?: number;
   } = {},
@@ -91,7 +94,7 @@ export async function withWorker<T>(
       taskQueue,
       config: {
         agents,
-        ...(opts.artifactsPath ? { artifacts: { path: opts.artifactsPath, inlineMaxBytes: 64 * 1024 } } : {}),
+        ...(opts.artifactsPath ? { artifacts: { path: opts.artifactsPath, inlineMaxBytes: 64 * 1024, ...opts.inline } as never } : {}),
         ...(opts.push ? { push: opts.push } : {}),
       },
       logger,
@@ -127,4 +130,9 @@ export async function historyText(client: Client, workflowId: string): Promise<s
   };
   walk(await client.workflow.getHandle(workflowId).fetchHistory());
   return texts.join('\n');
+}
+
+/** A workflow's history size in bytes, as the server stores it (protobuf). */
+export async function historyBytes(client: Client, workflowId: string): Promise<number> {
+  return temporal.api.history.v1.History.encode(await client.workflow.getHandle(workflowId).fetchHistory()).finish().length;
 }

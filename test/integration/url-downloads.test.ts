@@ -34,6 +34,7 @@ const lookup = ((host: string, options: unknown, callback: unknown) => {
   ) => void;
   if (host === 'files.test') return cb(null, [{ address: '127.0.0.1', family: 4 }]);
   if (host === 'inside.test') return cb(null, [{ address: '192.168.1.10', family: 4 }]);
+  if (host === 'other.test') return cb(null, [{ address: '127.0.0.1', family: 4 }]);
   return dnsLookup(host, { all: true }, cb as never);
 }) as Lookup;
 
@@ -47,6 +48,7 @@ describe('URL part downloads', () => {
       if (req.url === '/big') return res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(Buffer.alloc(2 * 1024 * 1024));
       if (req.url === '/page') return res.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>');
       if (req.url === '/to-metadata') return res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
+      if (req.url === '/to-other') return res.writeHead(302, { location: `http://other.test:${port}/ok.png` }).end();
       if (req.url === '/slow') return; // never answers
       res.writeHead(404).end();
     });
@@ -63,6 +65,12 @@ describe('URL part downloads', () => {
     allowHttp: true,
     allowPrivateNetwork: true,
     maxBytes: 1024 * 1024,
+    timeoutMs: 1_000,
+  });
+  const onlyFiles = DownloadPolicySchema.parse({
+    allowedHosts: ['files.test'],
+    allowHttp: true,
+    allowPrivateNetwork: true,
     timeoutMs: 1_000,
   });
   const strict = DownloadPolicySchema.parse({ allowedHosts: ['files.test', 'inside.test', '10.0.0.5'], allowHttp: true });
@@ -106,6 +114,12 @@ describe('URL part downloads', () => {
       ],
       ['a stall', await get(`http://files.test:${port}/slow`), 'timeout', /within 1000 ms/],
       ['an unlisted host', await get('https://elsewhere.example/x.png'), 'host-not-allowed', /elsewhere\.example is not in/],
+      [
+        'a redirect to an unlisted host (at an allowed address)',
+        await get(`http://files.test:${port}/to-other`, onlyFiles),
+        'host-not-allowed',
+        /redirect to http:\/\/other\.test:\d+ refused: other\.test is not in the agent's downloads\.allowedHosts/,
+      ],
       [
         'loopback without allowPrivateNetwork',
         await get(`http://files.test:${port}/ok.png`, strict),
