@@ -19,7 +19,9 @@ import { isNews, type ObserveInput } from './observe-input';
  * The task as the agent has it now. While artifacts are being assembled from the stream, the status
  * alone is read (ListTasks without artifacts), so a half-streamed artifact is not downloaded after a
  * drop; once the task ended with every artifact whole (`lastChunk`) and some too large for history,
- * the assembled ones are used: a large artifact is downloaded once. Otherwise GetTask.
+ * the assembled ones are used: a large artifact is downloaded once. Otherwise GetTask. A stream that
+ * repeated a chunk is ambiguous (a repeated line, or an event delivered twice): then GetTask decides,
+ * unless the task is too large to read whole (decision 0015).
  */
 async function authority(
   ctx: ActivityContext,
@@ -30,12 +32,20 @@ async function authority(
   log: Logger,
 ): Promise<RemoteSnapshot> {
   const large = assembly ? Object.values(assembly.cursor()).some((a) => a.bytes > ctx.inlineMaxBytes) : false;
+  const repeats = assembly?.repeats ?? new Map<string, number>();
   if (assembly && contextId && large) {
     const status = await client.statusOnly(input.taskId, contextId, cancellationSignal());
     // Still running: the caller subscribes again (the snapshot it starts with resets the assembly).
     if (status && isActive(status.status.state)) return { ...(await ctx.snapshot(status)), artifacts: [] };
-    if (status && assembly.allComplete) {
+    // GetTask answers with the whole task, every artifact base64-encoded in one body.
+    const readable = (assembly.bytesAsSent * 4) / 3 + 64 * 1024 <= ctx.agents.entryOf(input.agent.name).limits.maxResponseBytes;
+    if (status && assembly.allComplete && (!repeats.size || !readable)) {
       const assembled = [...(await assembly.completed(ctx.inlineMaxBytes)).values()];
+      if (repeats.size)
+        log.warn(
+          { repeats: Object.fromEntries(repeats) },
+          'the stream repeated chunks and the task is too large to read whole; each repeated chunk was kept once',
+        );
       log.info(
         { artifacts: assembled.map((a) => ({ artifactId: a.artifactId, size: a.size, sha256: a.sha256 })) },
         'artifacts assembled from the stream',
@@ -43,7 +53,13 @@ async function authority(
       return { ...(await ctx.snapshot(status)), artifacts: assembled };
     }
   }
-  return ctx.snapshot(await client.getTask(input.taskId, cancellationSignal()));
+  const snapshot = await ctx.snapshot(await client.getTask(input.taskId, cancellationSignal()));
+  if (!repeats.size) return snapshot;
+  log.info({ repeats: Object.fromEntries(repeats) }, "the stream repeated chunks; the agent's own copy of the task decided");
+  const artifacts = snapshot.artifacts.map((a) =>
+    repeats.has(a.artifactId) ? { ...a, source: 'task' as const, repeatedChunks: repeats.get(a.artifactId) } : a,
+  );
+  return { ...snapshot, artifacts };
 }
 
 /** Follows SubscribeToTask until there is news, or until `callBudget` calls were made. */
@@ -59,7 +75,6 @@ export async function followStream(ctx: ActivityContext, client: AgentClient, in
     const snapshot = { ...(await authority(ctx, client, input, assembly, contextId, log)), calls };
     const news = isNews(snapshot, input.staleStatusKey);
     if (!news && (input.callBudget === undefined || calls < input.callBudget)) return undefined;
-    if (news && assembly?.duplicates) log.info({ duplicates: assembly.duplicates }, 'dropped duplicated artifact chunks');
     assembly?.discard();
     return snapshot;
   };

@@ -1,9 +1,11 @@
 /**
  * Streamed artifacts assembled by artifactId: `append: false` starts (or replaces) an artifact,
  * `append: true` adds a chunk, `lastChunk` completes it into the store. A chunk identical to the one
- * just appended (a duplicated event) is not appended twice. A Task snapshot, which a (re)subscription
- * starts with, replaces what was assembled so far: after a dropped stream or an activity retry the
- * assembly restarts from the agent's own accumulated state, never appending twice.
+ * just appended is ambiguous (A2A events carry no sequence number): a line the agent repeats, or one
+ * event delivered twice. It is counted, not appended, and whoever uses the assembly lets the agent's
+ * own copy decide (decision 0015). A Task snapshot, which a (re)subscription starts with, replaces
+ * what was assembled so far: after a dropped stream or an activity retry the assembly restarts from
+ * the agent's own accumulated state, never appending twice.
  */
 import { createHash } from 'node:crypto';
 import type { Artifact, ArtifactUpdate } from '../shared/a2a-types';
@@ -18,6 +20,9 @@ interface Assembling {
   chunks: number;
   lastChunk?: string;
   done?: StoredBytes;
+  /** Chunks identical to the one before, and their bytes: not appended, not forgotten. */
+  repeats: number;
+  repeatedBytes: number;
 }
 
 /** Only byte-like artifacts can be assembled by concatenation; data parts are left to GetTask. */
@@ -26,8 +31,6 @@ const assemblable = (a: Artifact): boolean =>
 
 export class ArtifactAssembly {
   private readonly artifacts = new Map<string, Assembling>();
-  /** Duplicated chunks that were dropped. */
-  duplicates = 0;
 
   constructor(
     private readonly store: ArtifactStore,
@@ -37,7 +40,7 @@ export class ArtifactAssembly {
   private entry(a: Artifact): Assembling {
     let e = this.artifacts.get(a.artifactId);
     if (!e) {
-      e = { staging: this.store.staging(`${this.key}/${a.artifactId}`), chunks: 0 };
+      e = { staging: this.store.staging(`${this.key}/${a.artifactId}`), chunks: 0, repeats: 0, repeatedBytes: 0 };
       this.artifacts.set(a.artifactId, e);
     }
     if (a.name !== undefined) e.name = a.name;
@@ -54,6 +57,8 @@ export class ArtifactAssembly {
       e.chunks = a.parts.length;
       e.lastChunk = undefined;
       e.done = undefined;
+      e.repeats = 0;
+      e.repeatedBytes = 0;
     }
   }
 
@@ -68,7 +73,8 @@ export class ArtifactAssembly {
       e.chunks = 1;
       e.done = undefined;
     } else if (e.done || e.lastChunk === id) {
-      this.duplicates += 1;
+      e.repeats += 1;
+      e.repeatedBytes += bytes.length;
       return;
     } else {
       await e.staging.append(bytes);
@@ -90,6 +96,8 @@ export class ArtifactAssembly {
         size: e.done.size,
         sha256: e.done.sha256,
         ref: e.done.ref,
+        source: 'stream',
+        ...(e.repeats ? { repeatedChunks: e.repeats } : {}),
       };
       if (e.done.size <= inlineMaxBytes) {
         const bytes = await this.store.get(e.done.ref);
@@ -102,6 +110,16 @@ export class ArtifactAssembly {
       out.set(artifactId, record);
     }
     return out;
+  }
+
+  /** Per artifact that had them: chunks the stream repeated (identical to the one before). */
+  get repeats(): Map<string, number> {
+    return new Map([...this.artifacts].filter(([, e]) => e.repeats > 0).map(([id, e]) => [id, e.repeats]));
+  }
+
+  /** Bytes the agent's own copy of every artifact may have, at most: what was assembled plus every repeated chunk. */
+  get bytesAsSent(): number {
+    return [...this.artifacts.values()].reduce((n, e) => n + (e.done?.size ?? e.staging.size()) + e.repeatedBytes, 0);
   }
 
   /** True when every artifact seen so far was completed with `lastChunk`. */

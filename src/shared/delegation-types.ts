@@ -200,6 +200,13 @@ export interface ArtifactRecord {
    * `size` and `sha256` still describe what the agent sent.
    */
   redacted?: boolean;
+  /**
+   * Which copy a streamed artifact is: `stream` (assembled from its chunks) or `task` (the agent's own,
+   * read whole because the stream was ambiguous). Set only for artifacts assembled from a stream.
+   */
+  source?: 'stream' | 'task';
+  /** Chunks the stream sent identical to the one before (a repeated line, or an event delivered twice). */
+  repeatedChunks?: number;
 }
 
 /** Why a URL part was not downloaded. */

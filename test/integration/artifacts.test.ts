@@ -1,7 +1,8 @@
 /**
- * Large artifacts: 50 MiB streamed in 1 MiB chunks with every artifact event duplicated on the wire,
- * once straight through and once with the stream cut midway. The artifact is assembled once, its
- * digest is right, its bytes are in the store and history holds only the reference.
+ * Large artifacts: 50 MiB streamed in 1 MiB chunks, straight through (assembled from the stream, not
+ * downloaded again), with every artifact event duplicated on the wire (the agent's own copy decides),
+ * and with the stream cut midway. The digest is right, the bytes are in the store and history holds
+ * only the reference.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -15,12 +16,15 @@ import { bulkArchive, chunkByte } from '../../src/demo/simple-agents';
 import { executor, skill } from '../../src/demo/kit';
 import { Message } from '@a2a-js/sdk';
 import { AgentEvent } from '@a2a-js/sdk/server';
+import type { ArtifactRecord } from '../../src/shared/delegation-types';
 import { batonFor, loopbackAgent, withWorker } from '../helpers/temporal';
 
 const CHUNKS = 50;
 const MiB = 1024 * 1024;
 
-async function exportArchive(server: AgentServerOptions): Promise<{ logLines: Record<string, unknown>[]; subscriptions: number }> {
+async function exportArchive(
+  server: AgentServerOptions,
+): Promise<{ logLines: Record<string, unknown>[]; subscriptions: number; archive?: ArtifactRecord }> {
   const expected = createHash('sha256');
   for (let i = 0; i < CHUNKS; i++) expected.update(Buffer.alloc(MiB, chunkByte(i)));
   const digest = expected.digest('hex');
@@ -32,10 +36,10 @@ async function exportArchive(server: AgentServerOptions): Promise<{ logLines: Re
   const agent = await startAgentServer(bulkArchive({ chunks: CHUNKS, chunkBytes: MiB, stepMs: 30, startWhen: subscribed }), {
     ...server,
     cutStream: (method) => (method === 'SubscribeToTask' ? (listening(), (subscriptions += 1), cut?.(method) ?? 0) : 0),
-    duplicateArtifactEvents: true,
   });
   const storeDir = mkdtempSync(join(tmpdir(), 'baton-artifacts-'));
   const logLines: Record<string, unknown>[] = [];
+  let archive: ArtifactRecord | undefined;
   try {
     await withWorker(
       { 'bulk-archive': loopbackAgent(agent.url, { observe: 'stream', limits: { maxResponseBytes: 256 * MiB } }) },
@@ -44,7 +48,7 @@ async function exportArchive(server: AgentServerOptions): Promise<{ logLines: Re
         const id = await baton.start({ agent: 'bulk-archive', parts: [{ text: 'Export the archive' }] });
         const record = await baton.result(id);
         assert.equal(record.outcome?.kind, 'ACCEPTED', JSON.stringify(record.outcome));
-        const archive = record.artifacts[0];
+        archive = record.artifacts[0];
         assert.equal(archive?.size, CHUNKS * MiB);
         assert.equal(archive?.sha256, digest, 'no chunk appended twice, none missing');
         assert.equal(archive?.ref, `sha256:${digest}`);
@@ -60,28 +64,28 @@ async function exportArchive(server: AgentServerOptions): Promise<{ logLines: Re
   } finally {
     await agent.close();
   }
-  return { logLines, subscriptions };
+  return { logLines, subscriptions, archive };
 }
 
 describe('large streamed artifacts', () => {
-  it(
-    'assembles 50 MiB from the stream once, dropping duplicated chunks, and does not download it again',
-    { timeout: 120_000 },
-    async () => {
-      const { logLines } = await exportArchive({});
-      assert.ok(
-        logLines.some((l) => l.msg === 'dropped duplicated artifact chunks' && Number(l.duplicates) >= CHUNKS / 2),
-        'duplicates were dropped',
-      );
-      assert.ok(
-        logLines.some((l) => l.msg === 'artifacts assembled from the stream'),
-        'the artifact came from the stream: status read without it',
-      );
-    },
-  );
+  it('assembles 50 MiB from the stream once and does not download it again', { timeout: 120_000 }, async () => {
+    const { logLines, archive } = await exportArchive({});
+    assert.ok(
+      logLines.some((l) => l.msg === 'artifacts assembled from the stream'),
+      'the artifact came from the stream: status read without it',
+    );
+    assert.deepEqual({ source: archive?.source, repeatedChunks: archive?.repeatedChunks }, { source: 'stream', repeatedChunks: undefined });
+  });
+
+  it("lets the agent's own copy decide when every event arrives twice", { timeout: 120_000 }, async () => {
+    const { logLines, archive } = await exportArchive({ duplicateArtifactEvents: true });
+    assert.ok(logLines.some((l) => l.msg === "the stream repeated chunks; the agent's own copy of the task decided"));
+    assert.equal(archive?.source, 'task');
+    assert.ok((archive?.repeatedChunks ?? 0) >= CHUNKS / 2, `repeats counted (${archive?.repeatedChunks})`);
+  });
 
   it('gets 50 MiB right when the stream is cut midway', { timeout: 120_000 }, async () => {
-    const { logLines, subscriptions } = await exportArchive({ cutStream: () => 800 });
+    const { logLines, subscriptions } = await exportArchive({ cutStream: () => 800, duplicateArtifactEvents: true });
     assert.ok(subscriptions >= 2, 'cut, then subscribed again');
     assert.ok(logLines.some((l) => l.msg === 'stream broke; reading the task'));
   });

@@ -45,7 +45,7 @@ describe('artifact store and assembly', () => {
     );
   });
 
-  it('appends chunks once: a duplicated chunk is dropped, append:false starts again', async () => {
+  it("appends a chunk identical to the one before once and counts it, for the agent's copy to decide", async () => {
     const s = store();
     const asm = new ArtifactAssembly(s, 'd1/t');
     await asm.chunk(chunk('one ', false));
@@ -53,10 +53,12 @@ describe('artifact store and assembly', () => {
     await asm.chunk(chunk('two ', true)); // the same event again
     await asm.chunk(chunk('three', true, true));
     await asm.chunk(chunk('three', true, true)); // after lastChunk
-    assert.equal(asm.duplicates, 2);
+    assert.deepEqual(asm.repeats, new Map([['a1', 2]]));
+    assert.equal(asm.bytesAsSent, 13 + 4 + 5, 'what the agent may hold: every repeated chunk counted');
     const done = (await asm.completed(0)).get('a1');
     assert.equal(done?.sha256, sha('one two three'));
     assert.equal(done?.size, 13);
+    assert.deepEqual({ source: done?.source, repeatedChunks: done?.repeatedChunks }, { source: 'stream', repeatedChunks: 2 });
   });
 
   it('resumes after an activity retry from the agent snapshot, without double-appending', async () => {
