@@ -231,6 +231,14 @@ export const PushSchema = z
       .default('BATON_PUSH_SECRET'),
     /** Read the task this often even without a push, so a lost push is caught. Default 5m. */
     backstopPoll: DurationSchema.default('5m'),
+    /**
+     * Verified pushes one delegation may send: `pushesPerMinute` sustained (default 120), `burst` at
+     * once (default 30); past it the webhook answers 429 with Retry-After (a push is only a hint).
+     */
+    rateLimit: z
+      .object({ pushesPerMinute: z.number().int().min(1).default(120), burst: z.number().int().min(1).default(30) })
+      .strict()
+      .default({ pushesPerMinute: 120, burst: 30 }),
     /** Where `baton webhook` listens. Default 127.0.0.1:41240. */
     listen: z
       .object({ host: z.string().min(1).default('127.0.0.1'), port: z.number().int().min(0).max(65535).default(41240) })
@@ -264,6 +272,14 @@ export const ApiSchema = z
           .strict(),
       )
       .default([]),
+    /**
+     * Requests one caller (one token) may make: `requestsPerMinute` sustained (default 600), `burst` at
+     * once (default 120); past it the API answers 429 with Retry-After. The web app needs about 40 a minute.
+     */
+    rateLimit: z
+      .object({ requestsPerMinute: z.number().int().min(1).default(600), burst: z.number().int().min(1).default(120) })
+      .strict()
+      .default({ requestsPerMinute: 600, burst: 120 }),
   })
   .strict();
 export type ApiConfig = z.infer<typeof ApiSchema>;
@@ -294,7 +310,7 @@ export const ConfigSchema = z
     /** Push notifications (agents with `observe: push`, or `auto` on a card that offers them). Default: off. */
     push: PushSchema.optional(),
     worker: WorkerSchema.default({ maxCachedWorkflows: 100, maxConcurrentActivities: 100 }),
-    api: ApiSchema.default({ listen: { host: '127.0.0.1', port: 41230 }, callers: [] }),
+    api: ApiSchema.default({ listen: { host: '127.0.0.1', port: 41230 }, callers: [], rateLimit: { requestsPerMinute: 600, burst: 120 } }),
   })
   .strict();
 export type BatonConfig = z.infer<typeof ConfigSchema>;

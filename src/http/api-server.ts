@@ -4,6 +4,7 @@
  * and the same checks as the CLI's apply (the tenant of a delegation, the pending request id).
  */
 import { listen } from '../runtime/listen';
+import { RateLimiter, retryAfterSeconds } from './rate-limit';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -38,6 +39,8 @@ export interface ApiServerOptions {
   pollMs?: number;
   /** Folder of the web app's files. Default `ui/` in the package; null serves the API alone. */
   uiDir?: string | null;
+  /** Requests one caller may make (`api.rateLimit`). Default 600 a minute, bursts of 120. */
+  rateLimit?: { requestsPerMinute: number; burst: number };
 }
 
 function parse<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
@@ -88,6 +91,8 @@ const changeKey = (r: DelegationRecord): string => `${changeKeyOf(r)}|${r.artifa
 export function createApiApp(opts: ApiServerOptions): express.Express {
   const app = express();
   const pollMs = opts.pollMs ?? 500;
+  const rate = opts.rateLimit ?? { requestsPerMinute: 600, burst: 120 };
+  const limiter = new RateLimiter({ perMinute: rate.requestsPerMinute, burst: rate.burst });
   const log = opts.logger.child({ component: 'api' });
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
@@ -112,11 +117,16 @@ export function createApiApp(opts: ApiServerOptions): express.Express {
 
   // Everything below acts as the caller the token names.
   const callers = new WeakMap<Request, { baton: BatonClient; graphs: GraphClient; caller: Caller }>();
-  api.use((req, _res, next) => {
+  api.use((req, res, next) => {
     const caller = opts.tokens.callerFor(req.get('authorization'));
     if (!caller) return next(new BatonError('Unauthorized', 'send Authorization: Bearer <token> with a token this server knows'));
     callers.set(req, { baton: opts.baton.as(caller), graphs: opts.graphs.as(caller), caller });
-    next();
+    const taken = limiter.take(`${caller.tenant}/${caller.user}`);
+    if (taken.ok) return next();
+    const seconds = retryAfterSeconds(taken.retryAfterMs);
+    res.setHeader('Retry-After', String(seconds));
+    const { requestsPerMinute, burst } = rate;
+    next(new BatonError('RateLimited', `more than ${requestsPerMinute} requests a minute (bursts of ${burst}); try again in ${seconds} s`));
   });
   const as = (req: Request) => callers.get(req) as { baton: BatonClient; graphs: GraphClient; caller: Caller };
   api.use(express.json({ limit: '1mb' }));

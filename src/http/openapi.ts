@@ -8,7 +8,9 @@ import { AnswerBodySchema, AuthorizeBodySchema, CancelBodySchema, jsonSchemaOf, 
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: unknown, description: string) => ({ description, content: { 'application/json': { schema } } });
-const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [String(c), { $ref: `#/components/responses/E${c}` }]));
+/** The error answers of an operation; every one that needs a token may also be rate limited (429). */
+const errors = (...codes: number[]) =>
+  Object.fromEntries((codes.includes(401) ? [...codes, 429] : codes).map((c) => [String(c), { $ref: `#/components/responses/E${c}` }]));
 const idParam = {
   name: 'id',
   in: 'path',
@@ -244,6 +246,7 @@ const ERROR_TEXT: Record<number, string> = {
   404: 'No such delegation or graph for your tenant (another tenant’s is reported the same way).',
   409: 'Refused: a stale or unknown request id, nothing pending, or already settled.',
   413: 'The body is larger than 1 MiB.',
+  429: 'Too many requests from this caller just now: wait as long as the Retry-After header says, then send again.',
   503: 'Temporal is not reachable just now, or its namespace is not set up for Baton; retry later.',
 };
 

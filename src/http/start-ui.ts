@@ -56,6 +56,7 @@ export async function startUi(
       logger,
       host,
       port,
+      rateLimit: config.api.rateLimit,
     });
     return {
       url: server.url,

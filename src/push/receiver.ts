@@ -51,6 +51,7 @@ export async function startPushReceiver(
       secret: process.env[secretEnv] ?? '',
       logger,
       deliver: (delegationId, taskId) => client.workflow.getHandle(delegationId).signal(pushSignal, { taskId }),
+      ...(push?.rateLimit ? { rateLimit: push.rateLimit } : {}),
     });
   } catch (err) {
     await connection.close();

@@ -5,6 +5,7 @@
  * database: the token is an HMAC of delegation and task id under the shared secret.
  */
 import { listen } from '../runtime/listen';
+import { RateLimiter, retryAfterSeconds } from '../http/rate-limit';
 import { createHash } from 'node:crypto';
 import express from 'express';
 import type { Logger } from 'pino';
@@ -25,13 +26,15 @@ export interface WebhookOptions {
   dedupTtlMs?: number;
   /** Largest push body. Default 1 MiB (a push is a hint; GetTask brings the content). */
   maxBodyBytes?: number;
+  /** Verified pushes one delegation may send (`push.rateLimit`). Default 120 a minute, bursts of 30. */
+  rateLimit?: { pushesPerMinute: number; burst: number };
 }
 
 export interface RunningWebhook {
   /** Base URL; pushes go to `<url>/push/<delegation id>`. */
   url: string;
   /** Counts since start, for logs and tests. */
-  stats: { delivered: number; duplicates: number; refused: number };
+  stats: { delivered: number; duplicates: number; refused: number; rateLimited: number };
   close(): Promise<void>;
 }
 
@@ -39,7 +42,9 @@ export async function startWebhook(opts: WebhookOptions): Promise<RunningWebhook
   const host = opts.host ?? '127.0.0.1';
   const ttl = opts.dedupTtlMs ?? 10 * 60_000;
   const seen = new Map<string, number>();
-  const stats = { delivered: 0, duplicates: 0, refused: 0 };
+  const stats = { delivered: 0, duplicates: 0, refused: 0, rateLimited: 0 };
+  const rate = opts.rateLimit ?? { pushesPerMinute: 120, burst: 30 };
+  const limiter = new RateLimiter({ perMinute: rate.pushesPerMinute, burst: rate.burst });
   const log = opts.logger.child({ component: 'webhook' });
   const app = express();
 
@@ -65,6 +70,17 @@ export async function startWebhook(opts: WebhookOptions): Promise<RunningWebhook
     // The token binds this delegation to this task: another task's or delegation's token fails here.
     if (!verifyPushToken(opts.secret, delegationId, taskId, token))
       return refuse(401, 'the push token does not match this delegation and task');
+    // Counted after the token: a forged push cannot use up a delegation's allowance.
+    const taken = limiter.take(delegationId);
+    if (!taken.ok) {
+      stats.rateLimited += 1;
+      const seconds = retryAfterSeconds(taken.retryAfterMs);
+      log.warn({ delegationId, taskId, retryAfterSeconds: seconds }, 'push rate limited');
+      return void res
+        .status(429)
+        .set('Retry-After', String(seconds))
+        .json({ error: `more than ${rate.pushesPerMinute} pushes a minute for this delegation; try again in ${seconds} s` });
+    }
 
     const now = Date.now();
     for (const [key, at] of seen) if (now - at > ttl) seen.delete(key);

@@ -16,6 +16,8 @@ export const ERROR_KINDS = {
   Refused: { exitCode: 1, httpStatus: 409 },
   /** The request body is too large. */
   PayloadTooLarge: { exitCode: 2, httpStatus: 413 },
+  /** Too many requests from this caller just now: wait (the HTTP answer says how long, Retry-After). */
+  RateLimited: { exitCode: 1, httpStatus: 429 },
   /** The configuration is wrong (a field, a port in use, a variable it names): fix it and start again. */
   ConfigInvalid: { exitCode: 1, httpStatus: 500 },
   /** Something Baton needs is not there or not ready: Temporal unreachable, its namespace not set up. */

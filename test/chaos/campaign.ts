@@ -14,7 +14,7 @@ import { TEMPORAL_CLI_VERSION } from '../../src/runtime/temporal-server';
 import { stopTestServer, testServer } from '../helpers/temporal';
 import { fuzzBoundaries, type FuzzReport } from './fuzz';
 import { campaignAgent, killRun, restartServerRun, type CrashRunReport, type RestartReport } from './kill-campaign';
-import { crossTenantMatrix, forgedPushMatrix, ssrfMatrix, type MatrixReport } from './matrices';
+import { credentialMatrix, crossTenantMatrix, forgedPushMatrix, ssrfMatrix, type MatrixReport } from './matrices';
 import { installedVersion as version } from '../helpers/versions';
 
 async function main(): Promise<number> {
@@ -46,7 +46,7 @@ async function main(): Promise<number> {
 
   await testServer();
   say('refusal matrices…');
-  const matrices: MatrixReport[] = [await ssrfMatrix(), await forgedPushMatrix(), await crossTenantMatrix()];
+  const matrices: MatrixReport[] = [await ssrfMatrix(), await forgedPushMatrix(), await crossTenantMatrix(), await credentialMatrix()];
   for (const m of matrices)
     say(`  ${m.matrix}: ${m.refused}/${m.cases} refused${m.let_through.length ? ` (let through: ${m.let_through.join(', ')})` : ''}`);
 
@@ -87,7 +87,7 @@ async function main(): Promise<number> {
     '',
     `Date ${new Date().toISOString().slice(0, 10)}; ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB; Node ${process.version}; Temporal CLI ${TEMPORAL_CLI_VERSION} (dev server, SQLite); @temporalio/* ${version('@temporalio/worker')}; @a2a-js/sdk ${version('@a2a-js/sdk')}; fast-check ${version('fast-check')}. The campaign took ${Math.round((Date.now() - started) / 60_000)} min.`,
     '',
-    'The short form of every part runs in CI (`test/chaos/`, part of `npm test`): 2 SIGKILL runs, one server restart, 400 fuzz cases per boundary, and the three matrices.',
+    'The short form of every part runs in CI (`test/chaos/`, part of `npm test`): 2 SIGKILL runs, one server restart, 400 fuzz cases per boundary, and the four matrices.',
     '',
     '## Worker crashes (SIGKILL) and server restarts',
     '',
@@ -118,7 +118,7 @@ async function main(): Promise<number> {
     '|---|---|---|---|',
     ...matrices.map((m) => `| ${m.matrix} | ${m.cases} | ${m.refused} | ${m.let_through.length ? m.let_through.join(', ') : 'none ✅'} |`),
     '',
-    "SSRF: literal private, loopback, CGN, link-local, metadata, multicast and reserved addresses, IPv6 (ULA, link-local, mapped, NAT64, 6to4) and numeric spellings (`2130706433`, `0x7f000001`, `0177.0.0.1`); names that resolve inside (one of several addresses is enough); redirects to metadata and link-local addresses. Forged push: missing, empty, forged, truncated or extended tokens, another task's, delegation's or secret's token, a body naming another task, non-JSON, no task, a 2 MiB body, and a replay. Cross-tenant: show, answer, authorize, review and cancel of a waiting delegation, show, follow-up and cancel of a running graph and its node, and an answer Signal (recorded as refused).",
+    "SSRF: literal private, loopback, CGN, link-local, metadata, multicast and reserved addresses, IPv6 (ULA, link-local, mapped, NAT64, 6to4) and numeric spellings (`2130706433`, `0x7f000001`, `0177.0.0.1`); names that resolve inside (one of several addresses is enough); redirects to metadata and link-local addresses; a name that answers a public address, then loopback (DNS rebinding: the inside server is never reached); a download redirected from a listed host to an unlisted one. Forged push: missing, empty, forged, truncated or extended tokens, another task's, delegation's or secret's token, a body naming another task, non-JSON, no task, a 2 MiB body, a replay, and a flood of 40 genuine pushes (429 past the delegation's allowance). Cross-tenant: show, result, answer, authorize, review and cancel of a waiting delegation, show, follow-up and cancel of a running graph and its node, each refused in exactly the words a missing id gets, and an answer Signal (recorded as refused). Credentials: an authorize naming worker variables (by Update, client and Signal), a credential of another tenant, an unknown one, a pasted one-time secret (refused without encryption), each with nothing sent to the agent; then a credential the agent echoes in its status and artifact is in history neither plainly nor base64.",
     '',
     '## Reading the figures',
     '',

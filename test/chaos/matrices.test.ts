@@ -1,15 +1,16 @@
 /**
- * The refusal matrices (SSRF, forged push calls, cross-tenant calls): every case refused.
+ * The refusal matrices (SSRF, forged push calls, cross-tenant calls, credentials): every case refused.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { crossTenantMatrix, forgedPushMatrix, ssrfMatrix } from './matrices';
+import { credentialMatrix, crossTenantMatrix, forgedPushMatrix, ssrfMatrix } from './matrices';
 
 describe('chaos: refusal matrices', () => {
   for (const [name, matrix] of [
     ['SSRF', ssrfMatrix],
     ['forged push', forgedPushMatrix],
     ['cross-tenant', crossTenantMatrix],
+    ['credential', credentialMatrix],
   ] as const) {
     it(`refuses every ${name} case`, { timeout: 120_000 }, async () => {
       const report = await matrix();

@@ -1,8 +1,9 @@
 /**
  * Refusal matrices: every case must be refused. SSRF (literal private, loopback, link-local,
  * metadata and reserved addresses in their IPv4, IPv6, mapped and numeric spellings; names that
- * resolve inside; redirects inside), forged push calls, and another tenant's calls on a delegation
- * and a graph (refused exactly as for an id that does not exist, so ids cannot be probed).
+ * resolve inside; redirects inside; DNS rebinding; downloads redirected off their hosts), forged push
+ * calls and push floods, another tenant's calls on a delegation and a graph (refused exactly as for an
+ * id that does not exist, so ids cannot be probed), and credential misdirection and echo.
  */
 import { createServer } from 'node:http';
 import pino from 'pino';
@@ -14,8 +15,15 @@ import { GraphClient } from '../../src/client/graph-client';
 import { startAgentServer } from '../../src/demo/agent-server';
 import { supplierQa } from '../../src/demo/supplier-qa';
 import { imageStudio } from '../../src/demo/trip-agents';
-import { answerSignal } from '../../workflows/messages';
-import { batonFor, loopbackAgent, withWorker } from '../helpers/temporal';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FsArtifactStore } from '../../src/artifacts/store';
+import { downloadUrlPart } from '../../src/artifacts/url-download';
+import { DownloadPolicySchema } from '../../src/config/schema';
+import { answerSignal, authorizeSignal, authorizeUpdate } from '../../workflows/messages';
+import { echoGate } from '../helpers/echo-gate';
+import { batonFor, historyText, loopbackAgent, withWorker } from '../helpers/temporal';
 
 export interface MatrixReport {
   matrix: string;
@@ -125,7 +133,82 @@ export async function ssrfMatrix(): Promise<MatrixReport> {
     server.closeAllConnections();
     server.close();
   }
+  await dnsRebinding(report);
+  await downloadRedirects(report);
   return report;
+}
+
+/** A download from a listed host that redirects to a host the agent's downloads do not list, at an allowed address. */
+async function downloadRedirects(report: MatrixReport): Promise<void> {
+  const server = createServer((req, res) =>
+    req.url === '/file' ? res.end('content') : res.writeHead(302, { location: `http://elsewhere.test:${port}/file` }).end(),
+  );
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  const both = ((_host: string, options: unknown, callback: unknown) => {
+    const cb = (typeof options === 'function' ? options : callback) as (
+      err: Error | null,
+      a: { address: string; family: number }[],
+    ) => void;
+    cb(null, [{ address: '127.0.0.1', family: 4 }]);
+  }) as Lookup;
+  const policy = DownloadPolicySchema.parse({ allowedHosts: ['files.test'], allowHttp: true, allowPrivateNetwork: true, timeoutMs: 2_000 });
+  report.cases += 1;
+  try {
+    const got = await downloadUrlPart(
+      { url: `http://files.test:${port}/start` },
+      policy,
+      new FsArtifactStore(mkdtempSync(join(tmpdir(), 'baton-matrix-'))),
+      {
+        lookup: both,
+      },
+    );
+    if (!got.ok && got.reason === 'host-not-allowed') report.refused += 1;
+    else report.let_through.push('download redirected to an unlisted host');
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+}
+
+/**
+ * DNS rebinding: a name that answers a public address first and loopback after it. Every connection's
+ * own lookup is checked, so the second answer is refused and the server inside is never reached.
+ */
+async function dnsRebinding(report: MatrixReport): Promise<void> {
+  let answers = 0;
+  let hits = 0;
+  const inside = createServer((_req, res) => {
+    hits += 1;
+    res.end('{}');
+  });
+  await new Promise<void>((r) => inside.listen(0, '127.0.0.1', r));
+  const port = (inside.address() as { port: number }).port;
+  const rebinding = ((host: string, options: unknown, callback: unknown) => {
+    const cb = (typeof options === 'function' ? options : callback) as (
+      err: Error | null,
+      a: { address: string; family: number }[],
+    ) => void;
+    if (host !== 'rebind.test') return cb(new Error(`${host} does not resolve here`), []);
+    answers += 1;
+    cb(null, [{ address: answers === 1 ? '8.8.8.8' : '127.0.0.1', family: 4 }]);
+  }) as Lookup;
+  const guarded = createGuardedFetch(
+    { allowHttp: true, allowPrivateNetwork: false, maxResponseBytes: 1024, connectTimeoutMs: 500, readTimeoutMs: 500, maxRedirects: 0 },
+    { lookup: rebinding },
+  );
+  const url = `http://rebind.test:${port}/x`;
+  report.cases += 1;
+  try {
+    // The public answer: tried (unreachable from here), never mistaken for the inside server.
+    await refusedBy(guarded, url);
+    const second = await refusedBy(guarded, url);
+    if (second && hits === 0 && answers >= 2) report.refused += 1;
+    else report.let_through.push(`DNS rebinding (refused the loopback answer: ${second}, requests inside: ${hits})`);
+  } finally {
+    inside.closeAllConnections();
+    inside.close();
+  }
 }
 
 export async function forgedPushMatrix(): Promise<MatrixReport> {
@@ -178,6 +261,18 @@ export async function forgedPushMatrix(): Promise<MatrixReport> {
       else report.let_through.push(name);
     }
     if (delivered.length !== before) report.let_through.push(`${delivered.length - before} delivered`);
+    // A flood of genuine, distinct pushes for one delegation: past its allowance, 429 and nothing passed on.
+    report.cases += 1;
+    const flood = await Promise.all(
+      Array.from({ length: 40 }, async (_, n) => {
+        const res = await post(`/push/${id}`, body.replace('"c"', `"c-${n}"`), { authorization: `Bearer ${good}` });
+        await res.text();
+        return res.status;
+      }),
+    );
+    const passed = flood.filter((s) => s === 202).length;
+    if (flood.includes(429) && passed <= 30) report.refused += 1;
+    else report.let_through.push(`push flood (${passed} of 40 passed on)`);
   } finally {
     await webhook.close();
   }
@@ -263,6 +358,84 @@ export async function crossTenantMatrix(): Promise<MatrixReport> {
   } finally {
     await qa.close();
     await studio.close();
+  }
+  return report;
+}
+
+/**
+ * Credentials cannot be misdirected, and echoed ones stay out of history: every way of naming a
+ * worker variable, or a credential the agent's entry does not allow (for this tenant), is refused with
+ * nothing sent; a credential the agent echoes back is not in history.
+ */
+export async function credentialMatrix(): Promise<MatrixReport> {
+  const secret = `matrix-${process.pid}-credential`;
+  const push = `matrix-${process.pid}-push-secret`;
+  process.env.BATON_MATRIX_ERP = secret;
+  process.env.BATON_MATRIX_PUSH = push;
+  const gate = echoGate();
+  const agent = await startAgentServer(gate.definition);
+  const report: MatrixReport = { matrix: 'credential misdirection and echo', cases: 0, refused: 0, let_through: [] };
+  try {
+    const entry = loopbackAgent(agent.url, {
+      credentials: { erp: { fromEnv: 'BATON_MATRIX_ERP' }, 'globex-only': { fromEnv: 'BATON_MATRIX_PUSH', tenants: ['globex'] } },
+      acceptance: 'accept-any',
+    });
+    await withWorker({ 'echo-gate': entry }, async (ctx) => {
+      const baton = batonFor(ctx, 'acme', 'ops-1');
+      const id = await baton.start({ agent: 'echo-gate', parts: [{ text: 'stock?' }] });
+      const requestId = (await baton.until(id, (r) => r.pending !== null, 20)).pending?.requestId ?? '';
+      const handle = ctx.client.workflow.getHandle(id);
+      const caller = { tenant: 'acme', user: 'ops-1' };
+      const variables = ['BATON_MATRIX_PUSH', 'BATON_MATRIX_ERP', 'PATH', 'HOME', 'BATON_PUSH_SECRET'];
+      const cases: [string, () => Promise<unknown>][] = [
+        ...variables.map((v): [string, () => Promise<unknown>] => [
+          `Update naming variable ${v}`,
+          () => handle.executeUpdate(authorizeUpdate, { args: [{ requestId, secretRef: { fromEnv: v }, caller } as never] }),
+        ]),
+        ...variables.map((v): [string, () => Promise<unknown>] => [`client naming ${v}`, () => baton.authorize(id, requestId, v)]),
+        ['client naming a credential of another tenant', () => baton.authorize(id, requestId, 'globex-only')],
+        [
+          'Update naming a credential of another tenant',
+          () => handle.executeUpdate(authorizeUpdate, { args: [{ requestId, credential: 'globex-only', caller }] }),
+        ],
+        ['client naming an unknown credential', () => baton.authorize(id, requestId, 'payroll')],
+        ['client pasting a one-time secret', () => baton.authorizeOnce(id, requestId, async () => push)],
+      ];
+      for (const [name, call] of cases) {
+        report.cases += 1;
+        try {
+          await call();
+          report.let_through.push(name);
+        } catch {
+          if (gate.received.length === 0) report.refused += 1;
+          else report.let_through.push(`${name} (the agent received ${gate.received.length})`);
+        }
+      }
+      // By Signal (another workflow): recorded as refused, nothing sent.
+      for (const v of variables) {
+        report.cases += 1;
+        await handle.signal(authorizeSignal, { requestId, secretRef: { fromEnv: v }, caller } as never);
+      }
+      const after = await baton.until(id, (r) => r.refusedSignals.length >= variables.length, 20);
+      const refusedSignals = after.refusedSignals.filter((r) => r.signal === 'authorize').length;
+      report.refused += Math.min(refusedSignals, variables.length);
+      if (refusedSignals < variables.length || gate.received.length)
+        report.let_through.push(`authorize signals (${refusedSignals} of ${variables.length} refused)`);
+
+      // The allowed one goes out; the agent echoes it in its status and artifact; history keeps neither.
+      await baton.authorize(id, requestId, 'erp');
+      const record = await baton.result(id);
+      report.cases += 2;
+      const history = await historyText(ctx.client, id);
+      if (gate.received.join() === secret && record.outcome?.kind === 'ACCEPTED' && !history.includes(secret)) report.refused += 1;
+      else report.let_through.push('the echoed credential is in history');
+      if (!history.includes(Buffer.from(secret).toString('base64'))) report.refused += 1;
+      else report.let_through.push('the echoed credential is in history, base64');
+    });
+  } finally {
+    await agent.close();
+    delete process.env.BATON_MATRIX_ERP;
+    delete process.env.BATON_MATRIX_PUSH;
   }
   return report;
 }
