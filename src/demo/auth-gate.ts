@@ -3,10 +3,10 @@
  * The first turn ends in AUTH_REQUIRED; a follow-up turn carrying `{ credential }` as a data part
  * completes the task when the credential is right, and asks again when it is not.
  */
-import { Message, Task, TaskArtifactUpdateEvent } from '@a2a-js/sdk';
+import { Message, Task } from '@a2a-js/sdk';
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import type { DemoAgentDefinition } from './agent-server';
-import { now, statusEvent } from './events';
+import { artifactEvent, now, statusEvent } from './events';
 
 class PortalGateExecutor implements AgentExecutor {
   constructor(private readonly expected: string) {}
@@ -39,18 +39,11 @@ class PortalGateExecutor implements AgentExecutor {
       return;
     }
     bus.publish(
-      AgentEvent.artifactUpdate(
-        TaskArtifactUpdateEvent.fromJSON({
-          taskId,
-          contextId,
-          lastChunk: true,
-          artifact: {
-            artifactId: `${taskId}-stock`,
-            name: 'stock',
-            parts: [{ data: { sku: 'BOLT-M8', onHand: 1200 }, mediaType: 'application/json' }],
-          },
-        }),
-      ),
+      artifactEvent(taskId, contextId, {
+        artifactId: `${taskId}-stock`,
+        name: 'stock',
+        parts: [{ data: { sku: 'BOLT-M8', onHand: 1200 }, mediaType: 'application/json' }],
+      }),
     );
     bus.publish(statusEvent(taskId, contextId, 'TASK_STATE_COMPLETED'));
     bus.finished();

@@ -2,7 +2,7 @@
  * Small builders for the events demo agents publish, from wire-shaped JSON.
  */
 import { randomUUID } from 'node:crypto';
-import { TaskStatusUpdateEvent } from '@a2a-js/sdk';
+import { TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '@a2a-js/sdk';
 import { AgentEvent } from '@a2a-js/sdk/server';
 
 export const now = (): string => new Date().toISOString();
@@ -22,4 +22,17 @@ export function statusEvent(taskId: string, contextId: string, state: string, te
       },
     }),
   );
+}
+
+/**
+ * An artifact update: the whole artifact (`lastChunk`, the default), or one chunk of it (`append` adds
+ * to what came before, `lastChunk` ends it).
+ */
+export function artifactEvent(
+  taskId: string,
+  contextId: string,
+  artifact: { artifactId: string; name?: string; parts: unknown[] },
+  chunk: { append?: boolean; lastChunk?: boolean } = { lastChunk: true },
+) {
+  return AgentEvent.artifactUpdate(TaskArtifactUpdateEvent.fromJSON({ taskId, contextId, ...chunk, artifact }));
 }

@@ -7,10 +7,10 @@
  * - `build-investigator` streams progress and its report artifact in chunks, then completes.
  */
 import { randomUUID } from 'node:crypto';
-import { Message, TaskArtifactUpdateEvent } from '@a2a-js/sdk';
+import { Message } from '@a2a-js/sdk';
 import { AgentEvent } from '@a2a-js/sdk/server';
 import type { DemoAgentDefinition } from './agent-server';
-import { statusEvent } from './events';
+import { artifactEvent, statusEvent } from './events';
 import { executor, openTask, skill } from './kit';
 
 export function messageDesk(): DemoAgentDefinition {
@@ -77,23 +77,20 @@ export function buildInvestigator(opts: { chunks?: number; stepMs?: number } = {
         bus.publish(statusEvent(taskId, contextId, 'TASK_STATE_WORKING', `Reading logs, step ${i} of ${chunks}`));
         await new Promise((r) => setTimeout(r, opts.stepMs ?? 100));
         bus.publish(
-          AgentEvent.artifactUpdate(
-            TaskArtifactUpdateEvent.fromJSON({
-              taskId,
-              contextId,
-              append: i > 1,
-              lastChunk: i === chunks,
-              artifact: {
-                artifactId,
-                name: 'report',
-                parts: [
-                  {
-                    text: `Finding ${i}: step ${i} of the build log looks ${i === chunks ? 'broken' : 'fine'}.\n`,
-                    mediaType: 'text/plain',
-                  },
-                ],
-              },
-            }),
+          artifactEvent(
+            taskId,
+            contextId,
+            {
+              artifactId,
+              name: 'report',
+              parts: [
+                {
+                  text: `Finding ${i}: step ${i} of the build log looks ${i === chunks ? 'broken' : 'fine'}.\n`,
+                  mediaType: 'text/plain',
+                },
+              ],
+            },
+            { append: i > 1, lastChunk: i === chunks },
           ),
         );
       }
@@ -127,14 +124,11 @@ export function bulkArchive(opts: {
         await new Promise((r) => setTimeout(r, opts.stepMs ?? 20));
         const raw = Buffer.alloc(opts.chunkBytes, chunkByte(i)).toString('base64');
         bus.publish(
-          AgentEvent.artifactUpdate(
-            TaskArtifactUpdateEvent.fromJSON({
-              taskId,
-              contextId,
-              append: i > 0,
-              lastChunk: i === opts.chunks - 1,
-              artifact: { artifactId: `${taskId}-archive`, name: 'archive', parts: [{ raw, mediaType: 'application/octet-stream' }] },
-            }),
+          artifactEvent(
+            taskId,
+            contextId,
+            { artifactId: `${taskId}-archive`, name: 'archive', parts: [{ raw, mediaType: 'application/octet-stream' }] },
+            { append: i > 0, lastChunk: i === opts.chunks - 1 },
           ),
         );
       }

@@ -2,10 +2,10 @@
  * Demo agent `supplier-qa`: a shop asks its supplier to verify an inspection report against an
  * order. The agent creates a task, works for a moment, and completes with a JSON verdict artifact.
  */
-import { Task, TaskArtifactUpdateEvent, Message } from '@a2a-js/sdk';
+import { Task, Message } from '@a2a-js/sdk';
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import type { DemoAgentDefinition } from './agent-server';
-import { now, statusEvent } from './events';
+import { artifactEvent, now, statusEvent } from './events';
 
 export interface SupplierQaOptions {
   /** How long the simulated inspection takes, in ms. Default 300. */
@@ -92,14 +92,11 @@ class SupplierQaExecutor implements AgentExecutor {
       ],
     };
     bus.publish(
-      AgentEvent.artifactUpdate(
-        TaskArtifactUpdateEvent.fromJSON({
-          taskId,
-          contextId,
-          lastChunk: true,
-          artifact: { artifactId: `${taskId}-verdict`, name: 'verdict', parts: [{ data: verdict, mediaType: 'application/json' }] },
-        }),
-      ),
+      artifactEvent(taskId, contextId, {
+        artifactId: `${taskId}-verdict`,
+        name: 'verdict',
+        parts: [{ data: verdict, mediaType: 'application/json' }],
+      }),
     );
     bus.publish(statusEvent(taskId, contextId, 'TASK_STATE_COMPLETED', `Report ${report} matches order ${order}.`));
     bus.finished();

@@ -3,10 +3,9 @@
  * `harbor-hotel` for rooms and its spa, `arctic-tours`) and `image-studio`, which draws a sailboat
  * and redraws it on request ("make the boat red") as a new version of the same `picture` artifact.
  */
-import { TaskArtifactUpdateEvent } from '@a2a-js/sdk';
-import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import { type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import type { DemoAgentDefinition } from './agent-server';
-import { statusEvent } from './events';
+import { artifactEvent, statusEvent } from './events';
 import { dataOf, openTask, skill, textOf } from './kit';
 
 /** What a test may watch: when each task's work started and ended, by the agent's own clock. */
@@ -71,14 +70,7 @@ function cancellable(
 }
 
 function artifact(ctx: RequestContext, name: string, parts: unknown[], suffix = name) {
-  return AgentEvent.artifactUpdate(
-    TaskArtifactUpdateEvent.fromJSON({
-      taskId: ctx.taskId,
-      contextId: ctx.contextId,
-      lastChunk: true,
-      artifact: { artifactId: `${ctx.taskId}-${suffix}`, name, parts },
-    }),
-  );
+  return artifactEvent(ctx.taskId, ctx.contextId, { artifactId: `${ctx.taskId}-${suffix}`, name, parts });
 }
 
 /** A booking desk: confirms whatever it is asked to book with a `booking` artifact. */

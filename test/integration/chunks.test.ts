@@ -9,10 +9,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { TaskArtifactUpdateEvent } from '@a2a-js/sdk';
-import { AgentEvent } from '@a2a-js/sdk/server';
 import { startAgentServer, type DemoAgentDefinition } from '../../src/demo/agent-server';
-import { statusEvent } from '../../src/demo/events';
+import { artifactEvent, statusEvent } from '../../src/demo/events';
 import { executor, openTask, skill } from '../../src/demo/kit';
 import type { DelegationRecord } from '../../src/shared/delegation-types';
 import { batonFor, loopbackAgent, withWorker } from '../helpers/temporal';
@@ -36,14 +34,11 @@ function lines(chunks: string[], startWhen: Promise<void>): DemoAgentDefinition 
       for (const [i, text] of chunks.entries()) {
         await new Promise((r) => setTimeout(r, 50));
         bus.publish(
-          AgentEvent.artifactUpdate(
-            TaskArtifactUpdateEvent.fromJSON({
-              taskId: ctx.taskId,
-              contextId: ctx.contextId,
-              append: i > 0,
-              lastChunk: i === chunks.length - 1,
-              artifact: { artifactId: `${ctx.taskId}-log`, name: 'log', parts: [{ text, mediaType: 'text/plain' }] },
-            }),
+          artifactEvent(
+            ctx.taskId,
+            ctx.contextId,
+            { artifactId: `${ctx.taskId}-log`, name: 'log', parts: [{ text, mediaType: 'text/plain' }] },
+            { append: i > 0, lastChunk: i === chunks.length - 1 },
           ),
         );
       }

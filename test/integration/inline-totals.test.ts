@@ -7,10 +7,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { TaskArtifactUpdateEvent } from '@a2a-js/sdk';
-import { AgentEvent } from '@a2a-js/sdk/server';
 import { startAgentServer, type DemoAgentDefinition, type RunningAgent } from '../../src/demo/agent-server';
-import { statusEvent } from '../../src/demo/events';
+import { artifactEvent, statusEvent } from '../../src/demo/events';
 import { executor, openTask, skill } from '../../src/demo/kit';
 import type { ArtifactRecord } from '../../src/shared/delegation-types';
 import { batonFor, historyBytes, loopbackAgent, withWorker } from '../helpers/temporal';
@@ -28,18 +26,11 @@ function pileAgent(): DemoAgentDefinition {
       const round = ctx.task ? 2 : 1;
       for (const i of [1, 2]) {
         bus.publish(
-          AgentEvent.artifactUpdate(
-            TaskArtifactUpdateEvent.fromJSON({
-              taskId: ctx.taskId,
-              contextId: ctx.contextId,
-              lastChunk: true,
-              artifact: {
-                artifactId: `part-${round}-${i}`,
-                name: `part-${round}-${i}`,
-                parts: [{ text: String(round * 10 + i).repeat(15 * KIB) }],
-              },
-            }),
-          ),
+          artifactEvent(ctx.taskId, ctx.contextId, {
+            artifactId: `part-${round}-${i}`,
+            name: `part-${round}-${i}`,
+            parts: [{ text: String(round * 10 + i).repeat(15 * KIB) }],
+          }),
         );
       }
       bus.publish(

@@ -12,14 +12,12 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { TaskArtifactUpdateEvent } from '@a2a-js/sdk';
-import { AgentEvent } from '@a2a-js/sdk/server';
 import type { Lookup } from '../../src/a2a/guarded-fetch';
 import { FsArtifactStore } from '../../src/artifacts/store';
 import { downloadUrlPart } from '../../src/artifacts/url-download';
 import { DownloadPolicySchema } from '../../src/config/schema';
 import { startAgentServer } from '../../src/demo/agent-server';
-import { statusEvent } from '../../src/demo/events';
+import { artifactEvent, statusEvent } from '../../src/demo/events';
 import { executor, openTask, skill } from '../../src/demo/kit';
 import { batonFor, loopbackAgent, withWorker } from '../helpers/temporal';
 
@@ -147,16 +145,7 @@ describe('URL part downloads', () => {
           { url: `http://127.0.0.1:${port}/ok.png`, mediaType: 'image/png' },
           { url: `http://127.0.0.1:${port}/to-metadata`, mediaType: 'image/png' },
         ];
-        bus.publish(
-          AgentEvent.artifactUpdate(
-            TaskArtifactUpdateEvent.fromJSON({
-              taskId: ctx.taskId,
-              contextId: ctx.contextId,
-              lastChunk: true,
-              artifact: { artifactId: 'photos', name: 'photos', parts },
-            }),
-          ),
-        );
+        bus.publish(artifactEvent(ctx.taskId, ctx.contextId, { artifactId: 'photos', name: 'photos', parts }));
         bus.publish(statusEvent(ctx.taskId, ctx.contextId, 'TASK_STATE_COMPLETED', 'Here are the photos.'));
         bus.finished();
       }),
