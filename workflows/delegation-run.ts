@@ -45,9 +45,8 @@ export class DelegationRun {
   constructor(
     readonly id: string,
     private readonly input: DelegationInput,
-    opts: { legacyAuthorize?: boolean } = {},
   ) {
-    this.state = new DelegationState(id, input, opts);
+    this.state = new DelegationState(id, input);
   }
 
   get record(): DelegationRecord {

@@ -2,7 +2,7 @@
  * delegationWorkflow: one local parent task that owns one remote A2A task (or one direct reply).
  * Handlers first, then the story; the steps are `DelegationRun`'s, the decisions `DelegationState`'s.
  */
-import { allHandlersFinished, CancellationScope, condition, patched, setHandler, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, CancellationScope, condition, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { DelegationInput, DelegationRecord } from '../src/shared/delegation-types';
 import type { QueuedTurn } from '../src/shared/delegation-state';
 import { SA_STATUS } from '../src/shared/search-attributes';
@@ -20,10 +20,7 @@ import {
 } from './messages';
 
 export async function delegationWorkflow(input: DelegationInput): Promise<DelegationRecord> {
-  // 👉 Delegations started before credentials had names may replay an authorize that names a
-  // variable; `patched` is false exactly for them (their histories lack its marker).
-  const legacyAuthorize = !patched('authorize-names-a-credential');
-  const run = new DelegationRun(workflowInfo().workflowId, input, { legacyAuthorize });
+  const run = new DelegationRun(workflowInfo().workflowId, input);
   const { state } = run;
   /** The turn an answer or authorization asks for; refused when `state` says no (`fresh`: as a validator). */
   const admitted = (kind: 'input' | 'auth', payload: unknown, fresh = false): QueuedTurn => {

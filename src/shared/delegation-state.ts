@@ -68,14 +68,9 @@ export class DelegationState {
   /** Bytes of the agent's content this delegation's history holds inline (artifacts, replies). */
   private inlineBytes = 0;
 
-  /**
-   * `legacyAuthorize`: this delegation started before credentials had names, so a replayed
-   * `authorize` may name a worker variable (the worker still sends only a configured credential's).
-   */
   constructor(
     id: string,
     private readonly input: DelegationInput,
-    private readonly opts: { legacyAuthorize?: boolean } = {},
   ) {
     this.record = {
       id,
@@ -246,7 +241,9 @@ export class DelegationState {
     }
     const legacy = LegacyAuthorizeSchema.safeParse(payload);
     if (!legacy.success) return { refused: invalid('authorize', parsed.error) };
-    if (opts.fresh || !this.opts.legacyAuthorize) {
+    // A delegation resolved before credentials had names (its recorded agent lists none) may replay
+    // an authorize that named a variable; the worker still sends only a listed credential's.
+    if (opts.fresh || this.record.agent.credentials !== undefined) {
       return { refused: `authorize names a credential (credential: <name>), not a variable of the worker; ${this.acceptedCredentials()}` };
     }
     const why = this.refuseAnswer('auth', legacy.data.requestId, legacy.data.caller);

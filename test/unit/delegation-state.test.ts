@@ -192,8 +192,9 @@ describe('DelegationState: turns, contract, steering payloads', () => {
     const legacy = { requestId: 'd1/request-1', secretRef: { fromEnv: 'BATON_PUSH_SECRET' }, caller };
     assert.match((s.admit('auth', legacy) as { refused: string }).refused, /not a variable of the worker; agent supplier-qa accepts erp$/);
 
-    // A delegation that started before credentials had names replays its old authorize; a new one is still refused.
-    const old = new DelegationState('d1', input, { legacyAuthorize: true });
+    // A delegation resolved before credentials had names (no list recorded) replays its old authorize;
+    // a new one is still refused.
+    const old = new DelegationState('d1', input);
     old.resolved(agent);
     askAuth(old);
     assert.deepEqual(old.admit('auth', legacy), { turn: { requestId: 'd1/request-1', kind: 'auth', secretEnv: 'BATON_PUSH_SECRET' } });
