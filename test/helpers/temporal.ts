@@ -20,8 +20,21 @@ let server: Promise<RunningServer> | undefined;
 let bundle: Promise<{ code: string }> | undefined;
 
 export function testServer(): Promise<RunningServer> {
-  server ??= startTemporal({ uiPort: false });
+  server ??= startTemporal({ uiPort: false }).then((started) => {
+    // A file run alone starts its own server, in a process group of its own: the test runner's forced
+    // exit would leave it running, so it goes when this process does.
+    if (started.pid) process.once('exit', () => stopQuietly(started.pid as number));
+    return started;
+  });
   return server;
+}
+
+function stopQuietly(pid: number): void {
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    // Already gone.
+  }
 }
 
 export function testBundle(): Promise<{ code: string }> {
