@@ -67,9 +67,9 @@ export interface ActivityContext {
 }
 
 export function activityContext(deps: ActivityDeps): ActivityContext {
-  const store = { store: deps.store, inlineMaxBytes: deps.config.artifacts?.inlineMaxBytes };
-  const redactor = Redactor.fromConfig(deps.config);
   const artifacts = deps.config.artifacts;
+  const recordOptions = { store: deps.store, inlineMaxBytes: artifacts?.inlineMaxBytes };
+  const redactor = Redactor.fromConfig(deps.config);
   const inlineRoom = (soFar = 0): number =>
     Math.max(0, Math.min(artifacts?.snapshotInlineMaxBytes ?? 256 * 1024, (artifacts?.delegationInlineMaxBytes ?? 1024 * 1024) - soFar));
   const logger = deps.logger.child({}, { formatters: { log: (fields) => redactor.value(fields).value } });
@@ -80,7 +80,7 @@ export function activityContext(deps: ActivityDeps): ActivityContext {
     logger,
     poll: deps.poll ?? { initialMs: 250, maxMs: 5_000 },
     streamSilenceMs: deps.streamSilenceMs ?? 30_000,
-    inlineMaxBytes: deps.config.artifacts?.inlineMaxBytes ?? MAX_INLINE_ARTIFACT_BYTES,
+    inlineMaxBytes: artifacts?.inlineMaxBytes ?? MAX_INLINE_ARTIFACT_BYTES,
     inlineRoom,
     async withinInlineTotals(result, soFar) {
       const room = inlineRoom(soFar);
@@ -93,7 +93,7 @@ export function activityContext(deps: ActivityDeps): ActivityContext {
         return { ...r, snapshot: { ...r.snapshot, artifacts: await bound(r.snapshot.artifacts) } } as typeof result;
       return result;
     },
-    snapshot: (task) => snapshotOf(task, store),
+    snapshot: (task) => snapshotOf(task, recordOptions),
     logFor: ({ delegationId, agent, taskId }) =>
       logger.child({
         delegationId,

@@ -124,12 +124,13 @@ export class Redactor {
     if (!(err instanceof Error)) return err;
     const message = this.text(capped(err.message));
     if (err instanceof ApplicationFailure) {
-      if (message === err.message && !this.value(err.details).changed) return err;
+      const details = this.value(err.details);
+      if (message === err.message && !details.changed) return err;
       return ApplicationFailure.create({
         type: err.type ?? undefined,
         message,
         nonRetryable: err.nonRetryable ?? false,
-        details: err.details ? (this.value(err.details).value as unknown[]) : undefined,
+        details: details.value ?? undefined,
         ...(err.nextRetryDelay !== undefined && err.nextRetryDelay !== null ? { nextRetryDelay: err.nextRetryDelay } : {}),
         ...(err.category ? { category: err.category } : {}),
       });
