@@ -7,7 +7,7 @@
  */
 import { createServer } from 'node:http';
 import pino from 'pino';
-import { createGuardedFetch, FetchRefusedError, type Lookup } from '../../src/a2a/guarded-fetch';
+import { createGuardedFetch, FetchRefusedError } from '../../src/a2a/guarded-fetch';
 import { findCause } from '../../src/a2a/cause';
 import { pushToken } from '../../src/push/token';
 import { startWebhook } from '../../src/push/webhook';
@@ -23,6 +23,7 @@ import { downloadUrlPart } from '../../src/artifacts/url-download';
 import { DownloadPolicySchema } from '../../src/config/schema';
 import { answerSignal, authorizeSignal, authorizeUpdate } from '../../workflows/messages';
 import { echoGate } from '../helpers/echo-gate';
+import { fakeLookup } from '../helpers/lookup';
 import { batonFor, historyText, loopbackAgent, withWorker } from '../helpers/temporal';
 
 export interface MatrixReport {
@@ -78,15 +79,7 @@ const NAMES: Record<string, string> = {
   'mixed.test': '8.8.8.8,10.0.0.9',
 };
 
-const lookup = ((host: string, options: unknown, callback: unknown) => {
-  const cb = (typeof options === 'function' ? options : callback) as (err: Error | null, a: { address: string; family: number }[]) => void;
-  const hit = NAMES[host];
-  if (!hit) return cb(new Error(`${host} does not resolve here`), []);
-  cb(
-    null,
-    hit.split(',').map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
-  );
-}) as Lookup;
+const lookup = fakeLookup((host) => NAMES[host]?.split(','));
 
 async function refusedBy(fetchImpl: typeof fetch, url: string): Promise<boolean> {
   try {
@@ -145,13 +138,7 @@ async function downloadRedirects(report: MatrixReport): Promise<void> {
   );
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as { port: number }).port;
-  const both = ((_host: string, options: unknown, callback: unknown) => {
-    const cb = (typeof options === 'function' ? options : callback) as (
-      err: Error | null,
-      a: { address: string; family: number }[],
-    ) => void;
-    cb(null, [{ address: '127.0.0.1', family: 4 }]);
-  }) as Lookup;
+  const both = fakeLookup(() => ['127.0.0.1']);
   const policy = DownloadPolicySchema.parse({ allowedHosts: ['files.test'], allowHttp: true, allowPrivateNetwork: true, timeoutMs: 2_000 });
   report.cases += 1;
   try {
@@ -184,15 +171,11 @@ async function dnsRebinding(report: MatrixReport): Promise<void> {
   });
   await new Promise<void>((r) => inside.listen(0, '127.0.0.1', r));
   const port = (inside.address() as { port: number }).port;
-  const rebinding = ((host: string, options: unknown, callback: unknown) => {
-    const cb = (typeof options === 'function' ? options : callback) as (
-      err: Error | null,
-      a: { address: string; family: number }[],
-    ) => void;
-    if (host !== 'rebind.test') return cb(new Error(`${host} does not resolve here`), []);
+  const rebinding = fakeLookup((host) => {
+    if (host !== 'rebind.test') return undefined;
     answers += 1;
-    cb(null, [{ address: answers === 1 ? '8.8.8.8' : '127.0.0.1', family: 4 }]);
-  }) as Lookup;
+    return [answers === 1 ? '8.8.8.8' : '127.0.0.1'];
+  });
   const guarded = createGuardedFetch(
     { allowHttp: true, allowPrivateNetwork: false, maxResponseBytes: 1024, connectTimeoutMs: 500, readTimeoutMs: 500, maxRedirects: 0 },
     { lookup: rebinding },
