@@ -19,7 +19,7 @@ async function main(): Promise<number> {
   const root = join(__dirname, '..');
   const dirs = process.argv.slice(2).length
     ? process.argv.slice(2)
-    : [join(root, 'test', 'unit'), join(root, 'test', 'integration'), join(root, 'test', 'chaos')];
+    : [join(root, 'test', 'unit'), join(root, 'test', 'replay'), join(root, 'test', 'integration'), join(root, 'test', 'chaos')];
   try {
     return await new Promise<number>((resolveRun) => {
       const child = spawn(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=180000', '--test-force-exit', ...dirs], {
