@@ -1,9 +1,11 @@
 /**
  * The content-addressed artifact store: bytes live here, history keeps only sha256, size and the
- * reference. Filesystem by default; an object store can implement `ArtifactStore` later.
+ * reference. Filesystem by default; an object store can implement `ArtifactStore` later. Beside the
+ * bytes, a reference index (`refs/<digest>/<holder>`) says which workflows' histories name each blob,
+ * so `baton artifacts gc` can remove bytes nobody can read any more.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream, existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 
@@ -26,6 +28,28 @@ export interface ArtifactStore {
   has(ref: ArtifactRef): Promise<boolean>;
   /** A staging file to assemble a streamed artifact in, kept across activity retries on this host. */
   staging(key: string): StagingFile;
+  /**
+   * Notes that the workflow `holder` (a delegation id) has `ref` in its history: the reference index
+   * `baton artifacts gc` reads. Idempotent.
+   */
+  reference(ref: ArtifactRef, holder: string): Promise<void>;
+}
+
+/** One stored blob as `baton artifacts gc` sees it. */
+export interface StoredBlob {
+  ref: ArtifactRef;
+  size: number;
+  /** When the bytes were last written or stored again (a put of bytes already there renews it). */
+  modifiedAt: Date;
+}
+
+/** What garbage collection needs of a store besides reading and writing. */
+export interface CollectableStore {
+  blobs(): AsyncIterable<StoredBlob>;
+  /** The workflows that referenced `ref`, from the reference index. */
+  holders(ref: ArtifactRef): Promise<string[]>;
+  /** Removes the bytes and their references. */
+  remove(ref: ArtifactRef): Promise<void>;
 }
 
 /** An artifact being assembled chunk by chunk; `commit` moves it into the store by its digest. */
@@ -41,7 +65,9 @@ export interface StagingFile {
 
 const isRef = (ref: string): ref is ArtifactRef => /^sha256:[0-9a-f]{64}$/.test(ref);
 
-export class FsArtifactStore implements ArtifactStore {
+const holderFile = (holder: string): string => Buffer.from(holder, 'utf8').toString('base64url');
+
+export class FsArtifactStore implements ArtifactStore, CollectableStore {
   readonly root: string;
 
   constructor(root: string) {
@@ -64,6 +90,10 @@ export class FsArtifactStore implements ArtifactStore {
       const tmp = `${path}.${randomUUID()}.tmp`;
       writeFileSync(tmp, bytes);
       renameSync(tmp, path);
+    } else {
+      // Stored again: renewed, so garbage collection does not take it before the new holder is indexed.
+      const now = new Date();
+      utimesSync(path, now, now);
     }
     return { ref, sha256, size: bytes.byteLength };
   }
@@ -74,6 +104,42 @@ export class FsArtifactStore implements ArtifactStore {
 
   async has(ref: ArtifactRef): Promise<boolean> {
     return existsSync(this.pathOf(ref));
+  }
+
+  private refsOf(ref: ArtifactRef): string {
+    const hex = this.pathOf(ref).slice(join(this.root, 'sha256').length + 1);
+    return join(this.root, 'refs', hex);
+  }
+
+  async reference(ref: ArtifactRef, holder: string): Promise<void> {
+    const dir = this.refsOf(ref);
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, holderFile(holder));
+    if (!existsSync(file)) writeFileSync(file, '');
+  }
+
+  async holders(ref: ArtifactRef): Promise<string[]> {
+    const dir = this.refsOf(ref);
+    if (!existsSync(dir)) return [];
+    return readdirSync(dir).map((f) => Buffer.from(f, 'base64url').toString('utf8'));
+  }
+
+  async *blobs(): AsyncIterable<StoredBlob> {
+    const top = join(this.root, 'sha256');
+    if (!existsSync(top)) return;
+    for (const prefix of readdirSync(top).sort()) {
+      for (const name of readdirSync(join(top, prefix)).sort()) {
+        const ref = `sha256:${name}`;
+        if (!isRef(ref)) continue; // a .tmp file being written
+        const stat = statSync(join(top, prefix, name));
+        yield { ref, size: stat.size, modifiedAt: stat.mtime };
+      }
+    }
+  }
+
+  async remove(ref: ArtifactRef): Promise<void> {
+    rmSync(this.pathOf(ref), { force: true });
+    rmSync(this.refsOf(ref), { recursive: true, force: true });
   }
 
   staging(key: string): StagingFile {
@@ -113,4 +179,18 @@ export class FsArtifactStore implements ArtifactStore {
       discard: () => rmSync(path, { force: true }),
     };
   }
+}
+
+/** Every artifact reference (`ref: "sha256:…"`) in a value bound for history, such as an activity's result. */
+export function refsIn(value: unknown, found = new Set<ArtifactRef>(), depth = 0): Set<ArtifactRef> {
+  if (depth > 32 || typeof value !== 'object' || value === null) return found;
+  if (Array.isArray(value)) {
+    for (const v of value) refsIn(v, found, depth + 1);
+    return found;
+  }
+  for (const [k, v] of Object.entries(value)) {
+    if (k === 'ref' && typeof v === 'string' && isRef(v)) found.add(v);
+    else refsIn(v, found, depth + 1);
+  }
+  return found;
 }

@@ -6,6 +6,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { asBatonError } from '../errors/as-baton-error';
 import { ERROR_KINDS } from '../shared/baton-error';
 import { DELEGATION_STATUSES, OUTCOMES } from '../shared/delegation-types';
+import { artifactsGcCommand } from './commands/artifacts-gc';
 import { agentsCommand } from './commands/agents';
 import { configCheckCommand } from './commands/config-check';
 import { delegateCommand } from './commands/delegate';
@@ -288,6 +289,14 @@ program
   .description('make the configured namespace ready for Baton: register its search attributes (safe to run again)')
   .option('--json', 'print JSON')
   .action((o: { json?: boolean }) => run(() => setupCommand({ ...o, ...globals() })));
+
+const artifacts = program.command('artifacts').description('the artifact store');
+artifacts
+  .command('gc')
+  .description('remove stored artifact bytes no readable delegation or graph names (a dry run unless --apply)')
+  .option('--apply', 'remove them (default: only report)')
+  .option('--json', 'print JSON')
+  .action((o: { apply?: boolean; json?: boolean }) => run(() => artifactsGcCommand({ ...o, ...globals() })));
 
 program
   .command('agents')
