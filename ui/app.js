@@ -34,7 +34,7 @@ async function route() {
     const [, page, arg] = /^#\/([a-z]+)\/?(.*)$/.exec(hash) || [];
     if (page === 'd' && arg) await delegationPage(decodeURIComponent(arg), controller.signal);
     else if (page === 'g' && arg) await graphPage(decodeURIComponent(arg), controller.signal);
-    else if (page === 'delegations') await delegationsPage(controller.signal);
+    else if (page === 'delegations') await delegationsPage(controller.signal, arg);
     else await inboxPage(controller.signal);
   } catch (err) {
     if (controller.signal.aborted) return;

@@ -12,6 +12,7 @@ import {
   log,
   sleep,
   upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { Candidate } from '../src/acceptance/policies';
 import { DelegationState, type NextStep, type QueuedTurn, type CancelKind } from '../src/shared/delegation-state';
@@ -26,7 +27,7 @@ import type {
 import { outcomeOfFailure } from '../src/shared/failure-outcome';
 import { isTerminal } from '../src/shared/remote-state';
 import type { SendOutcome } from '../src/shared/send-outcome';
-import { searchAttributesOf } from '../src/shared/search-attributes';
+import { SA_BATON_VERSION, searchAttributesOf } from '../src/shared/search-attributes';
 import { local, observing, quick, RETRY, sending } from './activity-stubs';
 import { remoteTaskSignal, requestSignal } from './messages';
 
@@ -46,7 +47,7 @@ export class DelegationRun {
     readonly id: string,
     private readonly input: DelegationInput,
   ) {
-    this.state = new DelegationState(id, input);
+    this.state = new DelegationState(id, input, workflowInfo().typedSearchAttributes.get(SA_BATON_VERSION));
   }
 
   get record(): DelegationRecord {

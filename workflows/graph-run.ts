@@ -3,12 +3,12 @@
  * cancellation scope of its own. `taskGraphWorkflow` registers the handlers and runs the loop;
  * `GraphState` makes every decision.
  */
-import { CancellationScope, condition, isCancellation, ParentClosePolicy, startChild } from '@temporalio/workflow';
+import { CancellationScope, condition, isCancellation, ParentClosePolicy, startChild, workflowInfo } from '@temporalio/workflow';
 import { brokenResult, resultOf, type DelegationResult } from '../src/shared/delegation-result';
 import type { CancelRequest, RemoteTaskNotice } from '../src/shared/delegation-types';
 import { GraphState } from '../src/shared/graph-state';
 import type { FollowUp, GraphInput, GraphNodeSpec, GraphRecord } from '../src/shared/graph-types';
-import { startingAttributes } from '../src/shared/search-attributes';
+import { SA_BATON_VERSION, startingAttributes } from '../src/shared/search-attributes';
 import { checking } from './activity-stubs';
 import { delegationWorkflow } from './delegation';
 import { refuse } from './refusal';
@@ -18,7 +18,7 @@ export class GraphRun {
   private readonly scopes = new Map<string, CancellationScope>();
 
   constructor(id: string, input: GraphInput) {
-    this.state = new GraphState(id, input);
+    this.state = new GraphState(id, input, workflowInfo().typedSearchAttributes.get(SA_BATON_VERSION));
   }
 
   get record(): GraphRecord {

@@ -39,6 +39,7 @@ export function formatGraph(g: GraphRecord, live: LiveNodes = new Map()): string
   const lines = [
     `graph       ${g.id}`,
     `status      ${g.status}${g.outcome ? `  ${g.outcome.kind}` : ''}   (${g.failurePolicy}, concurrency ${g.concurrency})`,
+    `started by  Baton ${g.batonVersion ? `v${g.batonVersion}` : 'before 0.2'}`,
     ...(g.outcome?.reasons ?? []).map((r) => `            - ${JSON.stringify(r)}`),
     'nodes',
   ];

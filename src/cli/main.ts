@@ -5,6 +5,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { asBatonError } from '../errors/as-baton-error';
 import { ERROR_KINDS } from '../shared/baton-error';
+import { BATON_VERSION } from '../shared/baton-version';
 import { DELEGATION_STATUSES, OUTCOMES } from '../shared/delegation-types';
 import { artifactsGcCommand } from './commands/artifacts-gc';
 import { agentsCommand } from './commands/agents';
@@ -74,6 +75,7 @@ function oneOf(values: readonly string[]): (value: string) => string {
 
 const program = new Command('baton')
   .description('Durable delegation to remote A2A agents, on Temporal.')
+  .version(BATON_VERSION, '-V, --version', "Baton's version")
   .option('-c, --config <file>', 'config file (default: $BATON_CONFIG or ./baton.config.yaml)')
   // A mistake in the command line is a usage error: one line, exit code 2, like every other one.
   .configureOutput({ outputError: (text, write) => write(`baton: ${text.replace(/^error: /, '').trim()} (see --help)\n`) })
@@ -227,9 +229,10 @@ program
   .option('--status <status>', DELEGATION_STATUSES.join(', '), oneOf(DELEGATION_STATUSES))
   .option('--agent <name>', 'agent name')
   .option('--outcome <outcome>', OUTCOMES.join(', '), oneOf(OUTCOMES))
+  .option('--baton-version <version>', 'only those started by this Baton version (see baton --version)')
   .option('--limit <n>', 'at most this many', (v) => Number(v), 50)
   .option('--json', 'print JSON')
-  .action((o: { status?: string; agent?: string; outcome?: string; limit: number; json?: boolean }) =>
+  .action((o: { status?: string; agent?: string; outcome?: string; batonVersion?: string; limit: number; json?: boolean }) =>
     run(() => listCommand({ ...o, ...globals() })),
   );
 

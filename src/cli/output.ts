@@ -41,6 +41,7 @@ export function formatRecord(r: DelegationRecord): string {
     `delegation  ${r.id}`,
     `agent       ${r.agent.name}${r.agent.interface ? ` (${r.agent.interface.binding} ${r.agent.interface.protocolVersion} at ${r.agent.interface.url})` : ''}`,
     `status      ${r.status}`,
+    `started by  Baton ${r.batonVersion ? `v${r.batonVersion}` : 'before 0.2'}`,
   ];
   if (r.outcome)
     lines.push(`outcome     ${r.outcome.kind}`, ...r.outcome.reasons.map((reason) => `            - ${JSON.stringify(reason)}`));

@@ -20,9 +20,12 @@ import {
   SA_STATUS,
   SA_TENANT,
   startingAttributes,
+  SA_BATON_VERSION,
+  TEMPORAL_DEPLOYMENT_VERSION,
 } from '../shared/search-attributes';
 import { describeIssues } from '../config/load';
 import type { delegationWorkflow } from '../../workflows/delegation';
+import { readRecord } from '../shared/record-version';
 import { answerUpdate, authorizeUpdate, cancelUpdate, reviewUpdate, statusQuery } from '../../workflows/messages';
 import { sendUpdate } from './send-update';
 import { temporalCall } from './temporal-call';
@@ -46,6 +49,8 @@ export interface ListFilter {
   status?: string;
   agent?: string;
   outcome?: string;
+  /** Only delegations started by this Baton version (BatonVersion). */
+  batonVersion?: string;
   /** At most this many rows, newest first. Default 50. */
   limit?: number;
 }
@@ -59,6 +64,10 @@ export interface DelegationSummary {
   remoteTaskId?: string;
   pendingRequestId?: string;
   started: string;
+  /** The Baton version that started it (absent for delegations started before 0.2.0). */
+  batonVersion?: string;
+  /** The worker deployment version it runs on (`<deployment>:<build id>`), with Worker Versioning. */
+  deploymentVersion?: string;
 }
 
 const FILTER_VALUE = /^[A-Za-z0-9_.:@/-]+$/;
@@ -108,6 +117,7 @@ export class BatonClient {
     if (filter.status) clauses.push(`${SA_STATUS.name} = ${quoted('status', filter.status.toUpperCase())}`);
     if (filter.agent) clauses.push(`${SA_AGENT.name} = ${quoted('agent', filter.agent)}`);
     if (filter.outcome) clauses.push(`${SA_OUTCOME.name} = ${quoted('outcome', filter.outcome.toUpperCase())}`);
+    if (filter.batonVersion) clauses.push(`${SA_BATON_VERSION.name} = ${quoted('batonVersion', filter.batonVersion)}`);
     const limit = filter.limit ?? 50;
     const rows: DelegationSummary[] = [];
     if (limit <= 0) return rows;
@@ -124,6 +134,8 @@ export class BatonClient {
           ...(first(SA_REMOTE_TASK_ID) ? { remoteTaskId: first(SA_REMOTE_TASK_ID) } : {}),
           ...(first(SA_PENDING_REQUEST) ? { pendingRequestId: first(SA_PENDING_REQUEST) } : {}),
           started: wf.startTime.toISOString(),
+          ...(first(SA_BATON_VERSION) ? { batonVersion: first(SA_BATON_VERSION) } : {}),
+          ...(first({ name: TEMPORAL_DEPLOYMENT_VERSION }) ? { deploymentVersion: first({ name: TEMPORAL_DEPLOYMENT_VERSION }) } : {}),
         });
         if (rows.length >= limit) break;
       }
@@ -195,7 +207,7 @@ export class BatonClient {
     await this.requireOwn(id);
     let record: DelegationRecord;
     try {
-      record = await this.call(() => this.client.workflow.getHandle<typeof delegationWorkflow>(id).result());
+      record = readRecord(await this.call(() => this.client.workflow.getHandle<typeof delegationWorkflow>(id).result()));
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) throw new DelegationNotFoundError(id);
       if (!(err instanceof WorkflowFailedError)) throw err;
@@ -216,7 +228,8 @@ export class BatonClient {
     try {
       record = await this.call(async () => {
         const description = await handle.describe();
-        return description.status.name === 'COMPLETED' ? await handle.result() : await handle.query(statusQuery);
+        // Read through readRecord: a delegation started by an older Baton returns an older record.
+        return readRecord(description.status.name === 'COMPLETED' ? await handle.result() : await handle.query(statusQuery));
       });
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) throw new DelegationNotFoundError(id);
@@ -281,7 +294,8 @@ export class BatonClient {
     return this.update(id, () =>
       this.client.workflow
         .getHandle(id)
-        .executeUpdate(reviewUpdate, { args: [{ requestId, decision, caller: this.opts.caller, ...(reason ? { reason } : {}) }] }),
+        .executeUpdate(reviewUpdate, { args: [{ requestId, decision, caller: this.opts.caller, ...(reason ? { reason } : {}) }] })
+        .then(readRecord),
     );
   }
 
@@ -290,7 +304,8 @@ export class BatonClient {
     return this.update(id, () =>
       this.client.workflow
         .getHandle(id)
-        .executeUpdate(cancelUpdate, { args: [{ caller: this.opts.caller, ...(reason ? { reason } : {}) }] }),
+        .executeUpdate(cancelUpdate, { args: [{ caller: this.opts.caller, ...(reason ? { reason } : {}) }] })
+        .then(readRecord),
     );
   }
 

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type ConnectionLike } from '@temporalio/client';
 import type { Caller } from '../shared/delegation-types';
 import { parseGraphSpec } from '../shared/graph-spec';
+import { graphAttributes } from '../shared/search-attributes';
 import type { GraphNodeSpec, GraphRecord } from '../shared/graph-types';
 import type { taskGraphWorkflow } from '../../workflows/task-graph';
 import { addFollowUpUpdate, cancelGraphUpdate, graphStatusQuery } from '../../workflows/messages';
@@ -43,6 +44,7 @@ export class GraphClient {
           workflowId: id,
           taskQueue: this.opts.taskQueue,
           args: [{ spec, tenant: this.opts.caller.tenant, owner: this.opts.caller.user }],
+          typedSearchAttributes: graphAttributes({ tenant: this.opts.caller.tenant }),
           staticSummary: `Task graph of ${spec.nodes.length} node(s)`,
           // An id names one graph for good: a retried start after it ended must not run it again.
           workflowIdReusePolicy: 'REJECT_DUPLICATE',

@@ -61,6 +61,7 @@ export const ListQuerySchema = z
     status: z.string().optional(),
     agent: z.string().optional(),
     outcome: z.string().optional(),
+    batonVersion: z.string().optional(),
     limit: z.coerce.number().int().min(1).max(500).optional(),
   })
   .strict();

@@ -101,6 +101,8 @@ const schemas = {
       remoteTaskId: { type: 'string' },
       pendingRequestId: { type: 'string' },
       started: { type: 'string', format: 'date-time' },
+      batonVersion: { type: 'string', description: 'The Baton version that started it; absent before 0.2.0' },
+      deploymentVersion: { type: 'string', description: 'With Worker Versioning: the `<deployment>:<build id>` it runs on' },
     },
   },
   Delegation: {
@@ -280,6 +282,7 @@ export function openApiDocument(): Record<string, unknown> {
             { name: 'status', in: 'query', schema: { enum: [...DELEGATION_STATUSES] } },
             { name: 'agent', in: 'query', schema: { type: 'string' } },
             { name: 'outcome', in: 'query', schema: { enum: [...OUTCOMES] } },
+            { name: 'batonVersion', in: 'query', schema: { type: 'string' }, description: 'Only those started by this Baton version' },
             { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
           ],
           responses: {

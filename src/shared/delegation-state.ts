@@ -3,6 +3,7 @@
  * messages to these methods; every decision about what an event means is here, unit-tested without
  * Temporal. `refuseX()` methods answer "why not?" (a reason, or undefined when allowed).
  */
+import { RECORD_VERSION } from './record-version';
 import type { z } from 'zod';
 import type { Part } from './a2a-types';
 import {
@@ -71,9 +72,12 @@ export class DelegationState {
   constructor(
     id: string,
     private readonly input: DelegationInput,
+    batonVersion?: string,
   ) {
     this.record = {
+      recordVersion: RECORD_VERSION,
       id,
+      ...(batonVersion ? { batonVersion } : {}),
       tenant: input.tenant,
       owner: input.owner,
       agent: { name: input.agent },

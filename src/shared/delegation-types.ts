@@ -288,7 +288,11 @@ export interface Turn {
 }
 
 export interface DelegationRecord {
+  /** The record's shape (RECORD_VERSION); absent in records of Baton 0.1, read as 1 (see readRecord). */
+  recordVersion?: number;
   id: string;
+  /** The Baton version that started the delegation (BatonVersion); absent before 0.2.0. */
+  batonVersion?: string;
   tenant: string;
   owner: string;
   agent: {

@@ -25,9 +25,10 @@ export class GraphState {
   /** Bumped on every change, so the workflow can wait for "something happened". */
   version = 0;
 
-  constructor(id: string, input: GraphInput) {
+  constructor(id: string, input: GraphInput, batonVersion?: string) {
     this.record = {
       id,
+      ...(batonVersion ? { batonVersion } : {}),
       tenant: input.tenant,
       owner: input.owner,
       status: 'RUNNING',

@@ -111,6 +111,8 @@ export type GraphOutcomeKind = 'ACCEPTED' | 'FAILED' | 'CANCELED';
 
 export interface GraphRecord {
   id: string;
+  /** The Baton version that started the graph (BatonVersion); absent before 0.2.0. */
+  batonVersion?: string;
   tenant: string;
   owner: string;
   status: 'RUNNING' | 'CANCELLING' | 'SETTLED';

@@ -8,6 +8,7 @@ import {
   type SearchAttributePair,
   type SearchAttributeUpdatePair,
 } from '@temporalio/common';
+import { BATON_VERSION } from './baton-version';
 import type { DelegationRecord } from './delegation-types';
 
 export const SA_STATUS = defineSearchAttributeKey('BatonStatus', SearchAttributeType.KEYWORD);
@@ -20,7 +21,25 @@ export const SA_REMOTE_STATE = defineSearchAttributeKey('BatonRemoteState', Sear
 /** The pending request's id while the delegation waits for input, authentication or review. */
 export const SA_PENDING_REQUEST = defineSearchAttributeKey('BatonPendingRequest', SearchAttributeType.KEYWORD);
 
-export const ALL_SEARCH_ATTRIBUTES = [SA_STATUS, SA_OUTCOME, SA_AGENT, SA_TENANT, SA_REMOTE_TASK_ID, SA_REMOTE_STATE, SA_PENDING_REQUEST];
+/** The Baton version that started the delegation or graph (set at start, never changed). */
+export const SA_BATON_VERSION = defineSearchAttributeKey('BatonVersion', SearchAttributeType.KEYWORD);
+
+export const ALL_SEARCH_ATTRIBUTES = [
+  SA_STATUS,
+  SA_OUTCOME,
+  SA_AGENT,
+  SA_TENANT,
+  SA_REMOTE_TASK_ID,
+  SA_REMOTE_STATE,
+  SA_PENDING_REQUEST,
+  SA_BATON_VERSION,
+];
+
+/**
+ * Temporal's own attribute for the worker deployment version ("<deployment>:<build id>") a versioned
+ * workflow runs on; empty for workflows on unversioned workers.
+ */
+export const TEMPORAL_DEPLOYMENT_VERSION = 'TemporalWorkerDeploymentVersion';
 
 /**
  * The attributes a delegation starts with, set by whoever starts it (client or parent workflow): the
@@ -31,6 +50,15 @@ export function startingAttributes(input: { agent: string; tenant: string }): Se
     { key: SA_STATUS, value: 'STARTING' },
     { key: SA_AGENT, value: input.agent },
     { key: SA_TENANT, value: input.tenant },
+    { key: SA_BATON_VERSION, value: BATON_VERSION },
+  ];
+}
+
+/** The attributes a graph starts with: its tenant and the Baton version that started it. */
+export function graphAttributes(input: { tenant: string }): SearchAttributePair[] {
+  return [
+    { key: SA_TENANT, value: input.tenant },
+    { key: SA_BATON_VERSION, value: BATON_VERSION },
   ];
 }
 

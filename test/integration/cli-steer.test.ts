@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
 import { supplierQa } from '../../src/demo/supplier-qa';
+import { BATON_VERSION } from '../../src/shared/baton-version';
 import type { DelegationRecord } from '../../src/shared/delegation-types';
 import { CliProcess, runCli, userEnv } from '../helpers/cli';
 import { loopbackAgent, testServer, withWorker } from '../helpers/temporal';
@@ -17,6 +18,7 @@ interface Row {
   id: string;
   status?: string;
   outcome?: string;
+  batonVersion?: string;
 }
 
 describe('baton delegate, ls, watch, answer, show, cancel', () => {
@@ -58,6 +60,12 @@ describe('baton delegate, ls, watch, answer, show, cancel', () => {
 
       const shown = await runCli(['show', id], env);
       assert.match(shown.stdout, /agent asks: "What is the serial number/);
+      assert.match(shown.stdout, new RegExp(`^started by  Baton v${BATON_VERSION.replace(/\./g, '\\.')}$`, 'm'));
+      // Versions: listed and filtered by the Baton version that started each delegation.
+      assert.equal((await ls('--baton-version', BATON_VERSION)).find((r) => r.id === id)?.batonVersion, BATON_VERSION);
+      assert.deepEqual(await ls('--baton-version', '0.0.1'), []);
+      const table = await runCli(['ls'], env);
+      assert.match(table.stdout, new RegExp(`^${id} .* v${BATON_VERSION.replace(/\./g, '\\.')}$`, 'm'));
 
       const foreign = await runCli(['show', id], { ...env, BATON_TENANT: 'globex' });
       assert.equal(foreign.code, 1);

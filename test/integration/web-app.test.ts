@@ -15,6 +15,7 @@ import { harborHotel, skywayAir } from '../../src/demo/trip-agents';
 import { startApiServer, type RunningApi } from '../../src/http/api-server';
 import { CallerTokens } from '../../src/http/caller-tokens';
 import { projectRoot } from '../../src/runtime/project-root';
+import { BATON_VERSION } from '../../src/shared/baton-version';
 import { launchBrowser } from '../helpers/browser';
 import { loopbackAgent, withWorker, type TestWorkerContext } from '../helpers/temporal';
 
@@ -100,6 +101,16 @@ describe('web app in Chromium', () => {
           'the artifact digest is shown',
         );
         assert.doesNotMatch(await page.locator('main').innerText(), /\bnull\b|\bundefined\b/, 'absent parts are not printed');
+
+        // The version that started it, linked to the list of what that version started.
+        await page
+          .locator('[data-field="baton-version"]')
+          .getByRole('link', { name: `v${BATON_VERSION}` })
+          .click();
+        await page.getByRole('heading', { name: `Delegations started by Baton v${BATON_VERSION}` }).waitFor();
+        assert.match((await page.locator('main table').textContent()) ?? '', new RegExp(id));
+        await page.goto(`${api.url}/#/delegations/version=0.0.0-none`);
+        await page.getByText('No delegations started by v0.0.0-none.').waitFor();
         assert.deepEqual(problems, []);
       }),
     );

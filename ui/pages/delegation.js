@@ -54,6 +54,14 @@ function renderDelegation(r, signal, rerender) {
         h('span', {}, 'Remote task ', h('code', {}, r.remote.taskId || '-')),
         h('span', {}, 'Context ', h('code', {}, r.remote.contextId || '-')),
         r.policy ? h('span', {}, `Policy ${r.policy}`) : null,
+        h(
+          'span',
+          { 'data-field': 'baton-version' },
+          'Started by Baton ',
+          r.batonVersion
+            ? h('a', { href: `#/delegations/version=${encodeURIComponent(r.batonVersion)}` }, `v${r.batonVersion}`)
+            : 'before 0.2',
+        ),
         graphId ? h('a', { href: `#/g/${encodeURIComponent(graphId)}` }, `Graph ${graphId}`) : null,
       ),
       r.outcome

@@ -10,6 +10,7 @@ export interface ListOptions {
   status?: string;
   agent?: string;
   outcome?: string;
+  batonVersion?: string;
   limit: number;
   json?: boolean;
   config?: string;
@@ -20,7 +21,13 @@ export async function listCommand(opts: ListOptions): Promise<number> {
   try {
     let rows;
     try {
-      rows = await baton.list({ status: opts.status, agent: opts.agent, outcome: opts.outcome, limit: opts.limit });
+      rows = await baton.list({
+        status: opts.status,
+        agent: opts.agent,
+        outcome: opts.outcome,
+        batonVersion: opts.batonVersion,
+        limit: opts.limit,
+      });
     } catch (err) {
       if (err instanceof InvalidRequestError) throw new UsageError(`filter ${err.message}`);
       throw err;
@@ -30,7 +37,8 @@ export async function listCommand(opts: ListOptions): Promise<number> {
     else
       for (const r of rows)
         process.stdout.write(
-          `${r.id.padEnd(44)} ${(r.agent ?? '').padEnd(14)} ${(r.status ?? '').padEnd(15)} ${(r.outcome ?? '').padEnd(16)} ${r.started}\n`,
+          `${r.id.padEnd(44)} ${(r.agent ?? '').padEnd(14)} ${(r.status ?? '').padEnd(15)} ${(r.outcome ?? '').padEnd(16)} ${r.started}` +
+            ` ${r.batonVersion ? `v${r.batonVersion}` : 'v<0.2'}${r.deploymentVersion ? ` ${r.deploymentVersion}` : ''}\n`,
         );
     return 0;
   } finally {
