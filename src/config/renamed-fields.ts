@@ -8,9 +8,11 @@ interface Renamed {
   section: 'agents';
   from: string;
   to: string;
+  /** The release that stops reading the old name: one minor version after the rename. */
+  until: string;
 }
 
-const RENAMED: Renamed[] = [{ section: 'agents', from: 'settleWithinMs', to: 'readAfterSendMs' }];
+const RENAMED: Renamed[] = [{ section: 'agents', from: 'settleWithinMs', to: 'readAfterSendMs', until: '0.3.0' }];
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -31,7 +33,7 @@ export function renameDeprecatedFields(raw: unknown): { raw: unknown; warnings: 
         warnings.push(`${field} is ignored: ${rule.to} is set too; remove ${rule.from}`);
         renamed[name] = rest;
       } else {
-        warnings.push(`${field} is deprecated: rename it to ${rule.to} (same meaning)`);
+        warnings.push(`${field} is deprecated: rename it to ${rule.to} (same meaning; the old name is read until ${rule.until})`);
         renamed[name] = { ...rest, [rule.to]: value };
       }
     }

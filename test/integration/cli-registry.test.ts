@@ -128,7 +128,9 @@ describe('baton agents and baton config check', () => {
     );
     assert.equal(checked.stderr, '');
     const report = JSON.parse((await runCli(['--config', config, 'config', 'check', '--json'], userEnv())).stdout) as ConfigReport;
-    assert.deepEqual(report.warnings, ['agents.slow.settleWithinMs is deprecated: rename it to readAfterSendMs (same meaning)']);
+    assert.deepEqual(report.warnings, [
+      'agents.slow.settleWithinMs is deprecated: rename it to readAfterSendMs (same meaning; the old name is read until 0.3.0)',
+    ]);
     // Any other command reads it too, with the warning once on stderr.
     const agents = await runCli(['--config', config, 'agents', '--json'], userEnv());
     assert.equal(

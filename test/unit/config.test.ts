@@ -29,7 +29,9 @@ describe('config', () => {
   it('reads a renamed field under its new name, with a warning that names the fix', () => {
     const old = parseConfigWithWarnings({ agents: { slow: { card: 'https://slow.example', settleWithinMs: 0 } } });
     assert.equal(old.config.agents.slow?.readAfterSendMs, 0);
-    assert.deepEqual(old.warnings, ['agents.slow.settleWithinMs is deprecated: rename it to readAfterSendMs (same meaning)']);
+    assert.deepEqual(old.warnings, [
+      'agents.slow.settleWithinMs is deprecated: rename it to readAfterSendMs (same meaning; the old name is read until 0.3.0)',
+    ]);
     const both = parseConfigWithWarnings({ agents: { slow: { card: 'https://slow.example', settleWithinMs: 0, readAfterSendMs: 200 } } });
     assert.equal(both.config.agents.slow?.readAfterSendMs, 200);
     assert.deepEqual(both.warnings, ['agents.slow.settleWithinMs is ignored: readAfterSendMs is set too; remove settleWithinMs']);
