@@ -127,7 +127,8 @@ program
 program
   .command('worker')
   .description('run a worker against an existing Temporal server')
-  .action(() => run(() => workerCommand(globals())));
+  .option('--build-id <id>', "join the config's worker deployment (default name baton) as this build: Worker Versioning")
+  .action((o: { buildId?: string }) => run(() => workerCommand({ ...globals(), ...o })));
 
 program
   .command('serve-agents')

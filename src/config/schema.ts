@@ -3,7 +3,7 @@
  * registry. Every field has a default that suits a laptop running `baton dev`.
  */
 import { z } from 'zod';
-import { ContractSchema, DurationSchema } from '../shared/delegation-types';
+import { ContractSchema, DurationSchema, identifier } from '../shared/delegation-types';
 
 const name = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'use lower-case letters, digits and -');
 
@@ -206,6 +206,23 @@ export const ArtifactsSchema = z
   .strict();
 
 /** The worker's own limits. */
+/** A worker's place in a Temporal worker deployment: the deployment, its build, and how workflows follow builds. */
+export const DeploymentSchema = z
+  .object({
+    /** The worker deployment's name, the same for every build of this Baton fleet. Default `baton`. */
+    name: identifier.default('baton'),
+    /** This build's id, new for every release of workflow code (Baton's version is a good one). */
+    buildId: identifier,
+    /**
+     * `pinned` (the default): a delegation stays on the build that started it until it ends, so old
+     * builds must run until their delegations drain. `auto-upgrade`: it moves to the current build at
+     * its next task, so workflow changes must be replay-safe (`patched()`).
+     */
+    behavior: z.enum(['pinned', 'auto-upgrade']).default('pinned'),
+  })
+  .strict();
+export type DeploymentConfig = z.infer<typeof DeploymentSchema>;
+
 export const WorkerSchema = z
   .object({
     /**
@@ -216,6 +233,12 @@ export const WorkerSchema = z
     maxCachedWorkflows: z.number().int().min(0).default(100),
     /** Activities run at once (calls to agents). Default 100. */
     maxConcurrentActivities: z.number().int().min(1).default(100),
+    /**
+     * Worker Versioning (docs/decisions/0017-upgrades.md): the worker joins a Temporal worker
+     * deployment as one build. Unset (the default): an unversioned worker, upgraded in place, where
+     * `patched()` and the replay corpus keep changes safe.
+     */
+    deployment: DeploymentSchema.optional(),
   })
   .strict();
 

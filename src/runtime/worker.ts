@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { createActivities, type ActivityDeps } from '../../activities';
 import { PolicyRegistry } from '../acceptance/policies';
 import { DEFAULT_ARTIFACTS_PATH, FsArtifactStore } from '../artifacts/store';
-import type { BatonConfig } from '../config/schema';
+import type { BatonConfig, DeploymentConfig } from '../config/schema';
 import { freshWorkflowBundlePath, PRELOADED_MODULES, workflowsPath } from './bundle-workflows';
 
 export interface BatonWorkerOptions {
@@ -30,6 +30,15 @@ export interface BatonWorkerOptions {
   >;
 }
 
+/** The SDK's Worker Versioning options for a configured deployment. */
+export function deploymentOptions(d: DeploymentConfig): NonNullable<WorkerOptions['workerDeploymentOptions']> {
+  return {
+    useWorkerVersioning: true,
+    version: { deploymentName: d.name, buildId: d.buildId },
+    defaultVersioningBehavior: d.behavior === 'pinned' ? 'PINNED' : 'AUTO_UPGRADE',
+  };
+}
+
 export async function createBatonWorker(opts: BatonWorkerOptions): Promise<Worker> {
   const prebuilt = freshWorkflowBundlePath();
   const bundled = opts.workflowBundle ?? (prebuilt ? { codePath: prebuilt } : undefined);
@@ -47,6 +56,7 @@ export async function createBatonWorker(opts: BatonWorkerOptions): Promise<Worke
       ...opts.activityOverrides,
     }),
     shutdownGraceTime: '5s',
+    ...(opts.config.worker?.deployment ? { workerDeploymentOptions: deploymentOptions(opts.config.worker.deployment) } : {}),
     ...(opts.config.worker
       ? {
           maxCachedWorkflows: opts.config.worker.maxCachedWorkflows,

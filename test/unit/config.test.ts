@@ -45,6 +45,19 @@ describe('config', () => {
     );
   });
 
+  it('reads a worker deployment with its defaults, and names a bad build id', () => {
+    assert.equal(parseConfig({}).worker.deployment, undefined, 'unversioned unless asked');
+    assert.deepEqual(parseConfig({ worker: { deployment: { buildId: '0.2.0' } } }).worker.deployment, {
+      name: 'baton',
+      buildId: '0.2.0',
+      behavior: 'pinned',
+    });
+    assert.throws(
+      () => parseConfig({ worker: { deployment: { buildId: 'has spaces' } } }),
+      (err: unknown) => err instanceof ConfigError && /worker\.deployment\.buildId: use letters, digits/.test(err.message),
+    );
+  });
+
   it('refuses unknown fields', () => {
     assert.throws(
       () => parseConfig({ agents: { a: { card: 'https://a.example', alowHttp: true } } }),

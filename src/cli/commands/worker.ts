@@ -1,15 +1,23 @@
 /**
  * `baton worker`: a worker for an existing Temporal server (the production shape).
  */
-import { loadConfig } from '../../config/load';
+import { InvalidRequestError } from '../../client/errors';
+import { describeIssues, loadConfig } from '../../config/load';
+import { DeploymentSchema } from '../../config/schema';
 import { connectTemporalWorker } from '../../runtime/connect';
 import { createLogger, installTemporalRuntime } from '../../runtime/logger';
 import { requireSearchAttributes } from '../../runtime/namespace-setup';
 import { createBatonWorker } from '../../runtime/worker';
 
-export async function workerCommand(opts: { config?: string }): Promise<number> {
+export async function workerCommand(opts: { config?: string; buildId?: string }): Promise<number> {
   const logger = createLogger({ app: 'baton-worker' });
   const { config } = loadConfig(opts.config);
+  if (opts.buildId !== undefined) {
+    const parsed = DeploymentSchema.safeParse({ ...config.worker.deployment, buildId: opts.buildId });
+    if (!parsed.success)
+      throw new InvalidRequestError(`--build-id ${JSON.stringify(opts.buildId)}: ${describeIssues(parsed.error).join('; ')}`);
+    config.worker.deployment = parsed.data;
+  }
   installTemporalRuntime(logger);
   const connection = await connectTemporalWorker(config.temporal.address);
   try {
@@ -22,7 +30,15 @@ export async function workerCommand(opts: { config?: string }): Promise<number> 
       config,
       logger,
     });
-    logger.info({ taskQueue: config.temporal.taskQueue, agents: Object.keys(config.agents) }, 'worker started');
+    const deployment = config.worker.deployment;
+    logger.info(
+      {
+        taskQueue: config.temporal.taskQueue,
+        agents: Object.keys(config.agents),
+        ...(deployment ? { deployment: deployment.name, buildId: deployment.buildId, behavior: deployment.behavior } : {}),
+      },
+      'worker started',
+    );
     await worker.run();
     return 0;
   } finally {
