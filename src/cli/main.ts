@@ -230,7 +230,7 @@ program
   .option('--status <status>', DELEGATION_STATUSES.join(', '), oneOf(DELEGATION_STATUSES))
   .option('--agent <name>', 'agent name')
   .option('--outcome <outcome>', OUTCOMES.join(', '), oneOf(OUTCOMES))
-  .option('--baton-version <version>', 'only those started by this Baton version (see baton --version)')
+  .option('--baton-version <version>', 'only those started by this Baton version (see baton --version); none: before 0.2.0')
   .option('--limit <n>', 'at most this many', (v) => Number(v), 50)
   .option('--json', 'print JSON')
   .action((o: { status?: string; agent?: string; outcome?: string; batonVersion?: string; limit: number; json?: boolean }) =>

@@ -49,7 +49,7 @@ export interface ListFilter {
   status?: string;
   agent?: string;
   outcome?: string;
-  /** Only delegations started by this Baton version (BatonVersion). */
+  /** Only delegations started by this Baton version (BatonVersion); `none`: those started before 0.2.0, which recorded none. */
   batonVersion?: string;
   /** At most this many rows, newest first. Default 50. */
   limit?: number;
@@ -69,6 +69,9 @@ export interface DelegationSummary {
   /** The worker deployment version it runs on (`<deployment>:<build id>`), with Worker Versioning. */
   deploymentVersion?: string;
 }
+
+/** The `batonVersion` filter for delegations started before Baton recorded its version (0.2.0). */
+export const UNVERSIONED = 'none';
 
 const FILTER_VALUE = /^[A-Za-z0-9_.:@/-]+$/;
 
@@ -117,7 +120,8 @@ export class BatonClient {
     if (filter.status) clauses.push(`${SA_STATUS.name} = ${quoted('status', filter.status.toUpperCase())}`);
     if (filter.agent) clauses.push(`${SA_AGENT.name} = ${quoted('agent', filter.agent)}`);
     if (filter.outcome) clauses.push(`${SA_OUTCOME.name} = ${quoted('outcome', filter.outcome.toUpperCase())}`);
-    if (filter.batonVersion) clauses.push(`${SA_BATON_VERSION.name} = ${quoted('batonVersion', filter.batonVersion)}`);
+    if (filter.batonVersion === UNVERSIONED) clauses.push(`${SA_BATON_VERSION.name} IS NULL`);
+    else if (filter.batonVersion) clauses.push(`${SA_BATON_VERSION.name} = ${quoted('batonVersion', filter.batonVersion)}`);
     const limit = filter.limit ?? 50;
     const rows: DelegationSummary[] = [];
     if (limit <= 0) return rows;

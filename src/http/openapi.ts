@@ -282,7 +282,12 @@ export function openApiDocument(): Record<string, unknown> {
             { name: 'status', in: 'query', schema: { enum: [...DELEGATION_STATUSES] } },
             { name: 'agent', in: 'query', schema: { type: 'string' } },
             { name: 'outcome', in: 'query', schema: { enum: [...OUTCOMES] } },
-            { name: 'batonVersion', in: 'query', schema: { type: 'string' }, description: 'Only those started by this Baton version' },
+            {
+              name: 'batonVersion',
+              in: 'query',
+              schema: { type: 'string' },
+              description: 'Only those started by this Baton version; `none`: those started before 0.2.0',
+            },
             { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
           ],
           responses: {

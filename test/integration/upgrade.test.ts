@@ -17,7 +17,8 @@ import { PRELOADED_MODULES } from '../../src/runtime/bundle-workflows';
 import { installTemporalRuntime } from '../../src/runtime/logger';
 import { createBatonWorker } from '../../src/runtime/worker';
 import { BATON_VERSION } from '../../src/shared/baton-version';
-import { loopbackAgent, testBundle, testServer } from '../helpers/temporal';
+import { SA_BATON_VERSION, startingAttributes } from '../../src/shared/search-attributes';
+import { batonFor, loopbackAgent, testBundle, testServer, withWorker } from '../helpers/temporal';
 
 const ASK = [{ text: 'Verify inspection report inspection-92 against order A1042', mediaType: 'text/plain' }];
 const silent = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
@@ -59,7 +60,9 @@ describe('an upgrade from build N to N+1 with Worker Versioning', () => {
         activityOverrides: { poll: { initialMs: 50, maxMs: 500 } },
       });
     const client = new Client({ connection, namespace });
-    const baton = new BatonClient(connection, { namespace, taskQueue, caller: { tenant: 'acme', user: 'ops-1' } });
+    // A tenant of its own: the list below sees only this test's delegations.
+    const caller = { tenant: `upgrade-${randomUUID().slice(0, 8)}`, user: 'ops-1' };
+    const baton = new BatonClient(connection, { namespace, taskQueue, caller });
     /** Makes `buildId` the deployment's current version, once its worker has been seen polling. */
     const makeCurrent = async (buildId: string): Promise<void> => {
       for (let attempt = 0; ; attempt++) {
@@ -114,7 +117,9 @@ describe('an upgrade from build N to N+1 with Worker Versioning', () => {
       assert.equal((await client.workflow.getHandle(fresh).describe()).memo?.startedOnBuild, 'next');
 
       // Versions visible: the Baton version that started each, and the build it runs on.
-      const rows = await baton.list({ batonVersion: BATON_VERSION, limit: 10 });
+      let rows = await baton.list({ batonVersion: BATON_VERSION, limit: 10 });
+      for (let i = 0; i < 100 && rows.filter((r) => r.deploymentVersion).length < 3; i++)
+        rows = await baton.list({ batonVersion: BATON_VERSION, limit: 10 });
       const listed = new Map(rows.map((r) => [r.id, r]));
       for (const id of old) assert.equal(listed.get(id)?.deploymentVersion, `${deployment}:n`);
       assert.equal(listed.get(fresh)?.deploymentVersion, `${deployment}:n1`);
@@ -129,6 +134,39 @@ describe('an upgrade from build N to N+1 with Worker Versioning', () => {
       n.shutdown();
       next?.shutdown();
       await Promise.all(running);
+    }
+  });
+});
+
+describe('delegations an older Baton started', () => {
+  it('are listed with --baton-version none and shown as started before 0.2', async () => {
+    const agent = await startAgentServer(supplierQa({ workMs: 20 }));
+    try {
+      await withWorker({ 'supplier-qa': loopbackAgent(agent.url) }, async (ctx) => {
+        // A tenant of its own: the list sees only this test's delegations.
+        const tenant = `old-${randomUUID().slice(0, 8)}`;
+        const baton = batonFor(ctx, tenant);
+        const current = await baton.start({ agent: 'supplier-qa', parts: ASK });
+        // Started as 0.1 did: the same input, without BatonVersion among the starting attributes.
+        const old = `dlg-old-${randomUUID()}`;
+        const input = { agent: 'supplier-qa', parts: ASK, tenant, owner: 'ops-1' };
+        await ctx.client.workflow.start('delegationWorkflow', {
+          workflowId: old,
+          taskQueue: ctx.taskQueue,
+          args: [input],
+          typedSearchAttributes: startingAttributes(input).filter((p) => p.key.name !== SA_BATON_VERSION.name),
+        });
+        for (const id of [current, old]) await baton.until(id, (r) => r.pending !== null, 50);
+        const ids = async (batonVersion: string) => (await baton.list({ batonVersion, status: 'WAITING_INPUT' })).map((r) => r.id);
+        // The visibility index is eventually consistent: ask again until it has caught up (bounded).
+        let listed: string[][] = [];
+        for (let i = 0; i < 100 && !(listed[0]?.length && listed[1]?.length); i++) listed = [await ids('none'), await ids(BATON_VERSION)];
+        assert.deepEqual(listed, [[old], [current]]);
+        assert.equal((await baton.show(old)).batonVersion, undefined);
+        assert.equal((await baton.show(current)).batonVersion, BATON_VERSION);
+      });
+    } finally {
+      await agent.close();
     }
   });
 });
