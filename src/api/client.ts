@@ -10,6 +10,9 @@ export {
   type StartDelegation,
 } from '../client/baton-client';
 export { ConfigError, loadConfig, parseConfig, type LoadedConfig } from '../config/load';
+/** A client connection as the CLI makes it: environment, then `temporal` in the config, then Temporal's profile (TLS, API key). */
+export { connectTemporalClient } from '../runtime/connect';
+export { resolveTemporalTarget, type TemporalTarget } from '../runtime/temporal-target';
 export type { BatonConfig, AgentEntry } from '../config/schema';
 export { resultOf, type DelegationResult } from '../shared/delegation-result';
 export type {

@@ -4,6 +4,8 @@
  */
 export { withBaton, batonWorkflowsPath, type WithBatonOptions } from '../embed/with-baton';
 export { createBatonWorker, type BatonWorkerOptions } from '../runtime/worker';
-export { missingSearchAttributes, registerSearchAttributes } from '../runtime/namespace-setup';
+export { ensureNamespace, missingSearchAttributes, registerSearchAttributes } from '../runtime/namespace-setup';
+/** A worker's connection as Baton's own worker makes it: environment, config and Temporal's profile (TLS, API key). */
+export { connectTemporalWorker } from '../runtime/connect';
 export { PolicyRegistry, type AcceptancePolicy, type Candidate, type Decision, type DeclaredPolicy } from '../acceptance/policies';
 export { createLogger, installTemporalRuntime } from '../runtime/logger';

@@ -11,7 +11,7 @@ export async function connectClient(
 ): Promise<{ loaded: LoadedConfig; baton: BatonClient; graphs: GraphClient; close(): Promise<void> }> {
   const loaded = loadConfig(configPath);
   const { temporal, caller } = loaded.config;
-  const connection = await connectTemporalClient(temporal.address);
+  const connection = await connectTemporalClient(temporal);
   const opts = { namespace: temporal.namespace, taskQueue: temporal.taskQueue, caller };
   return { loaded, baton: new BatonClient(connection, opts), graphs: new GraphClient(connection, opts), close: () => connection.close() };
 }

@@ -32,6 +32,12 @@ function port(value: string): number {
   return n;
 }
 
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('a whole number of 1 or more');
+  return n;
+}
+
 /** A port to listen on; 0 lets the system pick a free one (the ready line prints it). */
 function listenPort(value: string): number {
   return value === '0' ? 0 : port(value);
@@ -290,9 +296,10 @@ graph
 
 program
   .command('setup')
-  .description('make the configured namespace ready for Baton: register its search attributes (safe to run again)')
+  .description('make the configured namespace ready for Baton: create it if missing, register its search attributes (safe to run again)')
+  .option('--retention-days <n>', 'retention of closed workflows, for a namespace it creates', positiveInt, 3)
   .option('--json', 'print JSON')
-  .action((o: { json?: boolean }) => run(() => setupCommand({ ...o, ...globals() })));
+  .action((o: { json?: boolean; retentionDays: number }) => run(() => setupCommand({ ...o, ...globals() })));
 
 const artifacts = program.command('artifacts').description('the artifact store');
 artifacts

@@ -5,20 +5,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
-import { BatonError } from '../shared/baton-error';
+import { resolveTemporalTarget } from '../runtime/temporal-target';
+import { ConfigError } from './config-error';
 import { expandEnv, MissingEnvError } from './env-expand';
 import { renameDeprecatedFields } from './renamed-fields';
 import { ConfigSchema, type BatonConfig } from './schema';
 
-/** The config cannot be used: the message names the file, each field and the fix (one line; `problems` lists them). */
-export class ConfigError extends BatonError {
-  constructor(
-    message: string,
-    readonly problems: string[] = [],
-  ) {
-    super('ConfigInvalid', problems.length ? `${message.replace(/:$/, '')}: ${problems.join('; ')}` : message);
-  }
-}
+export { ConfigError };
 
 export interface LoadedConfig {
   config: BatonConfig;
@@ -60,12 +53,21 @@ function report(source: string, warnings: string[]): void {
   }
 }
 
+/** A config parsed before (given again, as withBaton allows) carries its resolved target: resolved anew. */
+function withoutTarget(raw: unknown): unknown {
+  const temporal = (raw as { temporal?: Record<string, unknown> })?.temporal;
+  if (!temporal || typeof temporal !== 'object' || !('target' in temporal)) return raw;
+  const { target: _resolved, ...rest } = temporal;
+  return { ...(raw as object), temporal: rest };
+}
+
 /** Validates a config; renamed fields are read under their new names, with a warning (see `parseConfig`). */
 export function parseConfigWithWarnings(raw: unknown, source = 'config'): { config: BatonConfig; warnings: string[] } {
-  const renamed = renameDeprecatedFields(raw ?? {});
+  const renamed = renameDeprecatedFields(withoutTarget(raw ?? {}));
   const result = ConfigSchema.safeParse(renamed.raw);
   if (!result.success) throw new ConfigError(`${source} is not valid:`, describeIssues(result.error, renamed.raw));
-  return { config: applyEnv(result.data), warnings: renamed.warnings };
+  const explicit = ((renamed.raw as { temporal?: { namespace?: string } } | undefined)?.temporal ?? {}) as { namespace?: string };
+  return { config: applyEnv(result.data, explicit.namespace !== undefined), warnings: renamed.warnings };
 }
 
 /** Validates a config; a warning (a renamed field) is printed once to stderr. */
@@ -75,15 +77,20 @@ export function parseConfig(raw: unknown, source = 'config'): BatonConfig {
   return config;
 }
 
-/** `TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE`, `BATON_TENANT` and `BATON_USER` override the file. */
-function applyEnv(config: BatonConfig): BatonConfig {
+/**
+ * Address and namespace as `resolveTemporalTarget` decides them (the environment, then the file, then
+ * a profile of Temporal's own config file); `BATON_TENANT` and `BATON_USER` override the caller.
+ */
+function applyEnv(config: BatonConfig, namespaceGiven: boolean): BatonConfig {
   const env = process.env;
+  const target = resolveTemporalTarget({ ...config.temporal, ...(namespaceGiven ? {} : { namespace: undefined }) }, env);
   return {
     ...config,
     temporal: {
       ...config.temporal,
-      address: env.TEMPORAL_ADDRESS || config.temporal.address,
-      namespace: env.TEMPORAL_NAMESPACE || config.temporal.namespace,
+      ...(target.address ? { address: target.address } : {}),
+      namespace: target.namespace,
+      target,
     },
     caller: { tenant: env.BATON_TENANT || config.caller.tenant, user: env.BATON_USER || config.caller.user },
   };

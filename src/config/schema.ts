@@ -3,6 +3,7 @@
  * registry. Every field has a default that suits a laptop running `baton dev`.
  */
 import { z } from 'zod';
+import type { TemporalTarget } from '../runtime/temporal-target';
 import { ContractSchema, DurationSchema, identifier } from '../shared/delegation-types';
 
 const name = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'use lower-case letters, digits and -');
@@ -315,6 +316,32 @@ export const ConfigSchema = z
         address: z.string().optional(),
         namespace: z.string().default('default'),
         taskQueue: z.string().default('baton'),
+        /**
+         * A profile of Temporal's own config file (temporal.toml, as the `temporal` CLI reads it) to start
+         * from; TEMPORAL_PROFILE wins. Default: the file's `default` profile when there is one.
+         */
+        profile: z.string().min(1).optional(),
+        /** TLS to the frontend (mTLS with a client certificate). Read at connect time; the files are never printed. */
+        tls: z
+          .object({
+            /** PEM file of the CA that signed the server's certificate. Default: the system's trusted CAs. */
+            serverCaFile: z.string().min(1).optional(),
+            /** PEM file of the client certificate, for mTLS; with `clientKeyFile`. */
+            clientCertFile: z.string().min(1).optional(),
+            /** PEM file of the client certificate's private key. */
+            clientKeyFile: z.string().min(1).optional(),
+            /** The name the server's certificate must carry, when it is not the address's host. */
+            serverName: z.string().min(1).optional(),
+            /** Force TLS off (it is on whenever any of the above or an API key is set). */
+            disabled: z.boolean().optional(),
+          })
+          .strict()
+          .optional(),
+        /** Environment variable holding an API key (Temporal Cloud, or a JWT for the server's authorizer); TEMPORAL_API_KEY wins. */
+        apiKeyFromEnv: z
+          .string()
+          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')
+          .optional(),
       })
       .strict()
       .default({ namespace: 'default', taskQueue: 'baton' }),
@@ -336,7 +363,8 @@ export const ConfigSchema = z
     api: ApiSchema.default({ listen: { host: '127.0.0.1', port: 41230 }, callers: [], rateLimit: { requestsPerMinute: 600, burst: 120 } }),
   })
   .strict();
-export type BatonConfig = z.infer<typeof ConfigSchema>;
+/** A loaded config: the file's fields, and where Temporal is as the loader resolved it (runtime/temporal-target). */
+export type BatonConfig = z.infer<typeof ConfigSchema> & { temporal: { target?: TemporalTarget } };
 
 /** An entry for an agent on this machine (demo and test agents): http and loopback allowed. */
 export function loopbackAgentEntry(url: string, extra: Partial<z.input<typeof AgentEntrySchema>> = {}): AgentEntry {

@@ -10,6 +10,13 @@ export class TemporalUnavailableError extends BatonError {
   }
 }
 
+/** The server refused who is calling: a missing, wrong, expired or under-privileged token or certificate. */
+export class TemporalRefusedError extends BatonError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('Unauthorized', message, options);
+  }
+}
+
 /** No worker polls the workflow's task queue, so a Query (a live record) cannot be answered now. */
 export class NoWorkerError extends TemporalUnavailableError {
   constructor(options?: { cause?: unknown }) {
@@ -25,7 +32,20 @@ export class NamespaceMissingError extends BatonError {
   constructor(readonly namespace: string) {
     super(
       'Unavailable',
-      `Temporal has no namespace ${namespace} (temporal.namespace in the config, or TEMPORAL_NAMESPACE): create it with \`temporal operator namespace create --namespace ${namespace}\`, or name one that exists`,
+      `Temporal has no namespace ${namespace} (temporal.namespace in the config, or TEMPORAL_NAMESPACE): create it with \`npx baton setup\`, or name one that exists`,
+    );
+  }
+}
+
+/** `baton setup` may not create the namespace: the caller lacks the permission. */
+export class NamespaceCreateRefusedError extends BatonError {
+  constructor(
+    readonly namespace: string,
+    reason: string,
+  ) {
+    super(
+      'Unauthorized',
+      `Temporal refused to create namespace ${namespace} (${reason.replace(/^\d+ [A-Z_]+: /, '')}): ask an operator to create it (\`temporal operator namespace create --namespace ${namespace}\`), then run \`npx baton setup\` again`,
     );
   }
 }

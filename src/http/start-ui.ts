@@ -8,6 +8,7 @@ import { BatonClient } from '../client/baton-client';
 import { GraphClient } from '../client/graph-client';
 import { ConfigError } from '../config/load';
 import { connectTemporalClient } from '../runtime/connect';
+import type { TemporalSection } from '../runtime/temporal-target';
 import type { BatonConfig } from '../config/schema';
 import { startApiServer } from './api-server';
 import { CallerTokens } from './caller-tokens';
@@ -24,8 +25,8 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 export async function startUi(
   config: BatonConfig,
-  /** Temporal's address; unset: the default (see runtime/connect). */
-  address: string | undefined,
+  /** Where Temporal is: the config's `temporal` section (TLS, API key, profile), or a bare address (the dev stack's). */
+  temporal: TemporalSection | string | undefined,
   logger: Logger,
   listen: { host?: string; port?: number } = {},
 ): Promise<RunningUi> {
@@ -46,7 +47,7 @@ export async function startUi(
       );
     ({ tokens, token: generated } = CallerTokens.single(config.caller));
   }
-  const connection: Connection = await connectTemporalClient(address);
+  const connection: Connection = await connectTemporalClient(temporal);
   const opts = { namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue, caller: config.caller };
   try {
     const server = await startApiServer({

@@ -7,6 +7,7 @@ import { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/load';
 import { connectTemporalClient } from '../runtime/connect';
+import type { TemporalSection } from '../runtime/temporal-target';
 import { PushSchema, type BatonConfig, type PushConfig } from '../config/schema';
 import { pushSignal } from '../../workflows/messages';
 import { startWebhook, type RunningWebhook } from './webhook';
@@ -24,8 +25,8 @@ export interface PushReceiver {
  */
 export async function startPushReceiver(
   config: BatonConfig,
-  /** Temporal's address; unset: the default (see runtime/connect). */
-  address: string | undefined,
+  /** Where Temporal is: the config's `temporal` section (TLS, API key, profile), or a bare address (the dev stack's). */
+  temporal: TemporalSection | string | undefined,
   logger: Logger,
   opts: { devDefaults?: boolean; port?: number } = {},
 ): Promise<PushReceiver> {
@@ -41,7 +42,7 @@ export async function startPushReceiver(
   if (!push && !opts.devDefaults)
     throw new ConfigError('the config has no push section', ['add push: { url: <the URL agents reach the webhook at> }']);
   const listen = push?.listen ?? { host: '127.0.0.1', port: opts.port ?? 41240 };
-  const connection = await connectTemporalClient(address);
+  const connection = await connectTemporalClient(temporal);
   const client = new Client({ connection, namespace: config.temporal.namespace });
   let webhook: RunningWebhook;
   try {

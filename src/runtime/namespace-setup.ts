@@ -2,8 +2,10 @@
  * What a Temporal namespace needs before Baton runs on it: Baton's search attributes, which every
  * delegation sets. `baton setup` registers them; workers and clients check for them.
  */
+import type { Connection } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time';
 import { grpcCodeOf } from '../errors/as-baton-error';
-import { NamespaceMissingError, SearchAttributesMissingError } from '../errors/temporal-errors';
+import { NamespaceCreateRefusedError, NamespaceMissingError, SearchAttributesMissingError } from '../errors/temporal-errors';
 import { ALL_SEARCH_ATTRIBUTES } from '../shared/search-attributes';
 
 /** gRPC NOT_FOUND: the namespace does not exist. */
@@ -15,6 +17,38 @@ export interface OperatorConnection {
     listSearchAttributes(request: { namespace: string }): Promise<{ customAttributes?: Record<string, unknown> | null }>;
     addSearchAttributes(request: { namespace: string; searchAttributes: Record<string, number> }): Promise<unknown>;
   };
+}
+
+/** gRPC PERMISSION_DENIED: the caller may not create namespaces. */
+const GRPC_PERMISSION_DENIED = 7;
+
+/**
+ * Creates `namespace` when it does not exist (with `retentionSeconds` of retention for closed
+ * workflows) and waits until the server serves it; returns whether it was created.
+ */
+export async function ensureNamespace(connection: Connection, namespace: string, retentionSeconds: number): Promise<boolean> {
+  try {
+    await connection.workflowService.describeNamespace({ namespace });
+    return false;
+  } catch (err) {
+    if (grpcCodeOf(err) !== GRPC_NOT_FOUND) throw err;
+  }
+  try {
+    await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs(retentionSeconds * 1000) });
+  } catch (err) {
+    if (grpcCodeOf(err) === GRPC_PERMISSION_DENIED) throw new NamespaceCreateRefusedError(namespace, (err as Error).message);
+    throw err;
+  }
+  // A new namespace reaches every frontend's cache within seconds; until then its search attributes cannot be added.
+  for (let waited = 0; ; waited += 250) {
+    try {
+      await connection.operatorService.listSearchAttributes({ namespace });
+      return true;
+    } catch (err) {
+      if (grpcCodeOf(err) !== GRPC_NOT_FOUND || waited > 60_000) throw err;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
 }
 
 /** The names of Baton's search attributes that `namespace` lacks. */

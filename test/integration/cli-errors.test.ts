@@ -111,7 +111,8 @@ describe('expected failures, as processes', () => {
 
       const setup = await runCli(['setup', '--json'], env);
       assert.equal(setup.code, 0, setup.stderr);
-      const did = JSON.parse(setup.stdout) as { namespace: string; registered: string[] };
+      const did = JSON.parse(setup.stdout) as { namespace: string; created: boolean; registered: string[] };
+      assert.equal(did.created, false, 'the namespace was there');
       assert.deepEqual(
         { namespace: did.namespace, registered: [...did.registered].sort() },
         { namespace, registered: ALL_SEARCH_ATTRIBUTES.map((k) => k.name).sort() },
@@ -130,13 +131,23 @@ describe('expected failures, as processes', () => {
       assert.equal(listed.stdout, 'no delegations match\n');
     });
 
-    it('a namespace that does not exist is named, with the command that creates it', async () => {
+    it('a namespace that does not exist is named, with the command that creates it; setup creates it', async () => {
       const run = await runCli(['ls'], { ...env, TEMPORAL_NAMESPACE: 'no-such-namespace' });
-      saysOneLine(
-        run,
-        1,
-        /^baton: Temporal has no namespace no-such-namespace .*`temporal operator namespace create --namespace no-such-namespace`/,
-      );
+      saysOneLine(run, 1, /^baton: Temporal has no namespace no-such-namespace .*create it with `npx baton setup`/);
+
+      const fresh = `fresh-${randomUUID().slice(0, 8)}`;
+      const created = await runCli(['setup', '--retention-days', '2'], { ...env, TEMPORAL_NAMESPACE: fresh });
+      assert.equal(created.code, 0, created.stderr);
+      assert.match(created.stdout, new RegExp(`^namespace ${fresh}: created it \\(retention 2 days\\); registered BatonStatus, `));
+      const again = await runCli(['setup', '--json'], { ...env, TEMPORAL_NAMESPACE: fresh });
+      assert.deepEqual(JSON.parse(again.stdout), {
+        namespace: fresh,
+        created: false,
+        registered: [],
+        searchAttributes: ALL_SEARCH_ATTRIBUTES.map((k) => k.name),
+      });
+      const listed = await runCli(['ls'], { ...env, TEMPORAL_NAMESPACE: fresh });
+      assert.equal(listed.stdout, 'no delegations match\n', listed.stderr);
     });
   });
 

@@ -31,7 +31,7 @@ export function formatGcReport(report: GcReport, where: string): string {
 export async function artifactsGcCommand(opts: { apply?: boolean; json?: boolean; config?: string }): Promise<number> {
   const { config } = loadConfig(opts.config);
   const store = new FsArtifactStore(config.artifacts.path);
-  const connection = await connectTemporalClient(config.temporal.address);
+  const connection = await connectTemporalClient(config.temporal);
   try {
     const report = await collectArtifactsIn({ connection, namespace: config.temporal.namespace, store, apply: opts.apply });
     if (opts.json) printJson({ store: store.root, namespace: config.temporal.namespace, ...report });

@@ -5,6 +5,8 @@
 import { ConfigError, loadConfig } from '../../config/load';
 import { credentialOf, readSecret } from '../../a2a/agent-fetch';
 import { PolicyRegistry } from '../../acceptance/policies';
+import { connectionOptions, DEFAULT_ADDRESS } from '../../runtime/connect';
+import type { TemporalTarget } from '../../runtime/temporal-target';
 import { printJson } from '../output';
 
 export interface ConfigReport {
@@ -14,6 +16,46 @@ export interface ConfigReport {
   problems: string[];
   /** What works but should change (a renamed field); they do not make the config fail. */
   warnings: string[];
+  /** What Baton would connect to Temporal with, each setting with its source; never a secret. */
+  temporal?: TemporalReport;
+}
+
+export interface TemporalReport {
+  address: string;
+  addressFrom: string;
+  namespace: string;
+  namespaceFrom: string;
+  /** The profile of Temporal's config file that was read, if one was. */
+  profile?: string;
+  tls: { on: false } | { on: true; from: string; serverCa?: string; clientCertificate?: string; serverName?: string };
+  /** Who Baton says it is: an API key's source, a client certificate's, or none. */
+  credential: string;
+}
+
+function temporalReport(target: TemporalTarget): TemporalReport {
+  const tls = target.tls;
+  const credential = target.apiKey
+    ? `API key from ${target.apiKey.from}`
+    : tls && tls.clientCert
+      ? `client certificate from ${tls.clientCert.from}`
+      : 'none';
+  return {
+    address: target.address ?? DEFAULT_ADDRESS,
+    addressFrom: target.from.address,
+    namespace: target.namespace,
+    namespaceFrom: target.from.namespace,
+    ...(target.profile ? { profile: target.profile } : {}),
+    tls: tls
+      ? {
+          on: true,
+          from: tls.from,
+          ...(tls.serverCa ? { serverCa: tls.serverCa.from } : {}),
+          ...(tls.clientCert ? { clientCertificate: tls.clientCert.from } : {}),
+          ...(tls.serverName ? { serverName: tls.serverName } : {}),
+        }
+      : { on: false },
+    credential,
+  };
 }
 
 export function checkConfig(configPath?: string): ConfigReport {
@@ -72,7 +114,32 @@ export function checkConfig(configPath?: string): ConfigReport {
     if (entry.observe === 'push' && !push)
       problems.push(`agents.${name}.observe: push needs a push section (push.url: where agents reach the webhook)`);
   }
-  return { file: loaded.path, ok: problems.length === 0, agents: Object.keys(loaded.config.agents), problems, warnings: loaded.warnings };
+  let temporal: TemporalReport | undefined;
+  try {
+    // Reads and checks the certificate and key files as a connection would, without connecting.
+    temporal = temporalReport(connectionOptions(loaded.config.temporal).target);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    problems.push(err.message);
+  }
+  return {
+    file: loaded.path,
+    ok: problems.length === 0,
+    agents: Object.keys(loaded.config.agents),
+    problems,
+    warnings: loaded.warnings,
+    ...(temporal ? { temporal } : {}),
+  };
+}
+
+function temporalLines(t: TemporalReport): string[] {
+  const tls = t.tls.on
+    ? `on (${t.tls.from}${t.tls.serverCa ? `; server CA from ${t.tls.serverCa}` : ''}${t.tls.serverName ? `; server name ${t.tls.serverName}` : ''})`
+    : 'off';
+  return [
+    `  temporal: ${t.address} (${t.addressFrom}), namespace ${t.namespace} (${t.namespaceFrom})${t.profile ? `, profile ${t.profile}` : ''}`,
+    `  tls: ${tls}; credential: ${t.credential}`,
+  ];
 }
 
 export function configCheckCommand(opts: { json?: boolean; config?: string }): Promise<number> {
@@ -84,6 +151,7 @@ export function configCheckCommand(opts: { json?: boolean; config?: string }): P
       ? [`${file}: ok (${report.agents.length} agent(s): ${report.agents.join(', ') || 'none'})`]
       : [`${file}: ${report.problems.length} problem(s)`, ...report.problems.map((p) => `  - ${p}`)];
     lines.push(...report.warnings.map((w) => `  warning: ${w}`));
+    if (report.temporal) lines.push(...temporalLines(report.temporal));
     process.stdout.write(`${lines.join('\n')}\n`);
   }
   return Promise.resolve(report.ok ? 0 : 1);

@@ -9,7 +9,7 @@ import { createLogger } from '../../runtime/logger';
 export async function uiCommand(opts: { config?: string; host?: string; port?: number }): Promise<number> {
   const logger = createLogger({ app: 'baton-ui' });
   const { config } = loadConfig(opts.config);
-  const ui = await startUi(config, config.temporal.address, logger, { host: opts.host, port: opts.port });
+  const ui = await startUi(config, config.temporal, logger, { host: opts.host, port: opts.port });
   logger.info({ url: ui.url }, 'ui started');
   process.stdout.write(
     [

@@ -9,7 +9,7 @@ import { createLogger } from '../../runtime/logger';
 export async function webhookCommand(opts: { config?: string }): Promise<number> {
   const logger = createLogger({ app: 'baton-webhook' });
   const { config } = loadConfig(opts.config);
-  const receiver = await startPushReceiver(config, config.temporal.address, logger);
+  const receiver = await startPushReceiver(config, config.temporal, logger);
   logger.info({ listening: receiver.webhook.url, publicUrl: receiver.push.url }, 'webhook started');
   process.stderr.write(
     `Webhook listening at ${receiver.webhook.url}; agents push to ${receiver.push.url}/push/<delegation id> (Ctrl-C stops it)\n`,

@@ -19,7 +19,7 @@ export async function workerCommand(opts: { config?: string; buildId?: string })
     config.worker.deployment = parsed.data;
   }
   installTemporalRuntime(logger);
-  const connection = await connectTemporalWorker(config.temporal.address);
+  const connection = await connectTemporalWorker(config.temporal);
   try {
     // Every delegation sets Baton's search attributes: without them, each would fail at its first change.
     await requireSearchAttributes(connection, config.temporal.namespace);
