@@ -4,12 +4,15 @@
  */
 import { NamespaceNotFoundError, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { BatonError } from '../shared/baton-error';
-import { NamespaceMissingError, NoWorkerError, TemporalUnavailableError } from './temporal-errors';
+import { NamespaceMissingError, NoWorkerError, TemporalRefusedError, TemporalUnavailableError } from './temporal-errors';
 
 /** gRPC status codes Temporal's client reports when the server cannot answer now. */
 const GRPC_UNAVAILABLE = 14;
 const GRPC_DEADLINE_EXCEEDED = 4;
 const GRPC_FAILED_PRECONDITION = 9;
+/** gRPC status codes of a server that refuses who is calling, or what they may do. */
+const GRPC_UNAUTHENTICATED = 16;
+const GRPC_PERMISSION_DENIED = 7;
 
 /** The messages along `err`'s cause chain. */
 function messagesOf(err: unknown): string {
@@ -40,6 +43,17 @@ export function asBatonError(err: unknown): BatonError | undefined {
   // A Query needs a worker on the workflow's task queue; the server says when it has seen none.
   if (code === GRPC_FAILED_PRECONDITION && /poller/i.test(messagesOf(err))) {
     return new NoWorkerError({ cause: err });
+  }
+  if (code === GRPC_UNAUTHENTICATED || code === GRPC_PERMISSION_DENIED) {
+    const said =
+      messagesOf(err)
+        .split(' | ')
+        .pop()
+        ?.replace(/^\d+ [A-Z_]+: /, '') ?? '';
+    return new TemporalRefusedError(
+      `Temporal refused the request (${said.replace(/\.$/, '')}): the API key or token (TEMPORAL_API_KEY, temporal.apiKeyFromEnv) is missing, expired or not valid, or lacks the permission for this`,
+      { cause: err },
+    );
   }
   if (code === GRPC_UNAVAILABLE || code === GRPC_DEADLINE_EXCEEDED) {
     return new TemporalUnavailableError('Temporal is not answering just now: try again, and check that the server is up', { cause: err });

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { Connection, type ConnectionOptions } from '@temporalio/client';
 import type { NativeConnection, NativeConnectionOptions } from '@temporalio/worker';
 import { ConfigError } from '../config/config-error';
+import { grpcCodeOf } from '../errors/as-baton-error';
 import { TemporalRefusedError, TemporalUnavailableError } from '../errors/temporal-errors';
 import { resolveTemporalTarget, type Material, type TemporalSection, type TemporalTarget } from './temporal-target';
 
@@ -106,8 +107,13 @@ export function connectionOptions(given: TemporalSection | string | undefined): 
 function failed(target: TemporalTarget, address: string, err: unknown): Error {
   const said = (err as Error).message;
   // The worker's native connection reports the transport's debug text; its own words are inside it.
-  const reason = /message: "([^"]+)"/.exec(said)?.[1] ?? said;
-  const code = (err as { code?: number }).code;
+  const deepest = (() => {
+    let e = err as { cause?: unknown; message?: string };
+    while (e.cause && typeof e.cause === 'object') e = e.cause as typeof e;
+    return e.message ?? said;
+  })();
+  const reason = (/message: "([^"]+)"/.exec(deepest)?.[1] ?? deepest).replace(/^\d+ [A-Z_]+: /, '');
+  const code = grpcCodeOf(err);
   if (code === UNAUTHENTICATED || code === PERMISSION_DENIED || /Unauthenticated|PermissionDenied|Request unauthorized/i.test(said)) {
     const credential = target.apiKey
       ? `the API key from ${target.apiKey.from}`
@@ -115,12 +121,12 @@ function failed(target: TemporalTarget, address: string, err: unknown): Error {
         ? `the client certificate from ${target.tls.clientCert.from}`
         : 'no credential';
     return new TemporalRefusedError(
-      `Temporal at ${address} refused the connection (${credential}): ${reason}; check the API key or token (TEMPORAL_API_KEY, temporal.apiKeyFromEnv) and its permissions for namespace ${target.namespace}`,
+      `Temporal at ${address} refused the connection (${credential}): ${reason.replace(/\.$/, '')}; check the API key or token (TEMPORAL_API_KEY, temporal.apiKeyFromEnv) and its permissions for namespace ${target.namespace}`,
       { cause: err },
     );
   }
   const hint = target.tls
-    ? `; TLS is on (${target.tls.from}): check the server CA, the client certificate and the server name`
+    ? `; TLS is on (${target.tls.from})${target.tls.clientCert ? '' : ' with no client certificate (a server that requires mTLS closes such connections: set TEMPORAL_TLS_CLIENT_CERT_PATH and _KEY_PATH, or temporal.tls.clientCertFile and clientKeyFile)'}: check the server CA, the client certificate and the server name`
     : '; start one with `npx baton dev`, or point TEMPORAL_ADDRESS (or temporal.address in the config) at a running server';
   return new TemporalUnavailableError(`cannot reach Temporal at ${address} (${target.from.address}): ${reason}${hint}`, { cause: err });
 }

@@ -199,7 +199,8 @@ function startCli(
   return { child, tail: () => tail };
 }
 
-function stopChild(child: ChildProcess): Promise<void> {
+/** Stops a process we started: SIGTERM, then SIGKILL after 10 s. */
+export function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolveStop) => {
     const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);

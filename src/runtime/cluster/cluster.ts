@@ -1,0 +1,352 @@
+/**
+ * A real Temporal cluster on this machine, for the cluster tier and for benchmarks: the server built
+ * from the Go module proxy, PostgreSQL from Debian, the services (frontend, internal-frontend,
+ * history, matching, worker) as separate processes, the frontend behind mTLS and the default JWT
+ * authorizer. Every part is started and stopped here, in a private folder on free ports.
+ *
+ * The system worker reaches the cluster through the internal frontend, which trusts the loopback
+ * (internode traffic is plain here): only the public frontend checks certificates and tokens.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { Connection } from '@temporalio/client';
+import { ensureNamespace, registerSearchAttributes } from '../namespace-setup';
+import { freePort, stopChild } from '../temporal-server';
+import { makeCertificates, type ClusterCertificates } from './certs';
+import { startTokenIssuer, type TokenIssuer } from './jwks';
+import { startPostgres, type RunningPostgres } from './postgres';
+import { ensureServerBinaries, type ServerBinaries } from './server-binary';
+
+export const CLUSTER_SERVICES = ['frontend', 'internal-frontend', 'history', 'matching', 'worker'] as const;
+export type ClusterService = (typeof CLUSTER_SERVICES)[number];
+
+export interface ClusterOptions {
+  /** The folder for everything (database, certificates, config, logs). */
+  dir: string;
+  /** Namespaces to create, with Baton's search attributes. Default `['default']`. */
+  namespaces?: string[];
+  log?: (line: string) => void;
+}
+
+export interface RunningCluster {
+  /** The public frontend: mTLS and tokens. */
+  address: string;
+  certs: ClusterCertificates;
+  tokens: TokenIssuer;
+  binaries: ServerBinaries;
+  postgres: RunningPostgres;
+  /** Connection settings for a client with these permissions (a fresh token each call). */
+  env(permissions?: string[]): Promise<Record<string, string>>;
+  /** Stops one service and starts it again (waits until the frontend answers again). */
+  restart(service: ClusterService): Promise<void>;
+  /** Stops PostgreSQL and starts it again. */
+  restartPostgres(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+interface Ports {
+  postgres: number;
+  grpc: Record<ClusterService, number>;
+  membership: Record<ClusterService, number>;
+  http: { frontend: number; 'internal-frontend': number };
+}
+
+/** A free port below 32768: the server keeps membership ports in a smallint column. */
+async function freeLowPort(taken: Set<number>): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (taken.has(port)) continue;
+    const free = await new Promise<boolean>((resolveTry) => {
+      const probe = createServer();
+      probe.once('error', () => resolveTry(false));
+      probe.listen(port, '127.0.0.1', () => probe.close(() => resolveTry(true)));
+    });
+    if (free) {
+      taken.add(port);
+      return port;
+    }
+  }
+}
+
+async function choosePorts(): Promise<Ports> {
+  const grpc = {} as Record<ClusterService, number>;
+  const membership = {} as Record<ClusterService, number>;
+  const taken = new Set<number>();
+  for (const s of CLUSTER_SERVICES) {
+    grpc[s] = await freePort();
+    membership[s] = await freeLowPort(taken);
+  }
+  return { postgres: await freePort(), grpc, membership, http: { frontend: await freePort(), 'internal-frontend': await freePort() } };
+}
+
+function serverConfig(p: Ports, certs: ClusterCertificates, jwksUrl: string, dynamicConfig: string): string {
+  const store = (db: string, conns: number) => `
+      sql:
+        pluginName: postgres12
+        databaseName: ${db}
+        connectAddr: "127.0.0.1:${p.postgres}"
+        connectProtocol: tcp
+        user: temporal
+        password: ""
+        maxConns: ${conns}
+        maxIdleConns: ${conns}
+        maxConnLifetime: 1h`;
+  const service = (s: ClusterService) => `
+  ${s}:
+    rpc:
+      grpcPort: ${p.grpc[s]}
+      membershipPort: ${p.membership[s]}
+      bindOnIP: 127.0.0.1${s === 'frontend' || s === 'internal-frontend' ? `\n      httpPort: ${p.http[s]}` : ''}`;
+  return `log:
+  stdout: true
+  level: warn
+persistence:
+  defaultStore: default
+  visibilityStore: visibility
+  numHistoryShards: 4
+  datastores:
+    default:${store('temporal', 20)}
+    visibility:${store('temporal_visibility', 4)}
+global:
+  membership:
+    maxJoinDuration: 30s
+    broadcastAddress: 127.0.0.1
+  tls:
+    frontend:
+      server:
+        certFile: ${certs.serverCert}
+        keyFile: ${certs.serverKey}
+        requireClientAuth: true
+        clientCaFiles: [${certs.ca}]
+      client:
+        serverName: localhost
+        rootCaFiles: [${certs.ca}]
+  authorization:
+    jwtKeyProvider:
+      keySourceURIs: [${jwksUrl}]
+      refreshInterval: 1m
+    permissionsClaimName: permissions
+    authorizer: default
+    claimMapper: default
+services:${CLUSTER_SERVICES.map(service).join('')}
+clusterMetadata:
+  enableGlobalNamespace: false
+  failoverVersionIncrement: 10
+  masterClusterName: active
+  currentClusterName: active
+  clusterInformation:
+    active:
+      enabled: true
+      initialFailoverVersion: 1
+      rpcName: frontend
+      rpcAddress: 127.0.0.1:${p.grpc.frontend}
+      httpAddress: 127.0.0.1:${p.http.frontend}
+dcRedirectionPolicy:
+  policy: noop
+dynamicConfigClient:
+  filepath: ${dynamicConfig}
+  pollInterval: 10s
+`;
+}
+
+const DYNAMIC_CONFIG = `frontend.enableUpdateWorkflowExecution:
+  - value: true
+frontend.enableUpdateWorkflowExecutionAsyncAccepted:
+  - value: true
+system.forceSearchAttributesCacheRefreshOnRead:
+  - value: true
+frontend.workerVersioningWorkflowAPIs:
+  - value: true
+system.enableDeploymentVersions:
+  - value: true
+`;
+
+function sqlTool(bin: ServerBinaries, port: number, db: string, args: string[]): void {
+  const run = spawnSync(
+    bin.sqlTool,
+    ['--plugin', 'postgres12', '--ep', '127.0.0.1', '-p', String(port), '-u', 'temporal', '--db', db, ...args],
+    {
+      encoding: 'utf8',
+    },
+  );
+  if (run.status !== 0)
+    throw new Error(`temporal-sql-tool ${args[0]} on ${db}: ${(run.stderr || run.stdout).trim().split('\n').slice(-2).join(' ')}`);
+}
+
+export async function startCluster(opts: ClusterOptions): Promise<RunningCluster> {
+  const log = opts.log ?? (() => {});
+  const dir = opts.dir;
+  mkdirSync(join(dir, 'logs'), { recursive: true });
+  const binaries = ensureServerBinaries(undefined, log);
+  const ports = await choosePorts();
+  const certs = makeCertificates(join(dir, 'certs'));
+  const tokens = await startTokenIssuer();
+  log(`PostgreSQL on 127.0.0.1:${ports.postgres}`);
+  // PostgreSQL runs as its own user (when we are root), which must reach its folder: one of its own in
+  // the system's temporary folder, whatever folder the caller chose for the rest.
+  const pgDir = mkdtempSync(join(tmpdir(), 'baton-postgres-'));
+  chmodSync(pgDir, 0o755);
+  const postgres = startPostgres(join(pgDir, 'pg'), ports.postgres);
+  const processes = new Map<ClusterService, ChildProcess>();
+  const stopAll = async () => {
+    await Promise.all([...processes.keys()].map((s) => stopService(s)));
+  };
+  try {
+    for (const [db, schema] of [
+      ['temporal', 'temporal'],
+      ['temporal_visibility', 'visibility'],
+    ] as const) {
+      sqlTool(binaries, ports.postgres, db, ['create']);
+      sqlTool(binaries, ports.postgres, db, ['setup-schema', '-v', '0.0']);
+      sqlTool(binaries, ports.postgres, db, [
+        'update-schema',
+        '-d',
+        join(binaries.moduleDir, 'schema', 'postgresql', 'v12', schema, 'versioned'),
+      ]);
+    }
+    const configDir = join(dir, 'config');
+    mkdirSync(configDir, { recursive: true });
+    const dynamic = join(configDir, 'dynamic.yaml');
+    writeFileSync(dynamic, DYNAMIC_CONFIG);
+    writeFileSync(join(configDir, 'cluster.yaml'), serverConfig(ports, certs, tokens.jwksUrl, dynamic));
+  } catch (err) {
+    await stopAll();
+    postgres.stop();
+    await tokens.close();
+    throw err;
+  }
+
+  function startService(s: ClusterService): void {
+    const out = createWriteStream(join(dir, 'logs', `${s}.log`), { flags: 'a' });
+    const child = spawn(binaries.server, ['--root', dir, '--config', 'config', '--env', 'cluster', 'start', '--service', s], {
+      cwd: dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    child.stdout?.pipe(out, { end: false });
+    child.stderr?.pipe(out, { end: false });
+    child.once('exit', () => out.end());
+    processes.set(s, child);
+  }
+
+  function stopService(s: ClusterService): Promise<void> {
+    const child = processes.get(s);
+    processes.delete(s);
+    return child ? stopChild(child) : Promise.resolve();
+  }
+
+  const address = `127.0.0.1:${ports.grpc.frontend}`;
+  const adminConnect = async (): Promise<Connection> =>
+    Connection.connect({
+      address,
+      connectTimeout: 2_000,
+      tls: {
+        serverRootCACertificate: readFileSync(certs.ca),
+        clientCertPair: { crt: readFileSync(certs.clientCert), key: readFileSync(certs.clientKey) },
+        serverNameOverride: 'localhost',
+      },
+      apiKey: await tokens.token(['temporal-system:admin']),
+    });
+
+  /**
+   * Waits until the frontend serves a namespace read with an admin token, and (`all`) history and
+   * matching answer through it: a read of a workflow that does not exist is "not found", not "no hosts".
+   */
+  const ready = async (what: string, all = true): Promise<void> => {
+    const started = Date.now();
+    let last: unknown;
+    while (Date.now() - started < 120_000) {
+      for (const [s, child] of processes) {
+        if (child.exitCode !== null)
+          throw new Error(`the Temporal ${s} service exited (${child.exitCode}) while ${what}: see ${join(dir, 'logs', `${s}.log`)}`);
+      }
+      try {
+        const connection = await adminConnect();
+        try {
+          await connection.workflowService.describeNamespace({ namespace: 'temporal-system' });
+          if (!all) return;
+          await connection.workflowService.describeTaskQueue({ namespace: 'temporal-system', taskQueue: { name: 'baton-ready' } });
+          const probe = await connection.workflowService
+            .describeWorkflowExecution({ namespace: 'temporal-system', execution: { workflowId: 'baton-ready-probe' } })
+            .then(
+              () => 'found',
+              (err: { code?: number }) => (err.code === 5 ? 'not found' : Promise.reject(err)),
+            );
+          if (probe) return;
+        } finally {
+          await connection.close();
+        }
+      } catch (err) {
+        last = err;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+    throw new Error(
+      `the Temporal cluster did not answer within 120 s while ${what}: ${(last as Error)?.message}; logs in ${join(dir, 'logs')}`,
+    );
+  };
+
+  try {
+    // The frontend first: it writes the cluster's metadata once; services started at the same moment race to.
+    startService('frontend');
+    await ready('starting the frontend', false);
+    for (const s of CLUSTER_SERVICES) if (s !== 'frontend') startService(s);
+    await ready('starting');
+    const connection = await adminConnect();
+    try {
+      for (const namespace of opts.namespaces ?? ['default']) {
+        await ensureNamespace(connection, namespace, 86_400);
+        await registerSearchAttributes(connection, namespace);
+      }
+    } finally {
+      await connection.close();
+    }
+  } catch (err) {
+    await stopAll();
+    postgres.stop();
+    await tokens.close();
+    throw err;
+  }
+  log(`Temporal ${binaries.version} frontend at ${address} (mTLS, JWT authorizer)`);
+
+  return {
+    address,
+    certs,
+    tokens,
+    binaries,
+    postgres,
+    async env(permissions = ['default:write', 'default:worker']) {
+      return {
+        TEMPORAL_ADDRESS: address,
+        TEMPORAL_TLS_SERVER_CA_CERT_PATH: certs.ca,
+        TEMPORAL_TLS_CLIENT_CERT_PATH: certs.clientCert,
+        TEMPORAL_TLS_CLIENT_KEY_PATH: certs.clientKey,
+        TEMPORAL_TLS_SERVER_NAME: 'localhost',
+        TEMPORAL_API_KEY: await tokens.token(permissions),
+      };
+    },
+    async restart(service) {
+      await stopService(service);
+      startService(service);
+      await ready(`restarting ${service}`);
+    },
+    async restartPostgres() {
+      postgres.stop();
+      postgres.start();
+      await ready('restarting PostgreSQL');
+    },
+    async stop() {
+      await stopAll();
+      try {
+        postgres.stop();
+      } catch {
+        // Already stopped.
+      }
+      await tokens.close();
+      rmSync(pgDir, { recursive: true, force: true });
+    },
+  };
+}
