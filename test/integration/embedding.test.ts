@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import pino from 'pino';
 import { BatonClient } from '../../src/client/baton-client';
@@ -15,7 +16,9 @@ import { supplierQa } from '../../src/demo/supplier-qa';
 import { portalGate } from '../../src/demo/auth-gate';
 import type { AgentEntry } from '../../src/config/schema';
 import { ConfigError } from '../../src/config/load';
+import { batonPlugin } from '../../src/embed/baton-plugin';
 import { withBaton } from '../../src/embed/with-baton';
+import { SearchAttributesMissingError } from '../../src/errors/temporal-errors';
 import { installTemporalRuntime } from '../../src/runtime/logger';
 import type { DelegationRecord } from '../../src/shared/delegation-types';
 import { historyText, loopbackAgent, testServer, withWorker } from '../helpers/temporal';
@@ -36,7 +39,7 @@ interface Ctx {
 async function withUserWorker<T>(
   agents: Record<string, AgentEntry>,
   fn: (ctx: Ctx) => Promise<T>,
-  opts: { withoutBaton?: boolean } = {},
+  opts: { withoutBaton?: boolean; asPlugin?: boolean } = {},
 ): Promise<T> {
   installTemporalRuntime(quiet);
   const { address, namespace } = await testServer();
@@ -45,7 +48,11 @@ async function withUserWorker<T>(
   const connection = await Connection.connect({ address });
   try {
     const base = { connection: native, namespace, taskQueue, workflowsPath: require.resolve('../workflows/embedding'), activities: {} };
-    const options = opts.withoutBaton ? base : await withBaton(base, { config: { agents }, logger: quiet });
+    const options = opts.withoutBaton
+      ? base
+      : opts.asPlugin
+        ? { ...base, plugins: [batonPlugin({ config: { agents }, logger: quiet })] }
+        : await withBaton(base, { config: { agents }, logger: quiet });
     const worker = await Worker.create({ ...options, shutdownGraceTime: '2s' });
     const client = new Client({ connection, namespace });
     const baton = new BatonClient(connection, { namespace, taskQueue, caller: CALLER });
@@ -55,6 +62,14 @@ async function withUserWorker<T>(
     await native.close();
   }
 }
+
+/** The shop's refund check: a parent workflow that delegates to supplier-qa and answers by Signal. */
+const refund = (client: Client, taskQueue: string, batonTaskQueue?: string) =>
+  client.workflow.execute(verifyWithLookup, {
+    workflowId: `refund-${randomUUID()}`,
+    taskQueue,
+    args: [{ parts: ASK, caller: CALLER, serial: 'SN-4471', ...(batonTaskQueue ? { batonTaskQueue } : {}) }],
+  });
 
 describe('embedding: delegations in your own workflows', () => {
   let agent: RunningAgent;
@@ -222,6 +237,32 @@ describe('embedding: delegations in your own workflows', () => {
       withBaton({ taskQueue: 'x', activities: { sendTurn: () => 1 } }, { config: { agents: {} }, logger: quiet }),
       (err: unknown) => err instanceof ConfigError && /activities named sendTurn/.test(err.message) && /own task queue/.test(err.message),
     );
+  });
+
+  it('does the same as a worker plugin, and a plugin on a namespace without Baton refuses to start', async () => {
+    await withUserWorker(qa(), async ({ client, taskQueue }) => assert.equal((await refund(client, taskQueue)).outcome, 'ACCEPTED'), {
+      asPlugin: true,
+    });
+    const { address } = await testServer();
+    const bare = `bare-plugin-${randomUUID().slice(0, 8)}`;
+    const connection = await Connection.connect({ address });
+    const native = await NativeConnection.connect({ address });
+    try {
+      await connection.workflowService.registerNamespace({ namespace: bare, workflowExecutionRetentionPeriod: msToTs('1 day') });
+      await assert.rejects(
+        Worker.create({
+          connection: native,
+          namespace: bare,
+          taskQueue: 'shop',
+          workflowsPath: require.resolve('../workflows/embedding'),
+          plugins: [batonPlugin({ config: { agents: qa() }, logger: quiet })],
+        }),
+        (err: unknown) => err instanceof SearchAttributesMissingError && /register them with `npx baton setup`/.test(err.message),
+      );
+    } finally {
+      await connection.close();
+      await native.close();
+    }
   });
 });
 

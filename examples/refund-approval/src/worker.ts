@@ -1,11 +1,11 @@
 /**
- * The shop's worker: its own workflows and activities, with Baton added by one call.
+ * The shop's worker: its own workflows and activities, with Baton added as a worker plugin.
  *
  *   TEMPORAL_ADDRESS=127.0.0.1:7233 SUPPLIER_QA_CARD=http://127.0.0.1:41241 npm run worker
  */
 import { Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { registerSearchAttributes, withBaton } from 'baton/worker';
+import { batonPlugin, registerSearchAttributes } from 'baton/worker';
 import * as activities from './activities';
 
 export const TASK_QUEUE = 'refunds';
@@ -26,19 +26,23 @@ export async function createShopWorker(opts: ShopWorkerOptions): Promise<{ worke
   await admin.close();
 
   const connection = await NativeConnection.connect({ address: opts.address });
-  const worker = await Worker.create(
-    await withBaton(
-      { connection, namespace, taskQueue: opts.taskQueue ?? TASK_QUEUE, workflowsPath: require.resolve('./workflows'), activities },
-      {
+  const worker = await Worker.create({
+    connection,
+    namespace,
+    taskQueue: opts.taskQueue ?? TASK_QUEUE,
+    workflowsPath: require.resolve('./workflows'),
+    activities,
+    plugins: [
+      batonPlugin({
         config: {
           agents: {
             // A loopback demo agent: plain http and a private address are allowed for it alone.
             'supplier-qa': { card: opts.supplierQaCard, allowHttp: true, allowPrivateNetwork: true },
           },
         },
-      },
-    ),
-  );
+      }),
+    ],
+  });
   return { worker, close: () => connection.close() };
 }
 
