@@ -1,8 +1,8 @@
 /**
  * docker-compose.yml, checked without an engine: Debian's docker-compose accepts it (`config`), every
- * service docs/operations.md names is in it and every service in it is documented, the search
- * attributes it registers are the ones the code uses, and the Baton config it mounts loads with the
- * environment it sets.
+ * service docs/operations.md names is in it and every service in it is documented, the namespace is
+ * set up by `baton setup`, the Baton config it mounts loads with the environment it sets, and the
+ * secured override (deploy/compose.secure.yml) wires mTLS and tokens into every Baton service.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -15,7 +15,7 @@ import { loadConfig } from '../../src/config/load';
 import { demoAgents } from '../../src/demo/catalog';
 import { CallerTokens } from '../../src/http/caller-tokens';
 import { projectRoot } from '../../src/runtime/project-root';
-import { ALL_SEARCH_ATTRIBUTES } from '../../src/shared/search-attributes';
+import { TEMPORAL_SERVER_VERSION } from '../../src/runtime/cluster/server-binary';
 import { runCli, userEnv } from '../helpers/cli';
 
 const run = promisify(execFile);
@@ -26,10 +26,11 @@ const SECRETS = {
   POSTGRES_PASSWORD: 'pg-password',
 };
 
-async function compose(args: string[], env: Record<string, string | undefined>) {
+async function compose(args: string[], env: Record<string, string | undefined>, files = ['docker-compose.yml']) {
   const clean = { ...process.env };
-  for (const k of Object.keys(SECRETS)) delete clean[k];
-  return run('docker-compose', ['-f', join(root, 'docker-compose.yml'), ...args], { cwd: root, env: { ...clean, ...env } });
+  for (const k of [...Object.keys(SECRETS), 'TEMPORAL_API_KEY', 'TEMPORAL_JWT_KEY_SOURCE']) delete clean[k];
+  const f = files.flatMap((file) => ['-f', join(root, file)]);
+  return run('docker-compose', [...f, ...args], { cwd: root, env: { ...clean, ...env } });
 }
 
 interface Service {
@@ -59,12 +60,16 @@ describe('docker-compose.yml', () => {
 
   it('registers the search attributes the code uses, runs real CLI commands, and mounts a config that loads', async () => {
     const { services } = parseYaml((await compose(['config'], SECRETS)).stdout) as { services: Record<string, Service> };
+    // The namespace is set up by `baton setup`: the search attributes are the code's own list.
     const setup = JSON.stringify(services['temporal-setup']?.command);
-    for (const sa of ALL_SEARCH_ATTRIBUTES) assert.match(setup, new RegExp(`\\b${sa.name}\\b`), `registers ${sa.name}`);
-    assert.equal(setup.match(/\bBaton[A-Za-z]+/g)?.length, ALL_SEARCH_ATTRIBUTES.length, 'and no other');
+    assert.match(setup, /node lib\/src\/cli\/main\.js setup/);
+    assert.equal(setup.match(/\bBaton[A-Za-z]+/g), null, 'no list of its own to drift');
+    // The server is the version the cluster tier runs.
+    assert.equal((services.temporal as { image?: string }).image, `temporalio/auto-setup:${TEMPORAL_SERVER_VERSION}`);
     assert.equal(services['baton-worker']?.deploy?.replicas, 2);
 
     const help = await runCli(['--help'], userEnv());
+    assert.match(help.stdout, /^ {2}setup\b/m, 'temporal-setup runs `baton setup`, a real command');
     for (const name of ['baton-worker', 'baton-webhook', 'baton-ui', 'demo-agents']) {
       const command = ([] as string[]).concat(services[name]?.command ?? [])[0] ?? '';
       assert.match(help.stdout, new RegExp(`^ {2}${command}\\b`, 'm'), `${name} runs \`baton ${command}\`, a real command`);
@@ -94,5 +99,22 @@ describe('docker-compose.yml', () => {
       for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
       Object.assign(process.env, saved);
     }
+  });
+  it('has a secured shape (deploy/compose.secure.yml): mTLS and the JWT authorizer, every Baton service with a certificate and a token', async () => {
+    const files = ['docker-compose.yml', 'deploy/compose.secure.yml'];
+    const secure = { ...SECRETS, TEMPORAL_API_KEY: 'a-token', TEMPORAL_JWT_KEY_SOURCE: 'https://keys.example/jwks.json' };
+    const { services } = parseYaml((await compose(['config'], secure, files)).stdout) as { services: Record<string, Service> };
+    const temporal = services.temporal?.environment ?? {};
+    assert.equal(temporal.TEMPORAL_TLS_REQUIRE_CLIENT_AUTH, 'true');
+    assert.equal(temporal.TEMPORAL_AUTH_AUTHORIZER, 'default');
+    assert.equal(temporal.TEMPORAL_JWT_KEY_SOURCE1, 'https://keys.example/jwks.json');
+    for (const name of ['temporal-setup', 'baton-worker', 'baton-webhook', 'baton-ui']) {
+      const env = services[name]?.environment ?? {};
+      assert.equal(env.TEMPORAL_TLS_CLIENT_CERT_PATH, '/etc/baton/certs/client.pem', `${name} presents a client certificate`);
+      assert.equal(env.TEMPORAL_API_KEY, 'a-token', `${name} sends the token`);
+    }
+    await assert.rejects(compose(['config'], { ...secure, TEMPORAL_API_KEY: undefined }, files), (err: { stderr?: string }) =>
+      /set TEMPORAL_API_KEY/.test(err.stderr ?? ''),
+    );
   });
 });
