@@ -38,8 +38,8 @@ export interface RunningCluster {
   tokens: TokenIssuer;
   binaries: ServerBinaries;
   postgres: RunningPostgres;
-  /** Connection settings for a client with these permissions (a fresh token each call). */
-  env(permissions?: string[]): Promise<Record<string, string>>;
+  /** Connection settings for a client with these permissions (a fresh token each call, valid an hour unless said). */
+  env(permissions?: string[], opts?: { expiresInSeconds?: number }): Promise<Record<string, string>>;
   /** Stops one service and starts it again (waits until the frontend answers again). */
   restart(service: ClusterService): Promise<void>;
   /** Stops PostgreSQL and starts it again. */
@@ -224,7 +224,6 @@ export async function startCluster(opts: ClusterOptions): Promise<RunningCluster
     const child = spawn(binaries.server, ['--root', dir, '--config', 'config', '--env', 'cluster', 'start', '--service', s], {
       cwd: dir,
       stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
     });
     child.stdout?.pipe(out, { end: false });
     child.stderr?.pipe(out, { end: false });
@@ -237,6 +236,17 @@ export async function startCluster(opts: ClusterOptions): Promise<RunningCluster
     processes.delete(s);
     return child ? stopChild(child) : Promise.resolve();
   }
+
+  // Whatever ends this process ends the cluster too: nothing is left running on a crash or a forced exit.
+  const leftovers = (): void => {
+    for (const child of processes.values()) child.kill('SIGKILL');
+    try {
+      postgres.stop();
+    } catch {
+      // Already stopped.
+    }
+  };
+  process.once('exit', leftovers);
 
   const address = `127.0.0.1:${ports.grpc.frontend}`;
   const adminConnect = async (): Promise<Connection> =>
@@ -318,14 +328,14 @@ export async function startCluster(opts: ClusterOptions): Promise<RunningCluster
     tokens,
     binaries,
     postgres,
-    async env(permissions = ['default:write', 'default:worker']) {
+    async env(permissions = ['default:write', 'default:worker'], opts = {}) {
       return {
         TEMPORAL_ADDRESS: address,
         TEMPORAL_TLS_SERVER_CA_CERT_PATH: certs.ca,
         TEMPORAL_TLS_CLIENT_CERT_PATH: certs.clientCert,
         TEMPORAL_TLS_CLIENT_KEY_PATH: certs.clientKey,
         TEMPORAL_TLS_SERVER_NAME: 'localhost',
-        TEMPORAL_API_KEY: await tokens.token(permissions),
+        TEMPORAL_API_KEY: await tokens.token(permissions, opts),
       };
     },
     async restart(service) {
@@ -339,6 +349,7 @@ export async function startCluster(opts: ClusterOptions): Promise<RunningCluster
       await ready('restarting PostgreSQL');
     },
     async stop() {
+      process.off('exit', leftovers);
       await stopAll();
       try {
         postgres.stop();
