@@ -23,6 +23,12 @@ function messagesOf(err: unknown): string {
   return said.join(' | ');
 }
 
+/** Whether the server refused who is calling (gRPC UNAUTHENTICATED or PERMISSION_DENIED), on `err` or a cause. */
+export function isRefusal(err: unknown): boolean {
+  const code = grpcCodeOf(err);
+  return code === GRPC_UNAUTHENTICATED || code === GRPC_PERMISSION_DENIED;
+}
+
 /** The gRPC status code of `err` or of its causes, when it has one. */
 export function grpcCodeOf(err: unknown): number | undefined {
   for (let e = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
@@ -44,7 +50,7 @@ export function asBatonError(err: unknown): BatonError | undefined {
   if (code === GRPC_FAILED_PRECONDITION && /poller/i.test(messagesOf(err))) {
     return new NoWorkerError({ cause: err });
   }
-  if (code === GRPC_UNAUTHENTICATED || code === GRPC_PERMISSION_DENIED) {
+  if (isRefusal(err)) {
     const said =
       messagesOf(err)
         .split(' | ')

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { Connection, type ConnectionOptions } from '@temporalio/client';
 import type { NativeConnection, NativeConnectionOptions } from '@temporalio/worker';
 import { ConfigError } from '../config/config-error';
-import { grpcCodeOf } from '../errors/as-baton-error';
+import { isRefusal } from '../errors/as-baton-error';
 import { TemporalRefusedError, TemporalUnavailableError } from '../errors/temporal-errors';
 import { resolveTemporalTarget, type Material, type TemporalSection, type TemporalTarget } from './temporal-target';
 
@@ -18,10 +18,6 @@ export const DEFAULT_ADDRESS = '127.0.0.1:7233';
 
 /** How long a connection attempt may take before the server counts as unreachable. */
 const CONNECT_TIMEOUT_MS = 5_000;
-
-/** gRPC codes a server uses to refuse who is calling. */
-const UNAUTHENTICATED = 16;
-const PERMISSION_DENIED = 7;
 
 /**
  * The target: a bare address (a server Baton started itself, as `baton dev` does) is used as it is,
@@ -113,8 +109,7 @@ function failed(target: TemporalTarget, address: string, err: unknown): Error {
     return e.message ?? said;
   })();
   const reason = (/message: "([^"]+)"/.exec(deepest)?.[1] ?? deepest).replace(/^\d+ [A-Z_]+: /, '');
-  const code = grpcCodeOf(err);
-  if (code === UNAUTHENTICATED || code === PERMISSION_DENIED || /Unauthenticated|PermissionDenied|Request unauthorized/i.test(said)) {
+  if (isRefusal(err) || /Unauthenticated|PermissionDenied|Request unauthorized/i.test(said)) {
     const credential = target.apiKey
       ? `the API key from ${target.apiKey.from}`
       : target.tls && target.tls.clientCert

@@ -18,19 +18,12 @@ import { supplierQa } from '../../src/demo/supplier-qa';
 import { arcticTours, harborHotel, skywayAir } from '../../src/demo/trip-agents';
 import { startCluster, type RunningCluster } from '../../src/runtime/cluster/cluster';
 import { connectTemporalClient } from '../../src/runtime/connect';
-import { CliProcess, runCli, userEnv, type CliRun } from '../helpers/cli';
+import { CliProcess, runCli, userEnv, saysOneLine } from '../helpers/cli';
 import { kill } from '../helpers/worker-process';
 
 const ASK = [{ text: 'Verify inspection report inspection-92 against order A1042', mediaType: 'text/plain' }];
 const PUSH_SECRET = `cluster-push-${process.pid}`;
 const API_TOKEN = `cluster-api-${process.pid}`;
-
-function saysOneLine(run: CliRun, line: RegExp): void {
-  assert.equal(run.code, 1, `exit code; stderr:\n${run.stderr}`);
-  const lines = run.stderr.split('\n').filter(Boolean);
-  assert.equal(lines.length, 1, `one line on stderr, got:\n${run.stderr}`);
-  assert.match(lines[0] ?? '', line);
-}
 
 describe('Baton on a real Temporal cluster', () => {
   let cluster: RunningCluster;
@@ -190,15 +183,18 @@ describe('Baton on a real Temporal cluster', () => {
     const expired = await cluster.tokens.token(['default:write'], { expiresInSeconds: -60 });
     saysOneLine(
       await runCli(['ls'], { ...env, TEMPORAL_API_KEY: stranger }),
+      1,
       /^baton: Temporal at .* refused the connection \(the API key from TEMPORAL_API_KEY\)/,
     );
     saysOneLine(
       await runCli(['ls'], { ...env, TEMPORAL_API_KEY: expired }),
+      1,
       /^baton: Temporal at .* refused the connection \(the API key from TEMPORAL_API_KEY\)/,
     );
-    saysOneLine(await runCli(['ls'], { ...env, TEMPORAL_API_KEY: '' }), /^baton: Temporal refused the request \(Request unauthorized\)/);
+    saysOneLine(await runCli(['ls'], { ...env, TEMPORAL_API_KEY: '' }), 1, /^baton: Temporal refused the request \(Request unauthorized\)/);
     saysOneLine(
       await runCli(['ls'], { ...env, TEMPORAL_TLS_CLIENT_CERT_PATH: '', TEMPORAL_TLS_CLIENT_KEY_PATH: '' }),
+      1,
       /^baton: cannot reach Temporal at .* with no client certificate/,
     );
   });
@@ -212,6 +208,7 @@ describe('Baton on a real Temporal cluster', () => {
     assert.equal((JSON.parse(shown.stdout) as { status: string }).status, 'WAITING_INPUT');
     saysOneLine(
       await runCli(['delegate', '--agent', 'supplier-qa', '--text', 'hi'], reader),
+      1,
       /^baton: Temporal refused the request \(Request unauthorized\)/,
     );
     await baton.cancel(id, 'done with the test');

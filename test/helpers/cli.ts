@@ -1,6 +1,7 @@
 /**
  * Runs the real `baton` command as a child process, the way a user would.
  */
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 
@@ -111,4 +112,13 @@ export async function freePortBlock(count: number): Promise<number> {
     if (free) return base;
   }
   throw new Error(`no ${count} consecutive free ports between 20000 and 32000`);
+}
+
+/** An expected failure as users see it: exit `code`, exactly one line on stderr matching `line`, no stack trace. */
+export function saysOneLine(run: CliRun, code: number, line: RegExp): void {
+  assert.equal(run.code, code, `exit code; stderr:\n${run.stderr}`);
+  const lines = run.stderr.split('\n').filter(Boolean);
+  assert.equal(lines.length, 1, `one line on stderr, got:\n${run.stderr}`);
+  assert.match(lines[0] ?? '', line);
+  assert.doesNotMatch(run.stderr, /^\s+at /m, 'no stack trace');
 }

@@ -14,18 +14,10 @@ import { msToTs } from '@temporalio/common/lib/time';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
 import { refusingVendor } from '../../src/demo/simple-agents';
 import { ALL_SEARCH_ATTRIBUTES } from '../../src/shared/search-attributes';
-import { runCli, userEnv, type CliRun } from '../helpers/cli';
+import { runCli, saysOneLine, userEnv } from '../helpers/cli';
 import { loopbackAgent, testServer, withWorker } from '../helpers/temporal';
 
 /** Asserts one line on stderr matching `line`, the exit code, and no stack trace. */
-function saysOneLine(run: CliRun, code: number, line: RegExp): void {
-  assert.equal(run.code, code, `exit code; stderr:\n${run.stderr}`);
-  const lines = run.stderr.split('\n').filter(Boolean);
-  assert.equal(lines.length, 1, `one line on stderr, got:\n${run.stderr}`);
-  assert.match(lines[0] ?? '', line);
-  assert.doesNotMatch(run.stderr, /^\s+at /m, 'no stack trace');
-}
-
 function configFile(text: string): string {
   const file = join(mkdtempSync(join(tmpdir(), 'baton-errors-')), 'baton.config.yaml');
   writeFileSync(file, text);

@@ -9,16 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { makeCertificates, type ClusterCertificates } from '../../src/runtime/cluster/certs';
-import { runCli, userEnv, type CliRun } from '../helpers/cli';
+import { runCli, userEnv, saysOneLine } from '../helpers/cli';
 import { testServer } from '../helpers/temporal';
-
-function saysOneLine(run: CliRun, line: RegExp): void {
-  assert.equal(run.code, 1, `exit code; stderr:\n${run.stderr}`);
-  const lines = run.stderr.split('\n').filter(Boolean);
-  assert.equal(lines.length, 1, `one line on stderr, got:\n${run.stderr}`);
-  assert.match(lines[0] ?? '', line);
-  assert.doesNotMatch(run.stderr, /^\s+at /m, 'no stack trace');
-}
 
 describe('connection settings that cannot work', () => {
   let certs: ClusterCertificates;
@@ -39,23 +31,26 @@ describe('connection settings that cannot work', () => {
     const missing = configWith(`{ clientCertFile: "${dir}/absent.pem", clientKeyFile: "${certs.clientKey}" }`);
     saysOneLine(
       await runCli(['ls'], userEnv({ BATON_CONFIG: missing })),
+      1,
       /^baton: cannot read the TLS client certificate .*absent\.pem \(temporal\.tls\.clientCertFile in the config\): ENOENT$/,
     );
     const stray = configWith(`{ clientCertFile: "${certs.clientCert}", clientKeyFile: "${certs.strayKey}" }`);
     const id = `dlg-conn-${Date.now()}`;
     saysOneLine(
       await runCli(['delegate', '--agent', 'supplier-qa', '--text', 'hi', '--id', id], userEnv({ BATON_CONFIG: stray })),
+      1,
       /^baton: the TLS client key \(temporal\.tls\.clientKeyFile in the config\) does not belong to the client certificate \(temporal\.tls\.clientCertFile in the config\)/,
     );
     const notPem = configWith(`{ serverCaFile: "${certs.clientKey}" }`);
     saysOneLine(
       await runCli(['worker'], userEnv({ BATON_CONFIG: notPem })),
+      1,
       /^baton: the TLS server CA certificate \(temporal\.tls\.serverCaFile in the config\) is not a PEM certificate$/,
     );
     // Nothing was started: the same delegation id, asked of the plain server, does not exist.
     const plain = join(dir, 'plain.yaml');
     writeFileSync(plain, `temporal: { address: "${address}" }\ncaller: { tenant: conn, user: ops }\n`);
-    saysOneLine(await runCli(['show', id], userEnv({ BATON_CONFIG: plain })), new RegExp(`no delegation with id ${id}`));
+    saysOneLine(await runCli(['show', id], userEnv({ BATON_CONFIG: plain })), 1, new RegExp(`no delegation with id ${id}`));
     // config check says the same, among its problems, and what it would connect with.
     const check = await runCli(['config', 'check'], userEnv({ BATON_CONFIG: stray }));
     assert.equal(check.code, 1);
@@ -66,12 +61,14 @@ describe('connection settings that cannot work', () => {
     const env = userEnv({ TEMPORAL_PROFILE: 'staging', TEMPORAL_CONFIG_FILE: join(dir, 'none.toml') });
     saysOneLine(
       await runCli(['ls'], env),
+      1,
       /^baton: Temporal profile "staging" \(TEMPORAL_PROFILE\) is not in .*none\.toml: name a profile it has, or unset TEMPORAL_PROFILE$/,
     );
     const keyless = join(dir, 'keyless.yaml');
     writeFileSync(keyless, `temporal: { address: "${address}", apiKeyFromEnv: BATON_TEST_NO_SUCH_KEY }\n`);
     saysOneLine(
       await runCli(['setup'], userEnv({ BATON_CONFIG: keyless })),
+      1,
       /^baton: temporal\.apiKeyFromEnv names BATON_TEST_NO_SUCH_KEY, which is not set/,
     );
   });

@@ -279,13 +279,13 @@ export async function startCluster(opts: ClusterOptions): Promise<RunningCluster
           await connection.workflowService.describeNamespace({ namespace: 'temporal-system' });
           if (!all) return;
           await connection.workflowService.describeTaskQueue({ namespace: 'temporal-system', taskQueue: { name: 'baton-ready' } });
-          const probe = await connection.workflowService
+          // History answers "not found" for a workflow that does not exist; "no hosts" (thrown) means not yet.
+          await connection.workflowService
             .describeWorkflowExecution({ namespace: 'temporal-system', execution: { workflowId: 'baton-ready-probe' } })
-            .then(
-              () => 'found',
-              (err: { code?: number }) => (err.code === 5 ? 'not found' : Promise.reject(err)),
-            );
-          if (probe) return;
+            .catch((err: { code?: number }) => {
+              if (err.code !== 5) throw err;
+            });
+          return;
         } finally {
           await connection.close();
         }
