@@ -4,6 +4,7 @@
 import { BatonClient } from '../client/baton-client';
 import { GraphClient } from '../client/graph-client';
 import { loadConfig, type LoadedConfig } from '../config/load';
+import { dataConverterOption } from '../codec/data-converter';
 import { connectTemporalClient } from '../runtime/connect';
 
 export async function connectClient(
@@ -12,6 +13,6 @@ export async function connectClient(
   const loaded = loadConfig(configPath);
   const { temporal, caller } = loaded.config;
   const connection = await connectTemporalClient(temporal);
-  const opts = { namespace: temporal.namespace, taskQueue: temporal.taskQueue, caller };
+  const opts = { namespace: temporal.namespace, taskQueue: temporal.taskQueue, caller, ...dataConverterOption(loaded.config) };
   return { loaded, baton: new BatonClient(connection, opts), graphs: new GraphClient(connection, opts), close: () => connection.close() };
 }

@@ -10,6 +10,7 @@ import {
   type ConnectionLike,
 } from '@temporalio/client';
 import type { Part } from '../shared/a2a-types';
+import type { DataConverter } from '@temporalio/common';
 import { CredentialNameSchema, DelegationInputSchema, type Caller, type Contract, type DelegationRecord } from '../shared/delegation-types';
 import { DELEGATION_ID_PREFIX } from '../shared/ids';
 import {
@@ -91,9 +92,19 @@ export class BatonClient {
 
   constructor(
     private readonly connection: ConnectionLike,
-    private readonly opts: { namespace: string; taskQueue: string; caller: Caller },
+    private readonly opts: {
+      namespace: string;
+      taskQueue: string;
+      caller: Caller;
+      /** Temporal's data converter: the one the worker uses (`batonDataConverter(config)` with encryption). */
+      dataConverter?: DataConverter;
+    },
   ) {
-    this.client = new Client({ connection, namespace: opts.namespace });
+    this.client = new Client({
+      connection,
+      namespace: opts.namespace,
+      ...(opts.dataConverter ? { dataConverter: opts.dataConverter } : {}),
+    });
   }
 
   /** The same client acting as another caller (the HTTP API serves many). */

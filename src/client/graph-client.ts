@@ -3,6 +3,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type ConnectionLike } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import type { Caller } from '../shared/delegation-types';
 import { parseGraphSpec } from '../shared/graph-spec';
 import { graphAttributes } from '../shared/search-attributes';
@@ -21,9 +22,19 @@ export class GraphClient {
 
   constructor(
     private readonly connection: ConnectionLike,
-    private readonly opts: { namespace: string; taskQueue: string; caller: Caller },
+    private readonly opts: {
+      namespace: string;
+      taskQueue: string;
+      caller: Caller;
+      /** Temporal's data converter: the one the worker uses (`batonDataConverter(config)` with encryption). */
+      dataConverter?: DataConverter;
+    },
   ) {
-    this.client = new Client({ connection, namespace: opts.namespace });
+    this.client = new Client({
+      connection,
+      namespace: opts.namespace,
+      ...(opts.dataConverter ? { dataConverter: opts.dataConverter } : {}),
+    });
   }
 
   /** The same client acting as another caller (the HTTP API serves many). */

@@ -207,6 +207,42 @@ export const ArtifactsSchema = z
   .strict();
 
 /** The worker's own limits. */
+/** Where an encryption key is: a variable or a file holding 32 bytes, base64 (or 64 hex digits). */
+const KeySourceSchema = z.union([
+  z.object({ fromEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name') }).strict(),
+  z.object({ fromFile: z.string().min(1) }).strict(),
+]);
+
+/**
+ * Payload encryption (decision 0019): AES-256-GCM over every payload Temporal stores. Off unless set.
+ * Keys stay listed while any history they wrote is kept: `currentKey` encrypts, every key decrypts.
+ */
+export const EncryptionSchema = z
+  .object({
+    /** The id of the key new payloads are encrypted with. */
+    currentKey: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'use letters, digits and . _ -'),
+    /** Every key that may have encrypted a payload still in history, by id. */
+    keys: z.record(z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'use letters, digits and . _ -'), KeySourceSchema),
+    /**
+     * The codec server `baton ui` serves at `/codec` for the Temporal Web UI and CLI. It decodes any
+     * payload of the namespace, so it acts only for a token from these variables (16 characters or
+     * more). Default BATON_CODEC_TOKEN; while none of them is set, `/codec` is not served.
+     */
+    codecServer: z
+      .object({
+        tokensFromEnv: z
+          .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'))
+          .default(['BATON_CODEC_TOKEN']),
+        /** Origins of Temporal Web UIs that call it from the browser (CORS). Default none. */
+        corsOrigins: z.array(z.url({ message: 'must be an origin such as https://temporal.example.com' })).default([]),
+      })
+      .strict()
+      .default({ tokensFromEnv: ['BATON_CODEC_TOKEN'], corsOrigins: [] }),
+  })
+  .strict()
+  .refine((e) => e.currentKey in e.keys, { message: 'currentKey must be one of the ids under keys', path: ['currentKey'] });
+export type EncryptionConfig = z.infer<typeof EncryptionSchema>;
+
 /** A worker's place in a Temporal worker deployment: the deployment, its build, and how workflows follow builds. */
 export const DeploymentSchema = z
   .object({
@@ -359,6 +395,7 @@ export const ConfigSchema = z
     }),
     /** Push notifications (agents with `observe: push`, or `auto` on a card that offers them). Default: off. */
     push: PushSchema.optional(),
+    encryption: EncryptionSchema.optional(),
     worker: WorkerSchema.default({ maxCachedWorkflows: 100, maxConcurrentActivities: 100 }),
     api: ApiSchema.default({ listen: { host: '127.0.0.1', port: 41230 }, callers: [], rateLimit: { requestsPerMinute: 600, burst: 120 } }),
   })

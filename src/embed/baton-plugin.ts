@@ -7,7 +7,8 @@
 import type { BundleOptions, BundlerPlugin, ReplayWorkerOptions, WorkerOptions, WorkerPlugin } from '@temporalio/worker';
 import { PRELOADED_MODULES } from '../runtime/bundle-workflows';
 import { requireSearchAttributes } from '../runtime/namespace-setup';
-import { batonWorkflowsPath, withBaton, type WithBatonOptions } from './with-baton';
+import { batonDataConverter } from '../codec/data-converter';
+import { batonWorkflowsPath, configOf, withBaton, type WithBatonOptions } from './with-baton';
 
 export interface BatonPluginOptions extends WithBatonOptions {
   /** Check the namespace has Baton's search attributes before the worker starts. Default true: every delegation sets them. */
@@ -33,6 +34,9 @@ export class BatonPlugin implements WorkerPlugin, BundlerPlugin {
   }
 
   configureReplayWorker(options: ReplayWorkerOptions): ReplayWorkerOptions {
+    // Encrypted histories replay only through the same keys.
+    const dataConverter = options.dataConverter ?? batonDataConverter(configOf(this.options.config));
+    if (dataConverter) options = { ...options, dataConverter };
     if (!options.workflowsPath) return options;
     return {
       ...options,

@@ -9,6 +9,7 @@ import type { WorkerOptions } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { PRELOADED_MODULES } from '../runtime/bundle-workflows';
 import { createActivities } from '../../activities';
+import { batonDataConverter } from '../codec/data-converter';
 import { FsArtifactStore } from '../artifacts/store';
 import { PolicyRegistry } from '../acceptance/policies';
 import { ConfigError, loadConfig, parseConfig } from '../config/load';
@@ -27,7 +28,8 @@ export interface WithBatonOptions {
   policies?: PolicyRegistry;
 }
 
-function configOf(given: WithBatonOptions['config']): BatonConfig {
+/** The config `withBaton` and the plugin use. */
+export function configOf(given: WithBatonOptions['config']): BatonConfig {
   if (given === undefined) return loadConfig().config;
   if (typeof given === 'string') return loadConfig(given).config;
   return parseConfig(given, 'the config given to withBaton');
@@ -83,8 +85,11 @@ export async function withBaton(options: WorkerOptions, baton: WithBatonOptions 
       'rename yours, or run Baton on its own task queue (a Baton worker, and delegate({ taskQueue }))',
     ]);
   }
+  // Payloads are encrypted as Baton's config says, unless the worker brings a data converter of its own.
+  const dataConverter = options.dataConverter ?? batonDataConverter(config);
   return {
     ...options,
+    ...(dataConverter ? { dataConverter } : {}),
     activities: { ...theirs, ...ours },
     ...(options.workflowsPath
       ? {

@@ -41,6 +41,10 @@ export function grpcCodeOf(err: unknown): number | undefined {
 /** `err` as a BatonError, or undefined when nothing says what it is (a bug). */
 export function asBatonError(err: unknown): BatonError | undefined {
   if (err instanceof BatonError) return err;
+  // A payload codec's error reaches the caller wrapped by the SDK (a result or a query that cannot be read).
+  for (let e = (err as { cause?: unknown })?.cause, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof BatonError) return e;
+  }
   if (err instanceof NamespaceNotFoundError) return new NamespaceMissingError(err.namespace);
   if (err instanceof WorkflowExecutionAlreadyStartedError) {
     return new BatonError('Refused', `a workflow with id ${err.workflowId} exists already: nothing was started; choose another id`);

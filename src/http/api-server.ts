@@ -27,6 +27,7 @@ import {
   StartBodySchema,
 } from './api-schemas';
 import type { CallerTokens } from './caller-tokens';
+import { codecRouter, type CodecServerOptions } from './codec-server';
 import { openApiDocument } from './openapi';
 
 export interface ApiServerOptions {
@@ -41,6 +42,8 @@ export interface ApiServerOptions {
   uiDir?: string | null;
   /** Requests one caller may make (`api.rateLimit`). Default 600 a minute, bursts of 120. */
   rateLimit?: { requestsPerMinute: number; burst: number };
+  /** Also serve the codec server at `/codec` (with payload encryption on and a codec token set). */
+  codec?: CodecServerOptions;
 }
 
 function parse<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
@@ -278,6 +281,7 @@ export function createApiApp(opts: ApiServerOptions): express.Express {
     res.status(e.httpStatus).json({ error: { type: e.kind, message: e.message } });
   });
   app.use('/api/v1', api);
+  if (opts.codec) app.use('/codec', codecRouter(opts.codec));
 
   const uiDir = opts.uiDir === undefined ? join(projectRoot(), 'ui') : opts.uiDir;
   if (uiDir && existsSync(uiDir)) app.use(express.static(uiDir, { index: 'index.html', fallthrough: true, maxAge: 0 }));

@@ -6,7 +6,11 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ApiConfig } from '../config/schema';
 import type { Caller } from '../shared/delegation-types';
 
-const digest = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest();
+/** A token's SHA-256: tokens are kept and compared only as digests. */
+export const digest = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest();
+
+/** The token of an `Authorization: Bearer …` header, or undefined. */
+export const bearerToken = (authorization: string | undefined): string | undefined => /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
 
 export class CallerTokens {
   private readonly entries: { digest: Buffer; caller: Caller }[];
@@ -42,9 +46,9 @@ export class CallerTokens {
 
   /** The caller an `Authorization: Bearer …` header names, or undefined. */
   callerFor(authorization: string | undefined): Caller | undefined {
-    const m = /^Bearer\s+(\S+)$/i.exec(authorization ?? '');
-    if (!m?.[1]) return undefined;
-    const given = digest(m[1]);
+    const token = bearerToken(authorization);
+    if (!token) return undefined;
+    const given = digest(token);
     let found: Caller | undefined;
     // Every entry is compared, found or not, so timing does not tell how far the list was read.
     for (const e of this.entries) if (timingSafeEqual(e.digest, given) && !found) found = e.caller;

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { BatonClient } from '../client/baton-client';
 import { GraphClient } from '../client/graph-client';
 import { ConfigError } from '../config/load';
+import { batonDataConverter } from '../codec/data-converter';
 import { connectTemporalClient } from '../runtime/connect';
 import type { TemporalSection } from '../runtime/temporal-target';
 import type { BatonConfig } from '../config/schema';
@@ -18,6 +19,8 @@ export interface RunningUi {
   url: string;
   /** With a generated token: the link that signs the browser in (the token in the fragment). */
   signInUrl?: string;
+  /** The codec server's endpoint, when it is served (payload encryption on and a codec token set). */
+  codecUrl?: string;
   close(): Promise<void>;
 }
 
@@ -28,7 +31,12 @@ export async function startUi(
   /** Where Temporal is: the config's `temporal` section (TLS, API key, profile), or a bare address (the dev stack's). */
   temporal: TemporalSection | string | undefined,
   logger: Logger,
-  listen: { host?: string; port?: number } = {},
+  listen: {
+    host?: string;
+    port?: number;
+    /** One more token the codec server accepts (`baton dev` makes one for its Web UI). */
+    codecToken?: string;
+  } = {},
 ): Promise<RunningUi> {
   const host = listen.host ?? config.api.listen.host;
   const port = listen.port ?? config.api.listen.port;
@@ -47,8 +55,16 @@ export async function startUi(
       );
     ({ tokens, token: generated } = CallerTokens.single(config.caller));
   }
+  const codecTokens = codecTokensOf(config, listen.codecToken);
   const connection: Connection = await connectTemporalClient(temporal);
-  const opts = { namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue, caller: config.caller };
+  const dataConverter = batonDataConverter(config);
+  const codec = dataConverter?.payloadCodecs?.[0];
+  const opts = {
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
+    caller: config.caller,
+    ...(dataConverter ? { dataConverter } : {}),
+  };
   try {
     const server = await startApiServer({
       baton: new BatonClient(connection, opts),
@@ -58,10 +74,22 @@ export async function startUi(
       host,
       port,
       rateLimit: config.api.rateLimit,
+      ...(codec && codecTokens.length && config.encryption
+        ? {
+            codec: {
+              codec,
+              tokens: codecTokens,
+              corsOrigins: config.encryption.codecServer.corsOrigins,
+              namespace: config.temporal.namespace,
+              logger,
+            },
+          }
+        : {}),
     });
     return {
       url: server.url,
       ...(generated ? { signInUrl: `${server.url}/#token=${generated}` } : {}),
+      ...(codec && codecTokens.length ? { codecUrl: `${server.url}/codec` } : {}),
       close: async () => {
         await server.close();
         await connection.close();
@@ -71,4 +99,19 @@ export async function startUi(
     await connection.close();
     throw err;
   }
+}
+
+/** The codec server's tokens: each `encryption.codecServer.tokensFromEnv` variable that is set, and `extra`. */
+function codecTokensOf(config: BatonConfig, extra: string | undefined): string[] {
+  if (!config.encryption) return [];
+  const tokens: string[] = [];
+  for (const name of config.encryption.codecServer.tokensFromEnv) {
+    const token = process.env[name];
+    if (token === undefined || token === '') continue;
+    if (token.length < 16)
+      throw new ConfigError(`encryption.codecServer: ${name} must hold at least 16 characters (a guessable token is worse than none)`);
+    tokens.push(token);
+  }
+  if (extra) tokens.push(extra);
+  return tokens;
 }

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/load';
+import { dataConverterOption } from '../codec/data-converter';
 import { connectTemporalClient } from '../runtime/connect';
 import type { TemporalSection } from '../runtime/temporal-target';
 import { PushSchema, type BatonConfig, type PushConfig } from '../config/schema';
@@ -43,7 +44,7 @@ export async function startPushReceiver(
     throw new ConfigError('the config has no push section', ['add push: { url: <the URL agents reach the webhook at> }']);
   const listen = push?.listen ?? { host: '127.0.0.1', port: opts.port ?? 41240 };
   const connection = await connectTemporalClient(temporal);
-  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const client = new Client({ connection, namespace: config.temporal.namespace, ...dataConverterOption(config) });
   let webhook: RunningWebhook;
   try {
     webhook = await startWebhook({

@@ -95,6 +95,8 @@ export interface DevServerOptions {
   readyTimeoutMs?: number;
   /** Start a server of our own even when TEMPORAL_ADDRESS names one (chaos runs stop and restart it). */
   own?: boolean;
+  /** The codec server the Web UI decodes payloads with (`--ui-codec-endpoint`). Default none. */
+  codecEndpoint?: string;
   /** Picks a free port where one is to be chosen. Default `freePort` (tests choose to provoke a collision). */
   pickPort?: () => Promise<number>;
 }
@@ -185,6 +187,7 @@ function startCli(
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--namespace', opts.namespace, '--log-level', 'warn'];
   if (opts.uiPort === false) args.push('--headless');
   else args.push('--ui-port', String(opts.uiPort ?? port + 1000));
+  if (opts.codecEndpoint && opts.uiPort !== false) args.push('--ui-codec-endpoint', opts.codecEndpoint);
   if (opts.dbFile) {
     mkdirSync(dirname(opts.dbFile), { recursive: true });
     args.push('--db-filename', opts.dbFile);
@@ -280,6 +283,7 @@ export async function startTemporal(opts: DevServerOptions & { configAddress?: s
         ...(uiPort ? { uiPort } : {}),
         ...(opts.dbFile ? { dbFilename: opts.dbFile } : {}),
         searchAttributes: ALL_SEARCH_ATTRIBUTES,
+        ...(opts.codecEndpoint ? { extraArgs: ['--ui-codec-endpoint', opts.codecEndpoint] } : {}),
       },
     });
     const uiUrl = uiPort === false ? undefined : `http://127.0.0.1:${uiPort ?? port + 1000}`;

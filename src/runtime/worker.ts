@@ -7,13 +7,14 @@ import { createActivities, type ActivityDeps } from '../../activities';
 import { PolicyRegistry } from '../acceptance/policies';
 import { DEFAULT_ARTIFACTS_PATH, FsArtifactStore } from '../artifacts/store';
 import type { BatonConfig, DeploymentConfig } from '../config/schema';
+import { dataConverterOption } from '../codec/data-converter';
 import { freshWorkflowBundlePath, PRELOADED_MODULES, workflowsPath } from './bundle-workflows';
 
 export interface BatonWorkerOptions {
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
-  config: Pick<BatonConfig, 'agents'> & Partial<Pick<BatonConfig, 'policies' | 'artifacts' | 'push' | 'worker'>>;
+  config: Pick<BatonConfig, 'agents'> & Partial<Pick<BatonConfig, 'policies' | 'artifacts' | 'push' | 'worker' | 'encryption'>>;
   logger: Logger;
   /** Extra acceptance policies beside the built-in ones. */
   policies?: PolicyRegistry;
@@ -56,6 +57,7 @@ export async function createBatonWorker(opts: BatonWorkerOptions): Promise<Worke
       ...opts.activityOverrides,
     }),
     shutdownGraceTime: '5s',
+    ...dataConverterOption(opts.config),
     ...(opts.config.worker?.deployment ? { workerDeploymentOptions: deploymentOptions(opts.config.worker.deployment) } : {}),
     ...(opts.config.worker
       ? {

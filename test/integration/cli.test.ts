@@ -3,11 +3,14 @@
  * started again on its SQLite file.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { projectCliPaths } from '../../src/runtime/temporal-server';
 import type { DelegationRecord } from '../../src/shared/delegation-types';
 import { alive, CliProcess, logsOf, runCli, userEnv } from '../helpers/cli';
 
@@ -34,12 +37,28 @@ describe('baton demo', () => {
   });
 });
 
+/** `baton dev` on free ports (it picks them, retrying if the dev server loses one, and prints them). */
+const devArgs = (db: string, appPort = 0): string[] => [
+  'dev',
+  '--port',
+  '0',
+  '--ui-port',
+  '0',
+  '--agents-port',
+  '0',
+  '--webhook-port',
+  '0',
+  '--app-port',
+  String(appPort),
+  '--db',
+  db,
+];
+
 describe('baton dev', () => {
   it('stops cleanly on SIGTERM and SIGINT, and keeps workflows across a restart', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'baton-dev-'));
     const db = join(dir, 'temporal.sqlite');
-    // Every port 0: baton dev picks free ones (retrying if the dev server loses one) and prints them.
-    const args = ['dev', '--port', '0', '--ui-port', '0', '--agents-port', '0', '--webhook-port', '0', '--app-port', '0', '--db', db];
+    const args = devArgs(db);
     const config = join(dir, 'baton.config.yaml');
     writeFileSync(config, 'caller: { tenant: acme, user: ops-1 }\n');
     /** The client's environment for a running `baton dev`: the Temporal address it printed. */
@@ -126,30 +145,60 @@ describe('baton dev', () => {
     await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
     try {
       const appPort = (busy.address() as AddressInfo).port;
-      const dev = new CliProcess(
-        [
-          'dev',
-          '--port',
-          '0',
-          '--ui-port',
-          '0',
-          '--agents-port',
-          '0',
-          '--webhook-port',
-          '0',
-          '--app-port',
-          String(appPort),
-          '--db',
-          join(dir, 'temporal.sqlite'),
-        ],
-        userEnv(),
-      );
+      const dev = new CliProcess(devArgs(join(dir, 'temporal.sqlite'), appPort), userEnv());
       // Once the stack it had started is stopped, the process ends by itself: no signal is sent.
       assert.deepEqual(await dev.exited, { code: 1, signal: null });
       assert.match(dev.stderr, new RegExp(`baton: 127\\.0\\.0\\.1:${appPort} is in use`));
       assert.equal(alive(serverPid(dev.logs())), false, 'its Temporal server is gone');
     } finally {
       busy.close();
+    }
+  });
+
+  it('with encryption on, wires its Web UI to the codec server; the database holds only ciphertext', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'baton-dev-'));
+    const config = join(dir, 'baton.config.yaml');
+    writeFileSync(config, 'encryption:\n  currentKey: dev-1\n  keys:\n    dev-1: { fromEnv: BATON_DEV_KEY }\n');
+    const env = userEnv({ BATON_CONFIG: config, BATON_DEV_KEY: randomBytes(32).toString('base64') });
+    const dev = new CliProcess(devArgs(join(dir, 'db.sqlite')), env);
+    try {
+      await dev.waitFor('Baton dev stack is up.');
+      const address = /^ {2}Temporal {5}(127\.0\.0\.1:\d+) /m.exec(dev.stdout)?.[1];
+      const uiUrl = /^ {2}Web UI {7}(http:\/\/127\.0\.0\.1:\d+)$/m.exec(dev.stdout)?.[1];
+      assert.ok(address && uiUrl, dev.stdout);
+      assert.match(dev.stdout, /^ {2}Codec server http:\/\/127\.0\.0\.1:\d+\/codec /m);
+      // The Web UI's own settings name the endpoint it decodes with.
+      const settings = (await (await fetch(`${uiUrl}/api/v1/settings`)).json()) as { Codec?: { Endpoint?: string } };
+      const endpoint = settings.Codec?.Endpoint;
+      assert.match(endpoint ?? '', /^http:\/\/127\.0\.0\.1:\d+\/codec\/\S+$/);
+
+      const text = 'Verify inspection-92 against order A1042, product SN-4471';
+      const delegated = await runCli(['delegate', '--agent', 'supplier-qa', '--text', text, '--wait', '--json'], {
+        ...env,
+        TEMPORAL_ADDRESS: address,
+      });
+      assert.equal(delegated.code, 0, delegated.stderr);
+      const id = (JSON.parse(delegated.stdout) as DelegationRecord).id;
+
+      const cli = projectCliPaths().find((p) => existsSync(p)) as string;
+      const raw = execFileSync(cli, ['workflow', 'show', '--address', address, '-w', id, '--output', 'json'], { encoding: 'utf8' });
+      const input = (JSON.parse(raw) as { events: { workflowExecutionStartedEventAttributes?: { input: unknown } }[] }).events[0]
+        ?.workflowExecutionStartedEventAttributes?.input;
+      assert.ok(input);
+      assert.ok(!Buffer.from(JSON.stringify(input)).toString('utf8').includes('inspection-92'));
+      // What the Web UI does in the browser: POST the raw payloads from its own origin.
+      const decoded = await fetch(`${endpoint}/decode`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Namespace': 'default', Origin: uiUrl },
+        body: JSON.stringify(input),
+      });
+      assert.equal(decoded.status, 200);
+      assert.equal(decoded.headers.get('access-control-allow-origin'), uiUrl);
+      const payloads = ((await decoded.json()) as { payloads: { data: string }[] }).payloads;
+      assert.ok(payloads.some((p) => Buffer.from(p.data, 'base64').toString('utf8').includes(text)));
+    } finally {
+      dev.child.kill('SIGTERM');
+      assert.deepEqual(await dev.exited, { code: 0, signal: null });
     }
   });
 });

@@ -5,6 +5,7 @@
  */
 import { Connection } from '@temporalio/client';
 import { GraphClient } from '../../client/graph-client';
+import { dataConverterOption } from '../../codec/data-converter';
 import { loadConfig } from '../../config/load';
 import { RED_BOAT, SAILBOAT, TRIP_TO_HELSINKI } from '../../demo/graph-specs';
 import { arcticTours, harborHotel, imageStudio, skywayAir } from '../../demo/trip-agents';
@@ -31,6 +32,7 @@ export async function graphDemoCommand(scenario: 'trip' | 'image', opts: { json?
         namespace: config.temporal.namespace,
         taskQueue: config.temporal.taskQueue,
         caller: config.caller,
+        ...dataConverterOption(config),
       });
       const id = await graphs.start(scenario === 'trip' ? TRIP_TO_HELSINKI : SAILBOAT);
       logger.info({ graphId: id }, 'graph started');

@@ -5,6 +5,7 @@
 import { Connection } from '@temporalio/client';
 import { BatonClient } from '../../client/baton-client';
 import { BatonError } from '../../shared/baton-error';
+import { dataConverterOption } from '../../codec/data-converter';
 import { loadConfig } from '../../config/load';
 import { supplierQa } from '../../demo/supplier-qa';
 import { createLogger } from '../../runtime/logger';
@@ -44,6 +45,7 @@ export async function demoCommand(opts: { json?: boolean; config?: string }): Pr
         namespace: config.temporal.namespace,
         taskQueue: config.temporal.taskQueue,
         caller: config.caller,
+        ...dataConverterOption(config),
       });
       const id = await baton.start({ agent: 'supplier-qa', parts: [{ text: DEMO_REQUEST, mediaType: 'text/plain' }] });
       logger.info({ delegationId: id }, 'delegation started');

@@ -2,14 +2,16 @@
  * `baton dev`: the embedded stack that stays up until Ctrl-C or SIGTERM. The dev server keeps its
  * SQLite file under `.baton/dev/`, so a restart still shows earlier workflows.
  */
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { loadConfig } from '../../config/load';
+import type { BatonConfig } from '../../config/schema';
 import { demoAgents } from '../../demo/catalog';
 import { createLogger } from '../../runtime/logger';
 import { projectRoot } from '../../runtime/project-root';
 import { startStack } from '../../runtime/stack';
 import { startUi, type RunningUi } from '../../http/start-ui';
-import { describeSource } from '../../runtime/temporal-server';
+import { describeSource, freePort } from '../../runtime/temporal-server';
 
 export interface DevOptions {
   config?: string;
@@ -28,10 +30,15 @@ export async function devCommand(opts: DevOptions): Promise<number> {
   const logger = createLogger({ app: 'baton-dev' });
   const { config, path } = loadConfig(opts.config);
   const dbFile = opts.db ?? join(projectRoot(), '.baton', 'dev', 'temporal.sqlite');
+  // With encryption on, the Web UI decodes through the web app's codec server. The dev Web UI sends
+  // no Authorization header, so its endpoint carries a token made for this run in its path.
+  const appPort = (opts.appPort ?? config.api.listen.port) || (await freePort());
+  const codecToken = config.encryption ? randomBytes(24).toString('base64url') : undefined;
+  const codecEndpoint = codecToken ? `http://127.0.0.1:${appPort}/codec/${codecToken}` : undefined;
   const stack = await startStack({
     config,
     logger,
-    server: { port: opts.port, uiPort: opts.uiPort, dbFile },
+    server: { port: opts.port, uiPort: opts.uiPort, dbFile, ...(codecEndpoint ? { codecEndpoint } : {}) },
     agents: demoAgents(),
     agentsPort: opts.agentsPort,
     webhook: { port: opts.webhookPort },
@@ -39,7 +46,10 @@ export async function devCommand(opts: DevOptions): Promise<number> {
 
   let ui: RunningUi;
   try {
-    ui = await startUi(stack.config, stack.server.address, logger, { port: opts.appPort });
+    ui = await startUi(withWebUiOrigin(stack.config, stack.server.uiUrl), stack.server.address, logger, {
+      port: appPort,
+      ...(codecToken ? { codecToken } : {}),
+    });
   } catch (err) {
     await stack.stop();
     throw err;
@@ -64,6 +74,7 @@ export async function devCommand(opts: DevOptions): Promise<number> {
     `  Config       ${path ?? '(built-in defaults)'}`,
     `  Web app      ${ui.signInUrl ?? ui.url}`,
     `  HTTP API     ${ui.url}/api/v1  (OpenAPI: ${ui.url}/api/v1/openapi.json)`,
+    ...(ui.codecUrl ? [`  Codec server ${ui.codecUrl}  (payloads are encrypted; the Web UI decodes through it)`] : []),
     ...(stack.push ? [`  Webhook      ${stack.push.webhook.url}/push/<delegation id>  (skyway-air pushes)`] : []),
     ...stack.agents.map((a) => `  Agent        ${a.name.padEnd(12)} ${a.url}`),
     '',
@@ -79,4 +90,12 @@ export async function devCommand(opts: DevOptions): Promise<number> {
   await stack.stop();
   process.stderr.write('stopped.\n');
   return 0;
+}
+
+/** The config with the dev Web UI allowed to call the codec server from the browser. */
+function withWebUiOrigin(config: BatonConfig, uiUrl: string | undefined): BatonConfig {
+  if (!config.encryption || !uiUrl) return config;
+  const port = new URL(uiUrl).port;
+  const corsOrigins = [...config.encryption.codecServer.corsOrigins, `http://127.0.0.1:${port}`, `http://localhost:${port}`];
+  return { ...config, encryption: { ...config.encryption, codecServer: { ...config.encryption.codecServer, corsOrigins } } };
 }
