@@ -1,6 +1,7 @@
 /**
  * The content-addressed artifact store: bytes live here, history keeps only sha256, size and the
- * reference. Filesystem by default; an object store can implement `ArtifactStore` later. Beside the
+ * reference. Filesystem by default, an S3-compatible object store (s3-store.ts) or the application's
+ * own `ArtifactStore` otherwise. Beside the
  * bytes, a reference index (`refs/<digest>/<holder>`) says which workflows' histories name each blob,
  * so `baton artifacts gc` can remove bytes nobody can read any more.
  */
@@ -63,15 +64,21 @@ export interface StagingFile {
   discard(): void;
 }
 
-const isRef = (ref: string): ref is ArtifactRef => /^sha256:[0-9a-f]{64}$/.test(ref);
+export const isRef = (ref: string): ref is ArtifactRef => /^sha256:[0-9a-f]{64}$/.test(ref);
 
-const holderFile = (holder: string): string => Buffer.from(holder, 'utf8').toString('base64url');
+/** A holder (workflow id) as one file or object name. */
+export const holderFile = (holder: string): string => Buffer.from(holder, 'utf8').toString('base64url');
 
 export class FsArtifactStore implements ArtifactStore, CollectableStore {
   readonly root: string;
 
   constructor(root: string) {
     this.root = resolve(root);
+  }
+
+  /** The folder, as errors and reports name the store. */
+  get where(): string {
+    return this.root;
   }
 
   private pathOf(ref: ArtifactRef): string {
@@ -143,42 +150,57 @@ export class FsArtifactStore implements ArtifactStore, CollectableStore {
   }
 
   staging(key: string): StagingFile {
-    const path = join(this.root, 'staging', createHash('sha256').update(key).digest('hex'));
-    mkdirSync(dirname(path), { recursive: true });
-    const target = (ref: ArtifactRef): string => this.pathOf(ref);
-    return {
-      size: () => (existsSync(path) ? statSync(path).size : 0),
-      async reset(bytes = new Uint8Array()) {
-        writeFileSync(path, bytes);
-      },
-      async append(bytes) {
-        const file = await open(path, 'a');
-        try {
-          await file.write(bytes);
-        } finally {
-          await file.close();
-        }
-      },
-      async commit() {
-        const hash = createHash('sha256');
-        let size = 0;
-        if (existsSync(path)) {
-          for await (const chunk of createReadStream(path)) {
-            hash.update(chunk as Buffer);
-            size += (chunk as Buffer).length;
-          }
-        }
-        const sha256 = hash.digest('hex');
-        const ref: ArtifactRef = `sha256:${sha256}`;
-        const into = target(ref);
-        mkdirSync(dirname(into), { recursive: true });
-        if (existsSync(path)) renameSync(path, into);
-        else writeFileSync(into, new Uint8Array());
-        return { ref, sha256, size };
-      },
-      discard: () => rmSync(path, { force: true }),
-    };
+    return localStaging(join(this.root, 'staging'), key, async (file, ref) => {
+      const into = this.pathOf(ref);
+      mkdirSync(dirname(into), { recursive: true });
+      if (file) renameSync(file, into);
+      else writeFileSync(into, new Uint8Array());
+    });
   }
+}
+
+/**
+ * A staging file on this host's disk (kept across activity retries here). `commit` reads its digest
+ * and hands the file to `place` (undefined for an artifact that never got a byte), then discards it.
+ */
+export function localStaging(
+  dir: string,
+  key: string,
+  place: (file: string | undefined, ref: ArtifactRef, size: number) => Promise<void>,
+): StagingFile {
+  const path = join(dir, createHash('sha256').update(key).digest('hex'));
+  mkdirSync(dirname(path), { recursive: true });
+  return {
+    size: () => (existsSync(path) ? statSync(path).size : 0),
+    async reset(bytes = new Uint8Array()) {
+      writeFileSync(path, bytes);
+    },
+    async append(bytes) {
+      const file = await open(path, 'a');
+      try {
+        await file.write(bytes);
+      } finally {
+        await file.close();
+      }
+    },
+    async commit() {
+      const hash = createHash('sha256');
+      let size = 0;
+      const exists = existsSync(path);
+      if (exists) {
+        for await (const chunk of createReadStream(path)) {
+          hash.update(chunk as Buffer);
+          size += (chunk as Buffer).length;
+        }
+      }
+      const sha256 = hash.digest('hex');
+      const ref: ArtifactRef = `sha256:${sha256}`;
+      await place(exists ? path : undefined, ref, size);
+      rmSync(path, { force: true });
+      return { ref, sha256, size };
+    },
+    discard: () => rmSync(path, { force: true }),
+  };
 }
 
 /** Every artifact reference (`ref: "sha256:…"`) in a value bound for history, such as an activity's result. */

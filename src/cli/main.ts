@@ -8,6 +8,7 @@ import { ERROR_KINDS } from '../shared/baton-error';
 import { BATON_VERSION } from '../shared/baton-version';
 import { DELEGATION_STATUSES, OUTCOMES } from '../shared/delegation-types';
 import { artifactsGcCommand } from './commands/artifacts-gc';
+import { artifactsGetCommand } from './commands/artifacts-get';
 import { agentsCommand } from './commands/agents';
 import { configCheckCommand } from './commands/config-check';
 import { delegateCommand } from './commands/delegate';
@@ -308,6 +309,12 @@ artifacts
   .option('--apply', 'remove them (default: only report)')
   .option('--json', 'print JSON')
   .action((o: { apply?: boolean; json?: boolean }) => run(() => artifactsGcCommand({ ...o, ...globals() })));
+artifacts
+  .command('get')
+  .description("write an artifact stored by reference (its record's ref, sha256:…) to a file or stdout, checked against its digest")
+  .argument('<ref>', 'the artifact reference, sha256:<hex>')
+  .option('-o, --output <file>', 'write to this file (default: stdout)')
+  .action((ref: string, o: { output?: string }) => run(() => artifactsGetCommand(ref, { ...o, ...globals() })));
 
 program
   .command('agents')

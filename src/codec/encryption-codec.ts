@@ -49,28 +49,56 @@ export class EncryptionCodec implements PayloadCodec {
     if (!keys.has(current)) throw new Error(`the current key ${current} is not among the keys`);
   }
 
+  /** The current key's id and bytes (for sealing blobs the same way payloads are). */
+  private currentKey(): Buffer {
+    return this.keys.get(this.current) as Buffer;
+  }
+
+  /** `iv | ciphertext | tag` of `plain` under the current key. */
+  seal(plain: Uint8Array): Buffer {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.currentKey(), iv);
+    return Buffer.concat([iv, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
+  }
+
+  /** The same as `seal`, chunk by chunk, for blobs too large to hold at once. */
+  async *sealStream(plain: AsyncIterable<Uint8Array>): AsyncGenerator<Buffer> {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.currentKey(), iv);
+    yield iv;
+    for await (const chunk of plain) yield cipher.update(chunk);
+    yield cipher.final();
+    yield cipher.getAuthTag();
+  }
+
+  /** The plain bytes of what `seal` made with key `keyId`; a typed error for an unknown key or altered bytes. */
+  open(keyId: string, sealed: Uint8Array): Buffer {
+    const key = this.keys.get(keyId);
+    if (!key) throw new PayloadKeyUnknownError(keyId);
+    const data = Buffer.from(sealed.buffer, sealed.byteOffset, sealed.byteLength);
+    try {
+      if (data.length < IV_BYTES + TAG_BYTES) throw new Error('too short');
+      const decipher = createDecipheriv('aes-256-gcm', key, data.subarray(0, IV_BYTES));
+      decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
+      return Buffer.concat([decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)), decipher.final()]);
+    } catch {
+      throw new PayloadDecryptError(keyId);
+    }
+  }
+
   async encode(payloads: Payload[]): Promise<Payload[]> {
-    const key = this.keys.get(this.current) as Buffer;
-    return payloads.map((payload) => {
-      const iv = randomBytes(IV_BYTES);
-      const cipher = createCipheriv('aes-256-gcm', key, iv);
-      const plain = temporal.api.common.v1.Payload.encode(payload).finish();
-      const data = Buffer.concat([iv, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
-      return { metadata: { encoding: text(ENCRYPTED_ENCODING), [KEY_ID_FIELD]: text(this.current) }, data };
-    });
+    return payloads.map((payload) => ({
+      metadata: { encoding: text(ENCRYPTED_ENCODING), [KEY_ID_FIELD]: text(this.current) },
+      data: this.seal(temporal.api.common.v1.Payload.encode(payload).finish()),
+    }));
   }
 
   async decode(payloads: Payload[]): Promise<Payload[]> {
     return payloads.map((payload) => {
       if (read(payload.metadata?.encoding) !== ENCRYPTED_ENCODING) return payload;
       const keyId = read(payload.metadata?.[KEY_ID_FIELD]);
-      const key = this.keys.get(keyId);
-      if (!key) throw new PayloadKeyUnknownError(keyId);
-      const data = Buffer.from(payload.data ?? new Uint8Array());
+      const plain = this.open(keyId, payload.data ?? new Uint8Array());
       try {
-        const decipher = createDecipheriv('aes-256-gcm', key, data.subarray(0, IV_BYTES));
-        decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
-        const plain = Buffer.concat([decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)), decipher.final()]);
         return temporal.api.common.v1.Payload.decode(plain);
       } catch {
         throw new PayloadDecryptError(keyId);

@@ -170,11 +170,63 @@ export const DeclaredPolicySchema = z
   })
   .strict();
 
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
+
+/** An S3-compatible object store for artifact bytes (AWS S3, MinIO, and the like). */
+export const S3StoreSchema = z
+  .object({
+    bucket: z.string().min(3).max(63),
+    /** Prepended to every object key, so several deployments can share a bucket. Default none. */
+    prefix: z
+      .string()
+      .max(512)
+      .regex(/^([A-Za-z0-9._-]+\/)*$/, 'use folder names ending in / (letters, digits, . _ -)')
+      .default(''),
+    /** The service's URL for a store other than AWS (MinIO: http://host:9000). Default: AWS for `region`. */
+    endpoint: z.url().optional(),
+    /** Default us-east-1 (what MinIO expects unless set otherwise). */
+    region: z.string().min(1).default('us-east-1'),
+    /** Bucket in the path rather than the host name. Default: true with an `endpoint`, false on AWS. */
+    forcePathStyle: z.boolean().optional(),
+    /**
+     * Variables holding the access key pair. Default: the AWS SDK's own chain (AWS_ACCESS_KEY_ID and
+     * AWS_SECRET_ACCESS_KEY, a profile, an instance role).
+     */
+    accessKeyIdFromEnv: envName.optional(),
+    secretAccessKeyFromEnv: envName.optional(),
+    /** Artifacts larger than this are uploaded in parts of this size. Default 8 MiB; at least 5 MiB (S3's minimum). */
+    partSizeBytes: z
+      .number()
+      .int()
+      .min(5 * 1024 * 1024)
+      .max(512 * 1024 * 1024)
+      .default(8 * 1024 * 1024),
+    /**
+     * How long one call rides out an unreachable store, retrying, before it fails (in an activity,
+     * Temporal then retries the activity). Default 30s.
+     */
+    retryFor: DurationSchema.default('30s'),
+  })
+  .strict()
+  .refine((s) => (s.accessKeyIdFromEnv === undefined) === (s.secretAccessKeyFromEnv === undefined), {
+    message: 'set both accessKeyIdFromEnv and secretAccessKeyFromEnv, or neither',
+  });
+export type S3StoreConfig = z.infer<typeof S3StoreSchema>;
+
 /** Where artifact bytes are kept when they are too large for workflow history. */
 export const ArtifactsSchema = z
   .object({
-    /** Folder of the content-addressed store (filesystem). Default `.baton/artifacts` under the working folder. */
+    /**
+     * `fs` (the default): a folder on this host. `s3`: an S3-compatible object store (the `s3` section),
+     * which every worker host shares.
+     */
+    store: z.enum(['fs', 's3']).default('fs'),
+    /**
+     * Folder of the filesystem store; with `s3`, where streamed artifacts are assembled before they are
+     * uploaded. Default `.baton/artifacts` under the working folder.
+     */
     path: z.string().min(1).default('.baton/artifacts'),
+    s3: S3StoreSchema.optional(),
     /** Artifacts up to this size are kept inline in history; larger ones go to the store. Default 64 KiB; at most 256 KiB. */
     inlineMaxBytes: z
       .number()
@@ -204,7 +256,8 @@ export const ArtifactsSchema = z
       .max(16 * 1024 * 1024)
       .default(1024 * 1024),
   })
-  .strict();
+  .strict()
+  .refine((a) => a.store !== 's3' || a.s3 !== undefined, { message: 'store s3 needs the s3 section (bucket, …)', path: ['s3'] });
 
 /** The worker's own limits. */
 /** Where an encryption key is: a variable or a file holding 32 bytes, base64 (or 64 hex digits). */
@@ -388,6 +441,7 @@ export const ConfigSchema = z
     agents: z.record(name, AgentEntrySchema).default({}),
     policies: z.record(name, DeclaredPolicySchema).default({}),
     artifacts: ArtifactsSchema.default({
+      store: 'fs',
       path: '.baton/artifacts',
       inlineMaxBytes: 64 * 1024,
       snapshotInlineMaxBytes: 256 * 1024,

@@ -108,7 +108,8 @@ export function bulkArchive(opts: {
   chunks: number;
   chunkBytes: number;
   stepMs?: number;
-  /** Wait for this before the first chunk (tests start once someone listens). */ startWhen?: Promise<void>;
+  /** Wait for this (or what it returns, per task) before the first chunk (tests start once someone listens). */
+  startWhen?: Promise<void> | (() => Promise<void>);
 }): DemoAgentDefinition {
   return {
     name: 'bulk-archive',
@@ -119,7 +120,7 @@ export function bulkArchive(opts: {
       openTask(ctx, bus);
       const { taskId, contextId } = ctx;
       bus.publish(statusEvent(taskId, contextId, 'TASK_STATE_WORKING', 'Exporting'));
-      await opts.startWhen;
+      await (typeof opts.startWhen === 'function' ? opts.startWhen() : opts.startWhen);
       for (let i = 0; i < opts.chunks; i++) {
         await new Promise((r) => setTimeout(r, opts.stepMs ?? 20));
         const raw = Buffer.alloc(opts.chunkBytes, chunkByte(i)).toString('base64');

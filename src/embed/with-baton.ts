@@ -10,7 +10,8 @@ import type { Logger } from 'pino';
 import { PRELOADED_MODULES } from '../runtime/bundle-workflows';
 import { createActivities } from '../../activities';
 import { batonDataConverter } from '../codec/data-converter';
-import { FsArtifactStore } from '../artifacts/store';
+import { configuredStore } from '../artifacts/configured-store';
+import type { ArtifactStore } from '../artifacts/store';
 import { PolicyRegistry } from '../acceptance/policies';
 import { ConfigError, loadConfig, parseConfig } from '../config/load';
 import type { BatonConfig } from '../config/schema';
@@ -26,6 +27,8 @@ export interface WithBatonOptions {
   logger?: Logger;
   /** Acceptance policies written in code, beside the built-in and the config's declared ones. */
   policies?: PolicyRegistry;
+  /** Where artifact bytes go, when the application keeps them itself. Default: the store `artifacts` configures. */
+  artifactStore?: ArtifactStore;
 }
 
 /** The config `withBaton` and the plugin use. */
@@ -77,7 +80,7 @@ export async function withBaton(options: WorkerOptions, baton: WithBatonOptions 
   const config = configOf(baton.config);
   const policies = (baton.policies ?? new PolicyRegistry()).declareAll(config.policies);
   const logger = baton.logger ?? createLogger({ component: 'baton' });
-  const ours = createActivities({ config, policies, logger, store: new FsArtifactStore(config.artifacts.path) });
+  const ours = createActivities({ config, policies, logger, store: baton.artifactStore ?? configuredStore(config, logger) });
   const theirs = (options.activities ?? {}) as Record<string, unknown>;
   const clash = Object.keys(ours).filter((name) => name in theirs);
   if (clash.length) {

@@ -5,7 +5,8 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import type { Logger } from 'pino';
 import { createActivities, type ActivityDeps } from '../../activities';
 import { PolicyRegistry } from '../acceptance/policies';
-import { DEFAULT_ARTIFACTS_PATH, FsArtifactStore } from '../artifacts/store';
+import { configuredStore } from '../artifacts/configured-store';
+import type { ArtifactStore } from '../artifacts/store';
 import type { BatonConfig, DeploymentConfig } from '../config/schema';
 import { dataConverterOption } from '../codec/data-converter';
 import { freshWorkflowBundlePath, PRELOADED_MODULES, workflowsPath } from './bundle-workflows';
@@ -18,6 +19,11 @@ export interface BatonWorkerOptions {
   logger: Logger;
   /** Extra acceptance policies beside the built-in ones. */
   policies?: PolicyRegistry;
+  /**
+   * Where artifact bytes go: an `ArtifactStore` of the application's own. Default: the store
+   * `artifacts` configures (a folder, or S3 checked at start so a wrong bucket fails here).
+   */
+  artifactStore?: ArtifactStore;
   /**
    * Prebuilt workflow code. Default: `lib/workflow-bundle.js` when setup built it and it is not older
    * than the compiled workflows, else the workflows are bundled at start (a few seconds).
@@ -44,6 +50,8 @@ export async function createBatonWorker(opts: BatonWorkerOptions): Promise<Worke
   const prebuilt = freshWorkflowBundlePath();
   const bundled = opts.workflowBundle ?? (prebuilt ? { codePath: prebuilt } : undefined);
   if (!bundled) opts.logger.info('no fresh prebuilt workflow bundle (npm run build makes one); bundling the workflows now');
+  const store = opts.artifactStore ?? configuredStore(opts.config, opts.logger.child({ component: 'artifact-store' }));
+  if ('check' in store && typeof store.check === 'function') await store.check();
   return Worker.create({
     connection: opts.connection,
     namespace: opts.namespace,
@@ -51,7 +59,7 @@ export async function createBatonWorker(opts: BatonWorkerOptions): Promise<Worke
     ...(bundled ? { workflowBundle: bundled } : { workflowsPath: workflowsPath(), bundlerOptions: { preloadModules: PRELOADED_MODULES } }),
     activities: createActivities({
       config: opts.config,
-      store: new FsArtifactStore(opts.config.artifacts?.path ?? DEFAULT_ARTIFACTS_PATH),
+      store,
       policies: (opts.policies ?? new PolicyRegistry()).declareAll(opts.config.policies ?? {}),
       logger: opts.logger.child({ component: 'activities' }),
       ...opts.activityOverrides,

@@ -25,9 +25,10 @@ export function userEnv(extra: Record<string, string | undefined> = {}): NodeJS.
   return env;
 }
 
-export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<CliRun> {
+/** Runs `baton args` to its end (in `cwd`, default this process's folder). */
+export function runCli(args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<CliRun> {
   return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, [BATON, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BATON, ...args], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -44,8 +45,8 @@ export class CliProcess {
   stderr = '';
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
-  constructor(args: string[], env: NodeJS.ProcessEnv) {
-    this.child = spawn(process.execPath, [BATON, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  constructor(args: string[], env: NodeJS.ProcessEnv, cwd?: string) {
+    this.child = spawn(process.execPath, [BATON, ...args], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     this.child.stdout?.on('data', (c: Buffer) => (this.stdout += c.toString()));
     this.child.stderr?.on('data', (c: Buffer) => (this.stderr += c.toString()));
     this.exited = new Promise((r) => this.child.once('exit', (code, signal) => r({ code, signal })));

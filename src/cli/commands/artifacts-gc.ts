@@ -3,7 +3,7 @@
  * A dry run unless `--apply`; the report says, per blob, what was decided and why.
  */
 import { ago, type GcReport } from '../../artifacts/gc';
-import { FsArtifactStore } from '../../artifacts/store';
+import { configuredStore } from '../../artifacts/configured-store';
 import { loadConfig } from '../../config/load';
 import { collectArtifactsIn } from '../../runtime/artifact-gc';
 import { connectTemporalClient } from '../../runtime/connect';
@@ -30,12 +30,12 @@ export function formatGcReport(report: GcReport, where: string): string {
 
 export async function artifactsGcCommand(opts: { apply?: boolean; json?: boolean; config?: string }): Promise<number> {
   const { config } = loadConfig(opts.config);
-  const store = new FsArtifactStore(config.artifacts.path);
+  const store = configuredStore(config);
   const connection = await connectTemporalClient(config.temporal);
   try {
     const report = await collectArtifactsIn({ connection, namespace: config.temporal.namespace, store, apply: opts.apply });
-    if (opts.json) printJson({ store: store.root, namespace: config.temporal.namespace, ...report });
-    else process.stdout.write(`${formatGcReport(report, store.root)}\n`);
+    if (opts.json) printJson({ store: store.where, namespace: config.temporal.namespace, ...report });
+    else process.stdout.write(`${formatGcReport(report, store.where)}\n`);
     return 0;
   } finally {
     await connection.close();
