@@ -14,6 +14,7 @@ import { Readable } from 'node:stream';
 import { msToNumber } from '@temporalio/common/lib/time';
 import {
   CopyObjectCommand,
+  CreateBucketCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadBucketCommand,
@@ -153,6 +154,27 @@ export class S3ArtifactStore implements ArtifactStore, CollectableStore {
         if (isMissing(err)) throw new ArtifactStoreMisconfiguredError(this.where, 'NoSuchBucket');
         throw err;
       }
+    });
+  }
+
+  /** Creates the bucket when it is missing (`baton setup`); true when it did. */
+  async ensureBucket(): Promise<boolean> {
+    return this.call('create bucket', async () => {
+      try {
+        await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
+        return false;
+      } catch (err) {
+        if (!isMissing(err)) throw err;
+      }
+      const region = this.opts.config.region;
+      await this.client.send(
+        new CreateBucketCommand({
+          Bucket: this.bucket,
+          // us-east-1 is the one region S3 refuses to be told.
+          ...(region !== 'us-east-1' ? { CreateBucketConfiguration: { LocationConstraint: region as never } } : {}),
+        }),
+      );
+      return true;
     });
   }
 

@@ -12,7 +12,8 @@ export async function connectClient(
 ): Promise<{ loaded: LoadedConfig; baton: BatonClient; graphs: GraphClient; close(): Promise<void> }> {
   const loaded = loadConfig(configPath);
   const { temporal, caller } = loaded.config;
-  const connection = await connectTemporalClient(temporal);
+  // Keys are read before connecting: a missing key is a config problem, whatever the server's state.
   const opts = { namespace: temporal.namespace, taskQueue: temporal.taskQueue, caller, ...dataConverterOption(loaded.config) };
+  const connection = await connectTemporalClient(temporal);
   return { loaded, baton: new BatonClient(connection, opts), graphs: new GraphClient(connection, opts), close: () => connection.close() };
 }

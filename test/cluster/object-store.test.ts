@@ -174,13 +174,26 @@ describe('artifacts in an S3-compatible object store', () => {
       );
     }
     await stopWorker(workerB);
+
+    // Garbage collection reads the store's reference index: both delegations hold the blob.
+    const gc = await runCli(['artifacts', 'gc', '--json'], env, hostB);
+    assert.equal(gc.code, 0, gc.stderr);
+    const report = JSON.parse(gc.stdout) as { store: string; blobs: { ref: string; verdict: string }[] };
+    assert.match(report.store, /^s3:\/\/baton-artifacts\/tier\//);
+    assert.deepEqual(
+      report.blobs.map((b) => [b.ref, b.verdict]),
+      [[ref, 'keep']],
+    );
   });
 
   it('waits out an object store outage and loses nothing', async () => {
     // A bucket of its own, so the blob is not there yet and must go up after the outage.
-    await s3.send(new CreateBucketCommand({ Bucket: `${BUCKET}-2` }));
     const other = join(dir, 'other.yaml');
     writeFileSync(other, JSON.stringify(configOf(`${BUCKET}-2`)));
+    const setup = await runCli(['setup'], { ...env, BATON_CONFIG: other });
+    assert.equal(setup.code, 0, setup.stderr);
+    assert.match(setup.stdout, /^artifact store s3:\/\/baton-artifacts-2\/tier\/ at http:\S+: created the bucket$/m);
+    assert.match((await runCli(['setup'], { ...env, BATON_CONFIG: other })).stdout, /: the bucket is there$/m);
     const onOther = new CliProcess(['worker'], { ...env, BATON_CONFIG: other }, hosts[1]);
     workers.push(onOther);
     await onOther.waitFor('"msg":"worker started"', 'stderr');

@@ -5,13 +5,16 @@
  * secured override (deploy/compose.secure.yml) wires mTLS and tokens into every Baton service.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { parse as parseYaml } from 'yaml';
+import { encryptionCodec } from '../../src/codec/data-converter';
 import { loadConfig } from '../../src/config/load';
+import type { EncryptionConfig } from '../../src/config/schema';
 import { demoAgents } from '../../src/demo/catalog';
 import { CallerTokens } from '../../src/http/caller-tokens';
 import { projectRoot } from '../../src/runtime/project-root';
@@ -24,6 +27,9 @@ const SECRETS = {
   BATON_PUSH_SECRET: 'push-secret-for-the-compose-test',
   BATON_UI_TOKEN: 'ui-token-for-the-compose-test',
   POSTGRES_PASSWORD: 'pg-password',
+  BATON_KEY_K1: randomBytes(32).toString('base64'),
+  BATON_CODEC_TOKEN: 'codec-token-for-the-compose-test',
+  BATON_S3_SECRET_ACCESS_KEY: 'minio-secret-for-the-compose-test',
 };
 
 async function compose(args: string[], env: Record<string, string | undefined>, files = ['docker-compose.yml']) {
@@ -44,9 +50,11 @@ describe('docker-compose.yml', () => {
   it('is accepted by docker-compose config, and refuses to start without its secrets', async () => {
     const { stdout } = await compose(['config'], SECRETS);
     assert.ok((parseYaml(stdout) as { services: Record<string, unknown> }).services['baton-worker']);
-    await assert.rejects(compose(['config'], { ...SECRETS, BATON_UI_TOKEN: undefined }), (err: { stderr?: string }) =>
-      /set BATON_UI_TOKEN/.test(err.stderr ?? ''),
-    );
+    for (const secret of ['BATON_UI_TOKEN', 'BATON_KEY_K1', 'BATON_CODEC_TOKEN', 'BATON_S3_SECRET_ACCESS_KEY']) {
+      await assert.rejects(compose(['config'], { ...SECRETS, [secret]: undefined }), (err: { stderr?: string }) =>
+        new RegExp(`set ${secret}`).test(err.stderr ?? ''),
+      );
+    }
   });
 
   it('has every service docs/operations.md names, and nothing undocumented', async () => {
@@ -90,6 +98,19 @@ describe('docker-compose.yml', () => {
         demoAgents().map((a, i) => [a.name, `http://demo-agents:${41241 + i}`]),
       );
       assert.equal(config.push?.url, 'http://baton-webhook:41240');
+      // Production shape: payloads encrypted with the key the environment holds, artifacts in MinIO.
+      assert.equal(encryptionCodec(config.encryption as EncryptionConfig).current, 'k1');
+      assert.deepEqual(
+        [config.artifacts.store, config.artifacts.s3?.endpoint, config.artifacts.s3?.bucket],
+        ['s3', 'http://minio:9000', 'baton-artifacts'],
+      );
+      assert.equal(env.BATON_CODEC_TOKEN, SECRETS.BATON_CODEC_TOKEN, 'baton-ui has the codec token');
+      assert.equal(
+        services['temporal-ui']?.environment?.TEMPORAL_CODEC_ENDPOINT,
+        `http://localhost:41230/codec/${SECRETS.BATON_CODEC_TOKEN}`,
+        'the Temporal Web UI decodes through baton-ui',
+      );
+      assert.deepEqual(config.encryption?.codecServer.corsOrigins, ['http://localhost:8233']);
       assert.equal(config.api.listen.host, '0.0.0.0');
       assert.deepEqual(CallerTokens.fromConfig(config.api).callerFor(`Bearer ${SECRETS.BATON_UI_TOKEN}`), {
         tenant: 'local',

@@ -2,6 +2,7 @@
  * `baton config check`: validates the config file and what it points at on this machine (credential
  * variables and files, pinned keys), without calling any agent.
  */
+import { encryptionCodec } from '../../codec/data-converter';
 import { ConfigError, loadConfig } from '../../config/load';
 import { credentialOf, readSecret } from '../../a2a/agent-fetch';
 import { PolicyRegistry } from '../../acceptance/policies';
@@ -113,6 +114,25 @@ export function checkConfig(configPath?: string): ConfigReport {
   for (const [name, entry] of Object.entries(loaded.config.agents)) {
     if (entry.observe === 'push' && !push)
       problems.push(`agents.${name}.observe: push needs a push section (push.url: where agents reach the webhook)`);
+  }
+  if (loaded.config.encryption) {
+    try {
+      // Reads every key now, as a worker would at start.
+      encryptionCodec(loaded.config.encryption);
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      problems.push(err.message);
+    }
+    const codec = loaded.config.encryption.codecServer;
+    for (const name of codec.tokensFromEnv) {
+      const token = process.env[name];
+      if (token && token.length < 16) problems.push(`encryption.codecServer: ${name} must hold at least 16 characters`);
+    }
+  }
+  const s3 = loaded.config.artifacts.store === 's3' ? loaded.config.artifacts.s3 : undefined;
+  for (const name of [s3?.accessKeyIdFromEnv, s3?.secretAccessKeyFromEnv]) {
+    if (name && !process.env[name])
+      problems.push(`artifacts.s3: ${name} is not set; set it on every worker and client that reads artifacts`);
   }
   let temporal: TemporalReport | undefined;
   try {

@@ -1,8 +1,10 @@
 /**
  * `baton setup`: makes the configured namespace ready for Baton: creates it when it is missing (and
- * the caller may), and registers the search attributes every delegation sets. Idempotent: a second
- * run finds everything there and says so.
+ * the caller may), and registers the search attributes every delegation sets; with the S3 artifact
+ * store, creates its bucket when missing. Idempotent: a second run finds everything there and says so.
  */
+import { configuredStore } from '../../artifacts/configured-store';
+import { S3ArtifactStore } from '../../artifacts/s3-store';
 import { loadConfig } from '../../config/load';
 import { connectTemporalClient } from '../../runtime/connect';
 import { temporalCall } from '../../client/temporal-call';
@@ -22,13 +24,25 @@ export async function setupCommand(opts: { json?: boolean; config?: string; rete
     const created = await temporalCall({ connection, namespace }, () => ensureNamespace(connection, namespace, retentionDays * 86_400));
     const registered = await temporalCall({ connection, namespace }, () => registerSearchAttributes(connection, namespace));
     const present = ALL_SEARCH_ATTRIBUTES.map((k) => k.name);
-    if (opts.json) printJson({ namespace, created, ...(created ? { retentionDays } : {}), registered, searchAttributes: present });
+    const store = configuredStore(config);
+    const bucket = store instanceof S3ArtifactStore ? { where: store.where, created: await store.ensureBucket() } : undefined;
+    if (opts.json)
+      printJson({
+        namespace,
+        created,
+        ...(created ? { retentionDays } : {}),
+        registered,
+        searchAttributes: present,
+        ...(bucket ? { artifactStore: bucket } : {}),
+      });
     else {
       const said = [
         ...(created ? [`created it (retention ${retentionDays} days)`] : []),
         registered.length ? `registered ${registered.join(', ')}` : `Baton's ${present.length} search attributes were already registered`,
       ];
       process.stdout.write(`namespace ${namespace}: ${said.join('; ')}${created || registered.length ? '' : '; nothing to do'}\n`);
+      if (bucket)
+        process.stdout.write(`artifact store ${bucket.where}: ${bucket.created ? 'created the bucket' : 'the bucket is there'}\n`);
     }
     return 0;
   } finally {
