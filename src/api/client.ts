@@ -12,6 +12,8 @@ export {
 export { ConfigError, loadConfig, parseConfig, type LoadedConfig } from '../config/load';
 /** A client connection as the CLI makes it: environment, then `temporal` in the config, then Temporal's profile (TLS, API key). */
 export { connectTemporalClient } from '../runtime/connect';
+export { batonDataConverter } from '../codec/data-converter';
+export { EncryptionCodec, PayloadDecryptError, PayloadKeyUnknownError } from '../codec/encryption-codec';
 export { resolveTemporalTarget, type TemporalTarget } from '../runtime/temporal-target';
 export type { BatonConfig, AgentEntry } from '../config/schema';
 export { resultOf, type DelegationResult } from '../shared/delegation-result';

@@ -179,6 +179,20 @@ describe('baton dev', () => {
       });
       assert.equal(delegated.code, 0, delegated.stderr);
       const id = (JSON.parse(delegated.stdout) as DelegationRecord).id;
+      // baton show reads it in clear, through the same keys.
+      const shown = await runCli(['show', id, '--json'], { ...env, TEMPORAL_ADDRESS: address });
+      assert.equal(shown.code, 0, shown.stderr);
+      assert.ok(shown.stdout.includes('SN-4471'), 'baton show decodes the record');
+      // The webhook's Signals are encrypted too: a push delegation still settles.
+      const pushed = await runCli(['delegate', '--agent', 'skyway-air', '--text', 'Book a flight to Helsinki', '--wait', '--json'], {
+        ...env,
+        TEMPORAL_ADDRESS: address,
+      });
+      assert.equal(pushed.code, 0, pushed.stderr);
+      assert.deepEqual(
+        [(JSON.parse(pushed.stdout) as DelegationRecord).agent.observe, (JSON.parse(pushed.stdout) as DelegationRecord).outcome?.kind],
+        ['push', 'ACCEPTED'],
+      );
 
       const cli = projectCliPaths().find((p) => existsSync(p)) as string;
       const raw = execFileSync(cli, ['workflow', 'show', '--address', address, '-w', id, '--output', 'json'], { encoding: 'utf8' });
