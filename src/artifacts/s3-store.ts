@@ -134,8 +134,10 @@ export class S3ArtifactStore implements ArtifactStore, CollectableStore {
         const e = err as AwsError;
         if (e instanceof BatonError) throw e;
         if (MISCONFIGURED.has(e.name) || statusOf(e) === 403) throw new ArtifactStoreMisconfiguredError(this.where, e.name);
+        if (isMissing(e)) throw new BatonError('NotFound', `artifact store ${this.where}: ${what}: not found (${e.name})`);
         const status = statusOf(e);
-        if (status !== undefined && status < 500 && status !== 429 && status !== 408) throw err;
+        if (status !== undefined && status < 500 && status !== 429 && status !== 408)
+          throw new ArtifactStoreMisconfiguredError(this.where, `${e.name}, HTTP ${status}`);
         const cause = (e.code ?? (e.cause as { code?: string } | undefined)?.code ?? e.name) || e.message;
         if (Date.now() >= until) throw new ArtifactStoreUnavailableError(this.where, cause);
         this.opts.logger?.warn({ store: this.where, what, attempt, cause }, 'artifact store unavailable, retrying');
@@ -193,7 +195,7 @@ export class S3ArtifactStore implements ArtifactStore, CollectableStore {
   async put(bytes: Uint8Array): Promise<StoredBytes> {
     const sha256 = createHash('sha256').update(bytes).digest('hex');
     const ref: ArtifactRef = `sha256:${sha256}`;
-    if (!(await this.renew(ref))) await this.upload(ref, [bytes]);
+    if (!(await this.renew(ref))) await this.upload(ref, () => Readable.from([bytes]));
     return { ref, sha256, size: bytes.byteLength };
   }
 
@@ -224,12 +226,14 @@ export class S3ArtifactStore implements ArtifactStore, CollectableStore {
     });
   }
 
-  /** Uploads the blob (in parts when large), sealed when encryption is on. */
-  private async upload(ref: ArtifactRef, plain: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<void> {
+  /**
+   * Uploads the blob (in parts when large), sealed when encryption is on. `open` gives the bytes
+   * afresh for every attempt: a retried upload must not read a stream the failed one consumed.
+   */
+  private async upload(ref: ArtifactRef, open: () => AsyncIterable<Uint8Array>): Promise<void> {
     const codec = this.opts.codec;
     await this.call('upload', async () => {
-      const source = typeof (plain as Iterable<Uint8Array>)[Symbol.iterator] === 'function' ? Readable.from(plain) : plain;
-      const body = codec ? Readable.from(codec.sealStream(source as AsyncIterable<Uint8Array>)) : Readable.from(source);
+      const body = Readable.from(codec ? codec.sealStream(open()) : open());
       const upload = new Upload({
         client: this.client,
         params: {
@@ -269,7 +273,7 @@ export class S3ArtifactStore implements ArtifactStore, CollectableStore {
   staging(key: string): StagingFile {
     return localStaging(this.opts.stagingDir, key, async (file, ref) => {
       if (await this.renew(ref)) return;
-      await this.upload(ref, file ? createReadStream(file, { highWaterMark: 1024 * 1024 }) : [new Uint8Array()]);
+      await this.upload(ref, () => (file ? createReadStream(file, { highWaterMark: 1024 * 1024 }) : Readable.from([new Uint8Array()])));
     });
   }
 

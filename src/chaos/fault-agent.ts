@@ -37,6 +37,8 @@ export interface FaultPlan {
   workMs?: number;
   /** Tasks ask for input once (INPUT_REQUIRED) before they complete. */
   askOnce?: boolean;
+  /** SendMessage is refused with this text as an invalid-params error (an agent quoting business data back). */
+  refuseWith?: string;
   /** Seed of the fault dice, so a run can be repeated. */
   seed?: number;
 }
@@ -170,6 +172,7 @@ export class FaultAgent {
     const p = request.params ?? {};
     switch (request.method) {
       case 'SendMessage': {
+        if (this.plan.refuseWith !== undefined) return error(-32602, this.plan.refuseWith);
         const message = (p.message ?? {}) as { messageId?: string; taskId?: string; contextId?: string };
         if (message.taskId) {
           const task = this.tasks.get(message.taskId);

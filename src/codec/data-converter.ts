@@ -1,6 +1,9 @@
 /**
  * The one data converter every Baton process uses: the default payload converter, and with
- * `encryption` in the config, the encryption codec with the configured keys (read once per process).
+ * `encryption` in the config, the encryption codec with the configured keys (read once per process)
+ * and failures whose message and stack trace are encoded, so encrypted too (activity failures quote
+ * agents' error texts). Failures raised by workflow code itself (an Update refused) keep the bundle's
+ * converter, so their messages stay in clear.
  */
 import { readFileSync } from 'node:fs';
 import type { DataConverter } from '@temporalio/common';
@@ -48,7 +51,7 @@ export function batonDataConverter(config: Pick<BatonConfig, 'encryption'>): Dat
   if (!encryption) return undefined;
   let converter = cache.get(encryption);
   if (!converter) {
-    converter = { payloadCodecs: [encryptionCodec(encryption)] };
+    converter = { payloadCodecs: [encryptionCodec(encryption)], failureConverterPath: require.resolve('./failure-converter') };
     cache.set(encryption, converter);
   }
   return converter;

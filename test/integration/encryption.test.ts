@@ -16,6 +16,7 @@ import { NativeConnection } from '@temporalio/worker';
 import pino from 'pino';
 import { batonDataConverter } from '../../src/codec/data-converter';
 import { PayloadKeyUnknownError } from '../../src/codec/encryption-codec';
+import { FaultAgent } from '../../src/chaos/fault-agent';
 import { BatonClient } from '../../src/client/baton-client';
 import { ConfigSchema, EncryptionSchema, type BatonConfig, type EncryptionConfig } from '../../src/config/schema';
 import { startUi } from '../../src/http/start-ui';
@@ -79,9 +80,13 @@ describe('payload encryption', () => {
   });
 
   /** A worker and a client that share `encryption`, on a task queue of their own. */
-  async function withKeys<T>(encryption: EncryptionConfig, fn: (baton: BatonClient) => Promise<T>): Promise<T> {
+  async function withKeys<T>(
+    encryption: EncryptionConfig,
+    fn: (baton: BatonClient) => Promise<T>,
+    agents: Record<string, ReturnType<typeof loopbackAgent>> = {},
+  ): Promise<T> {
     const taskQueue = `enc-${randomUUID()}`;
-    const config = { agents: { 'supplier-qa': loopbackAgent(agent.url) }, encryption };
+    const config = { agents: { 'supplier-qa': loopbackAgent(agent.url), ...agents }, encryption };
     const worker = await createBatonWorker({
       connection: native,
       namespace,
@@ -140,6 +145,25 @@ describe('payload encryption', () => {
     await withKeys(ONLY_B, async (baton) => {
       await assert.rejects(baton.show(id), (err: unknown) => err instanceof PayloadKeyUnknownError && err.keyId === 'a');
     });
+  });
+
+  it("keeps an agent's error text out of history: failures are encoded, then encrypted", async () => {
+    const quoted = `Order A1042 of customer ${randomUUID().slice(0, 8)} is blocked by its credit limit`;
+    const refusing = await new FaultAgent('refusing-desk', { refuseWith: quoted }).start();
+    try {
+      const failed = await withKeys(
+        ONLY_A,
+        async (baton) => baton.result(await baton.start({ agent: 'refusing-desk', parts: [{ text: 'Release order A1042' }] })),
+        { 'refusing-desk': loopbackAgent(refusing.url) },
+      );
+      assert.equal(failed.outcome?.kind, 'ERROR');
+      assert.match(failed.outcome?.reasons.join(' ') ?? '', new RegExp(quoted), 'Baton reads the reason');
+      const raw = await rawHistory(address, namespace, failed.id);
+      assert.match(raw, /"message":\s*"Encoded failure"/, 'the activity failure is encoded');
+      assert.ok(!raw.includes(quoted), "the agent's text is not in the raw history");
+    } finally {
+      await refusing.close();
+    }
   });
 
   it('serves a codec server for the Web UI and the temporal CLI, only to a token holder', async () => {
