@@ -17,6 +17,13 @@ export async function uiCommand(opts: { config?: string; host?: string; port?: n
       ui.signInUrl
         ? `Sign in as ${config.caller.tenant}/${config.caller.user}: ${ui.signInUrl}`
         : `Callers sign in with their api.callers tokens (${config.api.callers.length} configured).`,
+      ...(ui.codecUrl
+        ? [`Codec server at ${ui.codecUrl}  (for the Temporal Web UI and temporal --codec-endpoint, with a codec token)`]
+        : config.encryption
+          ? [
+              `Payloads are encrypted; the codec server is off: set ${config.encryption.codecServer.tokensFromEnv.join(' or ')} to serve ${ui.url}/codec`,
+            ]
+          : []),
       'Stop: Ctrl-C',
       '',
     ].join('\n'),
