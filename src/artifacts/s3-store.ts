@@ -58,7 +58,7 @@ export class ArtifactStoreMisconfiguredError extends BatonError {
 /** Stored bytes do not match their digest: the object was altered in the store. */
 export class ArtifactCorruptError extends BatonError {
   constructor(ref: ArtifactRef, detail: string) {
-    super('Internal', `artifact ${ref} in the store is not what was stored (${detail}); restore it from a backup`);
+    super('Unavailable', `artifact ${ref} in the store is not what was stored (${detail}); restore it from a backup`);
   }
 }
 
@@ -262,7 +262,10 @@ export class S3ArtifactStore implements ArtifactStore, CollectableStore {
     let plain: Buffer = bytes;
     if (keyId) {
       if (!this.opts.codec)
-        throw new ArtifactCorruptError(ref, `sealed with key ${keyId}, and encryption is off: turn it on with that key`);
+        throw new BatonError(
+          'ConfigInvalid',
+          `artifact ${ref} is sealed with key "${keyId}", and encryption is off: configure encryption with that key`,
+        );
       plain = this.opts.codec.open(keyId, bytes);
     }
     if (createHash('sha256').update(plain).digest('hex') !== ref.slice('sha256:'.length))

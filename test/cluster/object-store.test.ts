@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Connection } from '@temporalio/client';
 import { BatonClient } from '../../src/client/baton-client';
 import { dataConverterOption } from '../../src/codec/data-converter';
@@ -222,6 +222,22 @@ describe('artifacts in an S3-compatible object store', () => {
     );
 
     saysOneLine(await runCli(['artifacts', 'get', 'sha256:abc'], env, hosts[0]), 2, /^baton: sha256:abc is not an artifact reference/);
+
+    // A sealed blob read without encryption, and a blob altered in the store: one line each.
+    const plain = join(dir, 'plain.yaml');
+    const { encryption: _sealed, ...unsealed } = configOf(BUCKET);
+    writeFileSync(plain, JSON.stringify(unsealed));
+    saysOneLine(
+      await runCli(['artifacts', 'get', ref, '--output', join(dir, 'x')], { ...env, BATON_CONFIG: plain }, hosts[0]),
+      1,
+      /^baton: artifact sha256:\S+ is sealed with key "k1", and encryption is off: configure encryption with that key$/,
+    );
+    await s3.send(new PutObjectCommand({ Bucket: `${BUCKET}-2`, Key: blobKey(), Body: 'not the archive' }));
+    saysOneLine(
+      await runCli(['artifacts', 'get', ref, '--output', join(dir, 'x')], { ...env, BATON_CONFIG: join(dir, 'other.yaml') }, hosts[0]),
+      1,
+      /^baton: artifact sha256:\S+ in the store is not what was stored \(its digest differs\); restore it from a backup$/,
+    );
     await minio.stop();
     try {
       saysOneLine(
