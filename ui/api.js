@@ -56,3 +56,25 @@ export async function followEvents(id, signal, onEvent) {
     }
   }
 }
+
+/**
+ * Saves an artifact's bytes as a file: fetched with the token (a plain link cannot send it), handed to
+ * the browser as a download, never opened in this page (the bytes are the agent's).
+ */
+export async function downloadArtifact(id, artifact) {
+  const res = await fetch(`/api/v1/delegations/${encodeURIComponent(id)}/artifacts/${encodeURIComponent(artifact.artifactId)}/content`, {
+    headers: { Authorization: `Bearer ${token()}` },
+  });
+  if (!res.ok) {
+    const body = await res.json().catch(() => ({}));
+    throw new ApiError(res.status, body.error?.type || 'Internal', body.error?.message || `HTTP ${res.status}`);
+  }
+  const url = URL.createObjectURL(await res.blob());
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') || '')?.[1] || 'artifact';
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}

@@ -300,7 +300,9 @@ export class BatonClient {
   async authorizeOnce(id: string, _requestId: string, _secret: () => Promise<string>): Promise<never> {
     const record = await this.show(id);
     throw new RequestRefusedError(
-      `a one-time secret would be kept in workflow history in the clear: this deployment has no payload encryption (codec keys), so it is refused; name a credential instead (${acceptedBy(record)})`,
+      this.opts.dataConverter?.payloadCodecs?.length
+        ? `a one-time secret would be kept in workflow history (encrypted) for as long as the namespace keeps it, so it is refused; name a credential instead (${acceptedBy(record)})`
+        : `a one-time secret would be kept in workflow history in the clear: this deployment has no payload encryption (codec keys), so it is refused; name a credential instead (${acceptedBy(record)})`,
     );
   }
 

@@ -5,6 +5,7 @@
  */
 import { listen } from '../runtime/listen';
 import { RateLimiter, retryAfterSeconds } from './rate-limit';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -28,6 +29,8 @@ import {
 } from './api-schemas';
 import type { CallerTokens } from './caller-tokens';
 import { codecRouter, type CodecServerOptions } from './codec-server';
+import { contentOf } from '../artifacts/digest';
+import { isRef, type ArtifactStore } from '../artifacts/store';
 import { openApiDocument } from './openapi';
 
 export interface ApiServerOptions {
@@ -44,6 +47,8 @@ export interface ApiServerOptions {
   rateLimit?: { requestsPerMinute: number; burst: number };
   /** Also serve the codec server at `/codec` (with payload encryption on and a codec token set). */
   codec?: CodecServerOptions;
+  /** Where artifact bytes stored by reference are read for downloads (the configured store). Default: none, only inline artifacts. */
+  artifacts?: ArtifactStore;
 }
 
 function parse<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
@@ -177,6 +182,40 @@ export function createApiApp(opts: ApiServerOptions): express.Express {
   api.get(
     '/delegations/:id',
     handle(async (req, res) => void res.json(await as(req).baton.show(idOf(req)))),
+  );
+
+  // An artifact's bytes, whether inline in the record or stored by reference. Always as an attachment
+  // of no declared type: the bytes are the agent's, and must never render in the web app's origin.
+  api.get(
+    '/delegations/:id/artifacts/:artifactId/content',
+    handle(async (req, res) => {
+      const id = idOf(req);
+      const record = await as(req).baton.show(id);
+      const wanted = String(req.params.artifactId ?? '');
+      const artifact = record.artifacts.find((a) => a.artifactId === wanted);
+      if (!artifact) throw new BatonError('NotFound', `delegation ${id} has no artifact ${wanted}`);
+      let bytes: Buffer;
+      if (artifact.parts) bytes = contentOf(artifact.parts);
+      else if (artifact.ref && isRef(artifact.ref)) {
+        if (!opts.artifacts)
+          throw new BatonError('Unavailable', 'this server has no artifact store configured; read it with baton artifacts get');
+        if (!(await opts.artifacts.has(artifact.ref)))
+          throw new BatonError(
+            'NotFound',
+            `artifact ${artifact.ref} is not in this server's store (a folder on another host? use artifacts.store: s3)`,
+          );
+        bytes = await opts.artifacts.get(artifact.ref);
+        if (createHash('sha256').update(bytes).digest('hex') !== artifact.ref.slice('sha256:'.length))
+          throw new BatonError('Unavailable', `artifact ${artifact.ref} in the store is not what was stored; restore it from a backup`);
+      } else throw new BatonError('NotFound', `artifact ${wanted} of delegation ${id} kept no content (only its digest)`);
+      const filename = (artifact.name ?? artifact.artifactId).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 100) || 'artifact';
+      res.status(200).set({
+        'Content-Type': 'application/octet-stream',
+        'Content-Disposition': `attachment; filename="${filename}"`,
+        'X-Baton-Sha256': artifact.sha256,
+      });
+      res.end(bytes);
+    }),
   );
 
   api.get(

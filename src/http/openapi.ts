@@ -320,6 +320,29 @@ export function openApiDocument(): Record<string, unknown> {
           responses: { '200': json(ref('Delegation'), 'The record'), ...errors(401, 404, 503) },
         },
       },
+      '/delegations/{id}/artifacts/{artifactId}/content': {
+        get: {
+          operationId: 'artifactContent',
+          summary: "An artifact's bytes, inline or stored by reference, as an attachment (never rendered: they are the agent's)",
+          parameters: [
+            idParam,
+            {
+              name: 'artifactId',
+              in: 'path',
+              required: true,
+              description: 'The artifact id in the record.',
+              schema: { type: 'string', minLength: 1 },
+            },
+          ],
+          responses: {
+            '200': {
+              description: 'The bytes; `X-Baton-Sha256` is the digest the record holds.',
+              content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+            },
+            ...errors(401, 404, 503),
+          },
+        },
+      },
       '/delegations/{id}/events': {
         get: {
           operationId: 'streamDelegation',

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { BatonClient } from '../client/baton-client';
 import { GraphClient } from '../client/graph-client';
 import { ConfigError } from '../config/load';
+import { configuredStore } from '../artifacts/configured-store';
 import { batonDataConverter } from '../codec/data-converter';
 import { connectTemporalClient } from '../runtime/connect';
 import type { TemporalSection } from '../runtime/temporal-target';
@@ -74,6 +75,7 @@ export async function startUi(
       host,
       port,
       rateLimit: config.api.rateLimit,
+      artifacts: configuredStore(config, logger.child({ component: 'artifact-store' })),
       ...(codec && codecTokens.length && config.encryption
         ? {
             codec: {

@@ -175,6 +175,25 @@ describe('artifacts in an S3-compatible object store', () => {
     }
     await stopWorker(workerB);
 
+    // baton ui in a third folder serves the bytes over the HTTP API, from the store both workers share.
+    const ui = new CliProcess(['ui', '--port', '0'], env, mkdtempSync(join(tmpdir(), 'baton-host-ui-')));
+    workers.push(ui);
+    await ui.waitFor('Sign in as');
+    const signIn = /(http:\/\/127\.0\.0\.1:\d+)\/#token=(\S+)/.exec(ui.stdout);
+    assert.ok(signIn, ui.stdout);
+    const content = await fetch(
+      `${signIn[1]}/api/v1/delegations/${encodeURIComponent(second.id)}/artifacts/${encodeURIComponent(second.artifacts[0]?.artifactId ?? '')}/content`,
+      { headers: { Authorization: `Bearer ${signIn[2]}` } },
+    );
+    assert.equal(content.status, 200);
+    assert.equal(
+      createHash('sha256')
+        .update(Buffer.from(await content.arrayBuffer()))
+        .digest('hex'),
+      digest,
+    );
+    await stopWorker(ui);
+
     // Garbage collection reads the store's reference index: both delegations hold the blob.
     const gc = await runCli(['artifacts', 'gc', '--json'], env, hostB);
     assert.equal(gc.code, 0, gc.stderr);

@@ -3,6 +3,7 @@
  * OpenAPI document the server serves, and the document itself against the OpenAPI 3.1 schema.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { PolicyRegistry } from '../../src/acceptance/policies';
@@ -199,6 +200,19 @@ describe('HTTP API', () => {
         const shown = await call('GET', `/delegations/${encodeURIComponent(id)}`);
         assert.equal(shown.body.outcome.kind, 'ACCEPTED');
         assert.equal(shown.body.artifacts[0].sha256.length, 64);
+        // The artifact's bytes: an attachment of no declared type, whose digest is the record's.
+        const artifact = shown.body.artifacts[0] as { artifactId: string; sha256: string; name?: string };
+        const contentPath = `/delegations/${encodeURIComponent(id)}/artifacts/${encodeURIComponent(artifact.artifactId)}/content`;
+        const content = await fetch(`${api.url}/api/v1${contentPath}`, { headers: { Authorization: `Bearer ${ACME}` } });
+        assert.equal(content.status, 200);
+        assert.equal(content.headers.get('content-type'), 'application/octet-stream');
+        assert.match(content.headers.get('content-disposition') ?? '', /^attachment; filename="[A-Za-z0-9._-]+"$/);
+        assert.equal(content.headers.get('x-baton-sha256'), artifact.sha256);
+        const bytes = Buffer.from(await content.arrayBuffer());
+        assert.equal(createHash('sha256').update(bytes).digest('hex'), artifact.sha256, 'the bytes the digest describes');
+        assert.equal((await call('GET', contentPath, { token: GLOBEX })).status, 404, 'not to another tenant');
+        const missing = await call('GET', `/delegations/${encodeURIComponent(id)}/artifacts/no-such-artifact/content`);
+        assert.deepEqual([missing.status, missing.body.error.type], [404, 'NotFound']);
         const listed = await call('GET', '/delegations?status=SETTLED&agent=supplier-qa');
         assert.ok(listed.body.delegations.some((d: { id: string }) => d.id === id));
         assert.equal((await call('GET', '/delegations?status=bad%20value')).status, 400);

@@ -3,6 +3,8 @@
  * answered from the inbox and the delegation is seen to complete; a graph page draws its nodes.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
@@ -101,6 +103,17 @@ describe('web app in Chromium', () => {
           'the artifact digest is shown',
         );
         assert.doesNotMatch(await page.locator('main').innerText(), /\bnull\b|\bundefined\b/, 'absent parts are not printed');
+
+        // Download saves the artifact's bytes as a file: the ones its digest describes.
+        const artifact = record.artifacts[0];
+        assert.ok(artifact);
+        const [download] = await Promise.all([
+          page.waitForEvent('download'),
+          page.locator(`[data-download="${artifact.artifactId}"]`).click(),
+        ]);
+        const saved = readFileSync((await download.path()) as string);
+        assert.equal(createHash('sha256').update(saved).digest('hex'), artifact.sha256);
+        assert.match(download.suggestedFilename(), /^[A-Za-z0-9._-]+$/);
 
         // The version that started it, linked to the list of what that version started.
         await page

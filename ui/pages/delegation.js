@@ -1,19 +1,41 @@
 // One delegation: status, pending request with its form, remote-state timeline, turns, artifacts; live.
 import { answerForm, KIND_TEXT } from '../answer-form.js';
-import { api, followEvents } from '../api.js';
+import { api, downloadArtifact, followEvents } from '../api.js';
 import { fill, h, notice, pill, prependNotice, short, table, untrustedParts, when } from '../dom.js';
 
-function artifactsTable(artifacts) {
+function artifactsTable(id, artifacts) {
   if (!artifacts.length) return h('p', { class: 'muted' }, 'No artifacts.');
   return table(
-    ['Artifact', 'Type', 'Size', 'SHA-256', 'Content (untrusted)'],
+    ['Artifact', 'Type', 'Size', 'SHA-256', 'Content (untrusted)', ''],
     artifacts.map((a) => [
       a.name || a.artifactId,
       a.mediaType || '',
       `${a.size} B`,
       h('td', { class: 'mono', title: a.sha256 }, short(a.sha256, 16)),
       a.parts ? untrustedParts(a.parts) : h('span', { class: 'muted' }, a.ref ? `stored as ${short(a.ref, 20)}` : 'not kept'),
+      a.parts || a.ref ? downloadButton(id, a) : '',
     ]),
+  );
+}
+
+function downloadButton(id, artifact) {
+  return h(
+    'button',
+    {
+      class: 'secondary',
+      'data-download': artifact.artifactId,
+      onclick: async (e) => {
+        e.target.disabled = true;
+        try {
+          await downloadArtifact(id, artifact);
+        } catch (err) {
+          prependNotice(`${err.type}: ${err.message}`);
+        } finally {
+          e.target.disabled = false;
+        }
+      },
+    },
+    'Download',
   );
 }
 
@@ -122,7 +144,7 @@ function renderDelegation(r, signal, rerender) {
       r.turns.map((t) => h('li', {}, h('code', {}, t.messageId), ' ', h('span', { class: 'muted' }, when(t.sentAt)))),
     ),
     h('h2', {}, 'Artifacts'),
-    artifactsTable(r.artifacts),
+    artifactsTable(r.id, r.artifacts),
     r.notes.length
       ? h(
           'div',
