@@ -103,11 +103,13 @@ export function codecRouter(opts: CodecServerOptions): express.Router {
   router.post('/:token/decode', serve('decode'));
 
   router.use((req, _res, next) =>
-    next(new BatonError('NotFound', `no codec route ${req.method} ${req.path}; POST /codec/decode or /codec/encode`)),
+    next(new BatonError('NotFound', `no codec route for ${req.method} there; POST /codec/decode or /codec/encode`)),
   );
   router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const e = bodyError(err) ?? asBatonError(err) ?? new BatonError('Internal', 'internal error (see the server log)');
-    if (e.kind === 'Internal') log.error({ err, path: req.path }, 'codec request failed');
+    // The route's pattern, not the path: a path may carry the token.
+    if (e.kind === 'Internal')
+      log.error({ err, route: (req.route as { path?: string } | undefined)?.path ?? 'none' }, 'codec request failed');
     res.status(e.httpStatus).json({ error: { type: e.kind, message: e.message } });
   });
   return router;
