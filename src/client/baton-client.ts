@@ -10,7 +10,6 @@ import {
   type ConnectionLike,
 } from '@temporalio/client';
 import type { Part } from '../shared/a2a-types';
-import type { DataConverter } from '@temporalio/common';
 import { CredentialNameSchema, DelegationInputSchema, type Caller, type Contract, type DelegationRecord } from '../shared/delegation-types';
 import { DELEGATION_ID_PREFIX } from '../shared/ids';
 import {
@@ -29,6 +28,7 @@ import type { delegationWorkflow } from '../../workflows/delegation';
 import { readRecord } from '../shared/record-version';
 import { answerUpdate, authorizeUpdate, cancelUpdate, reviewUpdate, statusQuery } from '../../workflows/messages';
 import { sendUpdate } from './send-update';
+import { temporalClient, type BatonClientOptions } from './client-options';
 import { temporalCall } from './temporal-call';
 import { NoWorkerError } from '../errors/temporal-errors';
 import { DelegationNotFoundError, InvalidRequestError, RequestRefusedError } from './errors';
@@ -92,19 +92,9 @@ export class BatonClient {
 
   constructor(
     private readonly connection: ConnectionLike,
-    private readonly opts: {
-      namespace: string;
-      taskQueue: string;
-      caller: Caller;
-      /** Temporal's data converter: the one the worker uses (`batonDataConverter(config)` with encryption). */
-      dataConverter?: DataConverter;
-    },
+    private readonly opts: BatonClientOptions,
   ) {
-    this.client = new Client({
-      connection,
-      namespace: opts.namespace,
-      ...(opts.dataConverter ? { dataConverter: opts.dataConverter } : {}),
-    });
+    this.client = temporalClient(connection, opts);
   }
 
   /** The same client acting as another caller (the HTTP API serves many). */

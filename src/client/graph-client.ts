@@ -3,7 +3,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type ConnectionLike } from '@temporalio/client';
-import type { DataConverter } from '@temporalio/common';
 import type { Caller } from '../shared/delegation-types';
 import { parseGraphSpec } from '../shared/graph-spec';
 import { graphAttributes } from '../shared/search-attributes';
@@ -12,6 +11,7 @@ import type { taskGraphWorkflow } from '../../workflows/task-graph';
 import { addFollowUpUpdate, cancelGraphUpdate, graphStatusQuery } from '../../workflows/messages';
 import { GraphNotFoundError, RequestRefusedError } from './errors';
 import { sendUpdate } from './send-update';
+import { temporalClient, type BatonClientOptions } from './client-options';
 import { temporalCall } from './temporal-call';
 
 /** Graph workflow ids without an explicit one. */
@@ -22,19 +22,9 @@ export class GraphClient {
 
   constructor(
     private readonly connection: ConnectionLike,
-    private readonly opts: {
-      namespace: string;
-      taskQueue: string;
-      caller: Caller;
-      /** Temporal's data converter: the one the worker uses (`batonDataConverter(config)` with encryption). */
-      dataConverter?: DataConverter;
-    },
+    private readonly opts: BatonClientOptions,
   ) {
-    this.client = new Client({
-      connection,
-      namespace: opts.namespace,
-      ...(opts.dataConverter ? { dataConverter: opts.dataConverter } : {}),
-    });
+    this.client = temporalClient(connection, opts);
   }
 
   /** The same client acting as another caller (the HTTP API serves many). */
