@@ -3,7 +3,7 @@
  * S3-compatible object store (`store: s3`), sealed with the payload keys when encryption is on.
  */
 import type { Logger } from 'pino';
-import { encryptionCodec } from '../codec/data-converter';
+import { configuredCodec } from '../codec/data-converter';
 import type { BatonConfig } from '../config/schema';
 import { S3ArtifactStore, s3StagingDir } from './s3-store';
 import { DEFAULT_ARTIFACTS_PATH, FsArtifactStore, type ArtifactStore, type CollectableStore } from './store';
@@ -15,10 +15,12 @@ export function configuredStore(config: Partial<Pick<BatonConfig, 'artifacts' | 
   const path = config.artifacts?.path ?? DEFAULT_ARTIFACTS_PATH;
   const s3 = config.artifacts?.store === 's3' ? config.artifacts.s3 : undefined;
   if (!s3) return new FsArtifactStore(path);
+  // The data converter's own codec: the keys are read once per process, for payloads and blobs alike.
+  const codec = configuredCodec(config);
   return new S3ArtifactStore({
     config: s3,
     stagingDir: s3StagingDir(path),
-    ...(config.encryption ? { codec: encryptionCodec(config.encryption) } : {}),
+    ...(codec ? { codec } : {}),
     ...(logger ? { logger } : {}),
   });
 }

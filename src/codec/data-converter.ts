@@ -57,6 +57,11 @@ export function batonDataConverter(config: Pick<BatonConfig, 'encryption'>): Dat
   return converter;
 }
 
+/** The encryption codec of `config`'s data converter (the same instance, keys read once), if any. */
+export function configuredCodec(config: Pick<BatonConfig, 'encryption'>): EncryptionCodec | undefined {
+  return batonDataConverter(config)?.payloadCodecs?.[0] as EncryptionCodec | undefined;
+}
+
 /** `{ dataConverter }` for a client's options when `config` encrypts payloads, else nothing. */
 export function dataConverterOption(config: Pick<BatonConfig, 'encryption'>): { dataConverter?: DataConverter } {
   const dataConverter = batonDataConverter(config);

@@ -10,6 +10,8 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { ConfigError } from '../config/config-error';
+import type { BatonConfig } from '../config/schema';
 import { asBatonError } from '../errors/as-baton-error';
 import { BatonError } from '../shared/baton-error';
 import { bearerToken, digest } from './caller-tokens';
@@ -39,6 +41,24 @@ const toJson = (p: Payload): JsonPayload => ({
   metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v ?? []).toString('base64')])),
   data: Buffer.from(p.data ?? []).toString('base64'),
 });
+
+/** What is wrong with the codec token variables that are set: one line per variable under 16 characters. */
+export function codecTokenProblems(config: Pick<BatonConfig, 'encryption'>): string[] {
+  return (config.encryption?.codecServer.tokensFromEnv ?? [])
+    .filter((name) => (process.env[name] ?? '').length > 0 && (process.env[name] ?? '').length < 16)
+    .map((name) => `encryption.codecServer: ${name} must hold at least 16 characters (a guessable token is worse than none)`);
+}
+
+/**
+ * The codec server's tokens: each `encryption.codecServer.tokensFromEnv` variable that is set, and
+ * `extra`; a ConfigError when one is too short.
+ */
+export function codecTokens(config: Pick<BatonConfig, 'encryption'>, extra?: string): string[] {
+  const [problem] = codecTokenProblems(config);
+  if (problem) throw new ConfigError(problem);
+  const set = (config.encryption?.codecServer.tokensFromEnv ?? []).map((name) => process.env[name] ?? '').filter(Boolean);
+  return config.encryption ? [...set, ...(extra ? [extra] : [])] : [];
+}
 
 /** What express's JSON reader refused, in Baton's terms. */
 function bodyError(err: unknown): BatonError | undefined {

@@ -8,12 +8,13 @@ import { BatonClient } from '../client/baton-client';
 import { GraphClient } from '../client/graph-client';
 import { ConfigError } from '../config/load';
 import { configuredStore } from '../artifacts/configured-store';
-import { batonDataConverter } from '../codec/data-converter';
+import { configuredCodec, dataConverterOption } from '../codec/data-converter';
 import { connectTemporalClient } from '../runtime/connect';
 import type { TemporalSection } from '../runtime/temporal-target';
 import type { BatonConfig } from '../config/schema';
 import { startApiServer } from './api-server';
 import { CallerTokens } from './caller-tokens';
+import { codecTokens } from './codec-server';
 
 export interface RunningUi {
   /** The server's base URL. */
@@ -56,15 +57,24 @@ export async function startUi(
       );
     ({ tokens, token: generated } = CallerTokens.single(config.caller));
   }
-  const codecTokens = codecTokensOf(config, listen.codecToken);
+  const tokensForCodec = codecTokens(config, listen.codecToken);
+  const codec = configuredCodec(config);
+  const codecServer =
+    codec && tokensForCodec.length && config.encryption
+      ? {
+          codec,
+          tokens: tokensForCodec,
+          corsOrigins: config.encryption.codecServer.corsOrigins,
+          namespace: config.temporal.namespace,
+          logger,
+        }
+      : undefined;
   const connection: Connection = await connectTemporalClient(temporal);
-  const dataConverter = batonDataConverter(config);
-  const codec = dataConverter?.payloadCodecs?.[0];
   const opts = {
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     caller: config.caller,
-    ...(dataConverter ? { dataConverter } : {}),
+    ...dataConverterOption(config),
   };
   try {
     const server = await startApiServer({
@@ -76,22 +86,12 @@ export async function startUi(
       port,
       rateLimit: config.api.rateLimit,
       artifacts: configuredStore(config, logger.child({ component: 'artifact-store' })),
-      ...(codec && codecTokens.length && config.encryption
-        ? {
-            codec: {
-              codec,
-              tokens: codecTokens,
-              corsOrigins: config.encryption.codecServer.corsOrigins,
-              namespace: config.temporal.namespace,
-              logger,
-            },
-          }
-        : {}),
+      ...(codecServer ? { codec: codecServer } : {}),
     });
     return {
       url: server.url,
       ...(generated ? { signInUrl: `${server.url}/#token=${generated}` } : {}),
-      ...(codec && codecTokens.length ? { codecUrl: `${server.url}/codec` } : {}),
+      ...(codecServer ? { codecUrl: `${server.url}/codec` } : {}),
       close: async () => {
         await server.close();
         await connection.close();
@@ -101,19 +101,4 @@ export async function startUi(
     await connection.close();
     throw err;
   }
-}
-
-/** The codec server's tokens: each `encryption.codecServer.tokensFromEnv` variable that is set, and `extra`. */
-function codecTokensOf(config: BatonConfig, extra: string | undefined): string[] {
-  if (!config.encryption) return [];
-  const tokens: string[] = [];
-  for (const name of config.encryption.codecServer.tokensFromEnv) {
-    const token = process.env[name];
-    if (token === undefined || token === '') continue;
-    if (token.length < 16)
-      throw new ConfigError(`encryption.codecServer: ${name} must hold at least 16 characters (a guessable token is worse than none)`);
-    tokens.push(token);
-  }
-  if (extra) tokens.push(extra);
-  return tokens;
 }

@@ -8,6 +8,7 @@ import { credentialOf, readSecret } from '../../a2a/agent-fetch';
 import { PolicyRegistry } from '../../acceptance/policies';
 import { connectionOptions, DEFAULT_ADDRESS } from '../../runtime/connect';
 import type { TemporalTarget } from '../../runtime/temporal-target';
+import { codecTokenProblems } from '../../http/codec-server';
 import { printJson } from '../output';
 
 export interface ConfigReport {
@@ -123,11 +124,7 @@ export function checkConfig(configPath?: string): ConfigReport {
       if (!(err instanceof ConfigError)) throw err;
       problems.push(err.message);
     }
-    const codec = loaded.config.encryption.codecServer;
-    for (const name of codec.tokensFromEnv) {
-      const token = process.env[name];
-      if (token && token.length < 16) problems.push(`encryption.codecServer: ${name} must hold at least 16 characters`);
-    }
+    problems.push(...codecTokenProblems(loaded.config));
   }
   const s3 = loaded.config.artifacts.store === 's3' ? loaded.config.artifacts.s3 : undefined;
   for (const name of [s3?.accessKeyIdFromEnv, s3?.secretAccessKeyFromEnv]) {
