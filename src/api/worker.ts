@@ -8,12 +8,14 @@ export { createBatonWorker, type BatonWorkerOptions } from '../runtime/worker';
 export { ensureNamespace, missingSearchAttributes, registerSearchAttributes } from '../runtime/namespace-setup';
 /** A worker's connection as Baton's own worker makes it: environment, config and Temporal's profile (TLS, API key). */
 export { connectTemporalWorker } from '../runtime/connect';
-export { FsArtifactStore, type ArtifactRef, type ArtifactStore, type StagingFile, type StoredBytes } from '../artifacts/store';
 export {
-  S3ArtifactStore,
-  ArtifactStoreMisconfiguredError,
-  ArtifactStoreUnavailableError,
   ArtifactCorruptError,
-} from '../artifacts/s3-store';
+  FsArtifactStore,
+  type ArtifactRef,
+  type ArtifactStore,
+  type StagingFile,
+  type StoredBytes,
+} from '../artifacts/store';
+export { S3ArtifactStore, ArtifactStoreMisconfiguredError, ArtifactStoreUnavailableError } from '../artifacts/s3-store';
 export { PolicyRegistry, type AcceptancePolicy, type Candidate, type Decision, type DeclaredPolicy } from '../acceptance/policies';
 export { createLogger, installTemporalRuntime } from '../runtime/logger';

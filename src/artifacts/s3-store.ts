@@ -39,6 +39,7 @@ import {
   type StagingFile,
   type StoredBlob,
   type StoredBytes,
+  verified,
 } from './store';
 
 /** The object store cannot be reached (or answers 5xx) past `retryFor`: Temporal retries the activity. */
@@ -52,13 +53,6 @@ export class ArtifactStoreUnavailableError extends BatonError {
 export class ArtifactStoreMisconfiguredError extends BatonError {
   constructor(where: string, cause: string) {
     super('ConfigInvalid', `artifact store ${where} refused Baton (${cause}): check artifacts.s3 (bucket, endpoint, region, credentials)`);
-  }
-}
-
-/** Stored bytes do not match their digest: the object was altered in the store. */
-export class ArtifactCorruptError extends BatonError {
-  constructor(ref: ArtifactRef, detail: string) {
-    super('Unavailable', `artifact ${ref} in the store is not what was stored (${detail}); restore it from a backup`);
   }
 }
 
@@ -79,6 +73,16 @@ type AwsError = Error & { name: string; code?: string; $metadata?: { httpStatusC
 const statusOf = (err: unknown): number | undefined => (err as AwsError).$metadata?.httpStatusCode;
 const isMissing = (err: unknown): boolean =>
   (err as AwsError).name === 'NotFound' || (err as AwsError).name === 'NoSuchKey' || statusOf(err) === 404;
+
+/** The answer of `request`, or undefined when what it asks about (an object, a bucket) is not there. */
+async function unlessMissing<T>(request: Promise<T>): Promise<T | undefined> {
+  try {
+    return await request;
+  } catch (err) {
+    if (isMissing(err)) return undefined;
+    throw err;
+  }
+}
 
 export interface S3StoreOptions {
   config: S3StoreConfig;
@@ -150,24 +154,15 @@ export class S3ArtifactStore implements ArtifactStore, CollectableStore {
   /** Fails with one line when the bucket cannot be used: at worker start and in `baton config check`. */
   async check(): Promise<void> {
     await this.call('check', async () => {
-      try {
-        await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
-      } catch (err) {
-        if (isMissing(err)) throw new ArtifactStoreMisconfiguredError(this.where, 'NoSuchBucket');
-        throw err;
-      }
+      if (!(await unlessMissing(this.client.send(new HeadBucketCommand({ Bucket: this.bucket })))))
+        throw new ArtifactStoreMisconfiguredError(this.where, 'NoSuchBucket');
     });
   }
 
   /** Creates the bucket when it is missing (`baton setup`); true when it did. */
   async ensureBucket(): Promise<boolean> {
     return this.call('create bucket', async () => {
-      try {
-        await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
-        return false;
-      } catch (err) {
-        if (!isMissing(err)) throw err;
-      }
+      if (await unlessMissing(this.client.send(new HeadBucketCommand({ Bucket: this.bucket })))) return false;
       const region = this.opts.config.region;
       await this.client.send(
         new CreateBucketCommand({
@@ -181,15 +176,11 @@ export class S3ArtifactStore implements ArtifactStore, CollectableStore {
   }
 
   async has(ref: ArtifactRef): Promise<boolean> {
-    return this.call('has', async () => {
-      try {
-        await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.blobKey(ref) }));
-        return true;
-      } catch (err) {
-        if (isMissing(err)) return false;
-        throw err;
-      }
-    });
+    return this.call(
+      'has',
+      async () =>
+        (await unlessMissing(this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.blobKey(ref) })))) !== undefined,
+    );
   }
 
   async put(bytes: Uint8Array): Promise<StoredBytes> {
@@ -206,20 +197,15 @@ export class S3ArtifactStore implements ArtifactStore, CollectableStore {
   private async renew(ref: ArtifactRef): Promise<boolean> {
     const key = this.blobKey(ref);
     return this.call('renew', async () => {
-      let metadata: Record<string, string> | undefined;
-      try {
-        metadata = (await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }))).Metadata;
-      } catch (err) {
-        if (isMissing(err)) return false;
-        throw err;
-      }
+      const head = await unlessMissing(this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key })));
+      if (!head) return false;
       await this.client.send(
         new CopyObjectCommand({
           Bucket: this.bucket,
           Key: key,
           CopySource: `${this.bucket}/${key}`,
           MetadataDirective: 'REPLACE',
-          Metadata: { ...metadata, 'baton-renewed': new Date().toISOString() },
+          Metadata: { ...head.Metadata, 'baton-renewed': new Date().toISOString() },
         }),
       );
       return true;
@@ -268,9 +254,7 @@ export class S3ArtifactStore implements ArtifactStore, CollectableStore {
         );
       plain = this.opts.codec.open(keyId, bytes);
     }
-    if (createHash('sha256').update(plain).digest('hex') !== ref.slice('sha256:'.length))
-      throw new ArtifactCorruptError(ref, 'its digest differs');
-    return plain;
+    return verified(ref, plain);
   }
 
   staging(key: string): StagingFile {

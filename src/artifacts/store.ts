@@ -9,6 +9,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { BatonError } from '../shared/baton-error';
 
 /** The filesystem store's folder when the config names none (relative to the working folder). */
 export const DEFAULT_ARTIFACTS_PATH = '.baton/artifacts';
@@ -64,6 +65,20 @@ export interface StagingFile {
   discard(): void;
 }
 
+/** Stored bytes do not match their digest: they were altered in the store. */
+export class ArtifactCorruptError extends BatonError {
+  constructor(ref: ArtifactRef, detail: string) {
+    super('Unavailable', `artifact ${ref} in the store is not what was stored (${detail}); restore it from a backup`);
+  }
+}
+
+/** `bytes` read for `ref`, checked against its digest: every store's `get` ends here. */
+export function verified(ref: ArtifactRef, bytes: Buffer): Buffer {
+  if (createHash('sha256').update(bytes).digest('hex') !== ref.slice('sha256:'.length))
+    throw new ArtifactCorruptError(ref, 'its digest differs');
+  return bytes;
+}
+
 export const isRef = (ref: string): ref is ArtifactRef => /^sha256:[0-9a-f]{64}$/.test(ref);
 
 /** A holder (workflow id) as one file or object name. */
@@ -106,7 +121,7 @@ export class FsArtifactStore implements ArtifactStore, CollectableStore {
   }
 
   async get(ref: ArtifactRef): Promise<Buffer> {
-    return readFile(this.pathOf(ref));
+    return verified(ref, await readFile(this.pathOf(ref)));
   }
 
   async has(ref: ArtifactRef): Promise<boolean> {
