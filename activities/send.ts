@@ -5,9 +5,13 @@
 import { activityInfo, cancellationSignal, heartbeat, sleep } from '@temporalio/activity';
 import type { Logger } from 'pino';
 import type { AgentClient, SendTurn } from '../src/a2a/agent-client';
+import { failure } from '../src/a2a/errors';
+import type { SendResult } from '../src/a2a/wire';
+import { StreamedTask } from '../src/a2a/streamed-task';
 import type { Part, Task } from '../src/shared/a2a-types';
 import type { ResolvedAgent } from '../src/shared/delegation-types';
-import { isActive } from '../src/shared/remote-state';
+import { FailureType } from '../src/shared/failure-types';
+import { isActive, isInterrupted } from '../src/shared/remote-state';
 import type { SendOutcome } from '../src/shared/send-outcome';
 import type { ActivityContext } from './context';
 import { withDownloads } from './downloads';
@@ -57,6 +61,59 @@ export function sendActivities(ctx: ActivityContext) {
       pause *= 4;
     }
     return { task, calls };
+  }
+
+  /**
+   * Sends the turn on a stream (SendStreamingMessage) and follows it for up to `withinMs` once the task
+   * exists: an agent that finishes at once is done in this one call, and its stream's own copy of the
+   * task stands unless something about it was doubtful (`StreamedTask`). The window only starts
+   * counting down once the agent answered, so a send is never cut before the task id is known.
+   */
+  async function sendOnStream(
+    client: AgentClient,
+    turn: SendTurn,
+    withinMs: number,
+    maxBytes: number,
+    log: Logger,
+  ): Promise<SendResult | { kind: 'streamed'; streamed: StreamedTask; settled: boolean }> {
+    const streamed = new StreamedTask(turn.taskId, maxBytes);
+    const window = new AbortController();
+    let over = false;
+    let answered = false;
+    const timer = setTimeout(() => {
+      over = true;
+      if (answered) window.abort();
+    }, withinMs);
+    let settled = false;
+    try {
+      for await (const event of client.sendStream(turn, AbortSignal.any([cancellationSignal(), window.signal]))) {
+        if (!answered && 'message' in event) return { kind: 'message', message: event.message };
+        const first = !answered;
+        answered = true;
+        streamed.apply(event);
+        const task = streamed.task;
+        if (!task) continue;
+        // A retry of this attempt must not send again: the heartbeat names the task it created.
+        if (first) heartbeat({ sent: turn.messageId, taskId: task.id } satisfies SentDetails);
+        // A follow-up turn's stream begins with the stored task, still showing the question it answers.
+        const stale = first && turn.taskId !== undefined && isInterrupted(task.status.state);
+        if (!isActive(task.status.state) && !stale) {
+          settled = true;
+          break;
+        }
+        if (over) break;
+      }
+    } catch (err) {
+      const type = (err as { type?: string }).type;
+      // Before the agent answered, this was the send itself failing: its retry looks for the turn first.
+      if (!answered || cancellationSignal().aborted || type === FailureType.INVALID_AGENT_RESPONSE) throw err;
+      if (!window.signal.aborted) log.info({ err: (err as Error).message }, 'the send stream broke; observing instead');
+    } finally {
+      clearTimeout(timer);
+      window.abort();
+    }
+    if (!streamed.task) throw failure(FailureType.INVALID_AGENT_RESPONSE, `agent ${client.agentName}: SendStreamingMessage gave no task`);
+    return { kind: 'streamed', streamed, settled };
   }
 
   /**
@@ -119,23 +176,33 @@ export function sendActivities(ctx: ActivityContext) {
       reconciliation = found === 'unsupported' ? 'unsupported' : 'not-found';
       log.warn({ attempt: info.attempt, reconciliation }, 'retried send: sending the turn again');
     }
-    const result = await client.send(input.turn, cancellationSignal());
+    const entry = agents.entryOf(input.agent.name);
+    // URL downloads belong to the observing activity, whose timeout is made for them; a push agent
+    // is read when it pushes, not polled.
+    const withinMs = input.readAfterSend && !entry.downloads && input.agent.observe !== 'push' ? entry.readAfterSendMs : 0;
+    const onStream = withinMs > 0 && input.agent.observe === 'stream' && input.agent.capabilities?.streaming === true;
+    const result = onStream
+      ? await sendOnStream(client, input.turn, withinMs, Math.min(ctx.inlineMaxBytes, ctx.inlineRoom(input.inlineSoFar)), log)
+      : await client.send(input.turn, cancellationSignal());
     if (result.kind === 'message') {
       log.info({ replyMessageId: result.message.messageId }, 'agent replied with a direct Message');
       const { messageId, contextId } = result.message;
       const reply = { messageId, parts: await boundedReply(result.message.parts, input.inlineSoFar), ...(contextId ? { contextId } : {}) };
       return { kind: 'message', sentAt, reply, ...(reconciliation ? { reconciliation } : {}), calls };
     }
+    let task = result.kind === 'task' ? result.task : (result.streamed.task as Task);
     log.info(
-      { remoteTaskId: result.task.id, contextId: result.task.contextId, state: result.task.status.state },
+      { remoteTaskId: task.id, contextId: task.contextId, state: task.status.state, ...(onStream ? { via: 'stream' } : {}) },
       input.turn.taskId ? 'turn sent' : 'remote task created',
     );
-    let task = result.task;
-    const entry = agents.entryOf(input.agent.name);
-    // URL downloads belong to the observing activity, whose timeout is made for them; a push agent
-    // is read when it pushes, not polled.
-    const withinMs = input.readAfterSend && !entry.downloads && input.agent.observe !== 'push' ? entry.readAfterSendMs : 0;
-    if (withinMs > 0 && isActive(task.status.state)) {
+    if (result.kind === 'streamed') {
+      // Settled, but the stream's copy is doubtful: the agent's own copy decides.
+      if (result.settled && !result.streamed.trusted) {
+        log.info({ remoteTaskId: task.id, why: result.streamed.doubtful }, "reading the task: the stream's copy is doubtful");
+        calls += 1;
+        task = await client.getTask(task.id, cancellationSignal());
+      }
+    } else if (withinMs > 0 && isActive(task.status.state)) {
       // A retry of this attempt must not send again: the heartbeat names the task it created.
       heartbeat({ sent: input.turn.messageId, taskId: task.id } satisfies SentDetails);
       const read = await readAfterSend(client, task.id, withinMs, input.readAfterSend ? input.readAfterSend.callBudget - calls : 0, log);

@@ -7,6 +7,7 @@ import { activityInfo, cancellationSignal, heartbeat } from '@temporalio/activit
 import { CancelledFailure, type ApplicationFailure } from '@temporalio/common';
 import type { Logger } from 'pino';
 import type { AgentClient } from '../src/a2a/agent-client';
+import { StreamedTask } from '../src/a2a/streamed-task';
 import { ArtifactAssembly } from '../src/artifacts/assembly';
 import type { RemoteSnapshot } from '../src/shared/delegation-types';
 import { FailureType } from '../src/shared/failure-types';
@@ -122,9 +123,14 @@ export async function followStream(ctx: ActivityContext, client: AgentClient, in
       },
       Math.max(50, Math.min(1_000, Math.floor(silenceMs / 4))),
     );
+    // This subscription's own copy of the task: it stands for the agent's when the stream settles on it.
+    // Bounded by what history keeps inline: a larger artifact is better assembled into the store (`authority`).
+    const streamed = new StreamedTask(input.taskId, Math.min(ctx.inlineMaxBytes, ctx.inlineRoom(input.inlineSoFar)));
+    let settled = false;
     try {
       for await (const event of client.subscribe(input.taskId, AbortSignal.any([cancellationSignal(), silent.signal]))) {
         lastEvent = Date.now();
+        streamed.apply(event);
         if ('task' in event) {
           contextId = event.task.contextId;
           await assembly?.snapshot(event.task.artifacts ?? []);
@@ -133,7 +139,10 @@ export async function followStream(ctx: ActivityContext, client: AgentClient, in
         const status = 'task' in event ? event.task.status : 'statusUpdate' in event ? event.statusUpdate.status : undefined;
         if (!status) continue;
         log.info({ state: status.state, via: 'stream' }, 'remote state');
-        if (!isActive(status.state) && statusKeyOf(status) !== input.staleStatusKey) break;
+        if (!isActive(status.state) && statusKeyOf(status) !== input.staleStatusKey) {
+          settled = true;
+          break;
+        }
       }
     } catch (err) {
       const type = (err as ApplicationFailure).type;
@@ -148,6 +157,13 @@ export async function followStream(ctx: ActivityContext, client: AgentClient, in
       clearInterval(beat);
       clearInterval(watchdog);
     }
+    // 👉 The stream settled on a copy of the task nothing made doubtful: no GetTask to confirm it.
+    const own = settled && !silent.signal.aborted ? streamed.trusted : undefined;
+    if (own) {
+      assembly?.discard();
+      return { ...(await ctx.snapshot(own)), calls };
+    }
+    if (settled) log.info({ why: streamed.doubtful }, "reading the task: the stream's copy is doubtful");
     const over = await readNow();
     if (over) return over;
     log.info({ round }, 'stream ended while the task was still active; subscribing again');

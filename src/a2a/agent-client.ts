@@ -53,6 +53,27 @@ export class AgentClient {
     }
   }
 
+  /**
+   * SendStreamingMessage: the task's events from its creation (a Task first) or one direct Message.
+   * Only for an agent whose card says it streams (the SDK would quietly send without a stream otherwise).
+   */
+  async *sendStream(turn: SendTurn, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
+    try {
+      const events = this.client.sendMessageStream(
+        {
+          tenant: '',
+          message: userMessageToSdk(turn),
+          metadata: undefined,
+          configuration: { acceptedOutputModes: [], returnImmediately: false, historyLength: 0, taskPushNotificationConfig: undefined },
+        },
+        { signal },
+      );
+      for await (const event of events) yield streamEventFromSdk(event);
+    } catch (err) {
+      throw toFailure(err, `agent ${this.agentName}: SendStreamingMessage`);
+    }
+  }
+
   /** CancelTask; the updated task. TaskNotCancelable arrives as an AgentRefused failure. */
   async cancel(taskId: string, signal?: AbortSignal): Promise<Task> {
     try {

@@ -1,7 +1,8 @@
 /**
  * A fault-injecting A2A 1.0 agent (JSON-RPC over HTTP on loopback), configurable per run, for the
- * chaos suite and campaigns: it works like a real agent (tasks, GetTask, ListTasks, CancelTask,
- * SubscribeToTask) and, as the plan says, drops connections after creating a task, answers bursts of
+ * chaos suite and campaigns: it works like a real agent (tasks, GetTask, ListTasks, CancelTask, and
+ * with `streaming` SendStreamingMessage and SubscribeToTask, whose streams carry every status and
+ * artifact change) and, as the plan says, drops connections after creating a task, answers bursts of
  * 5xx, answers slowly, sends malformed JSON, unknown enum values or huge bodies, completes while a
  * cancel is in flight, stalls streams and duplicates events. It counts the tasks each first-turn
  * messageId created, so a campaign can count duplicate remote tasks.
@@ -27,7 +28,7 @@ export interface FaultPlan {
   hugeBody?: number;
   /** CancelTask finds the task COMPLETED (it finished while the cancel was on its way). */
   completeOnCancel?: boolean;
-  /** SubscribeToTask sends its headers, then nothing. */
+  /** SubscribeToTask sends its headers, then nothing (SendStreamingMessage streams as usual). */
   stallStream?: boolean;
   /** Every stream event is written twice. */
   duplicateEvents?: boolean;
@@ -171,33 +172,37 @@ export class FaultAgent {
   ): void {
     const p = request.params ?? {};
     switch (request.method) {
-      case 'SendMessage': {
+      case 'SendMessage':
+      case 'SendStreamingMessage': {
         if (this.plan.refuseWith !== undefined) return error(-32602, this.plan.refuseWith);
+        if (request.method === 'SendStreamingMessage' && !this.plan.streaming) return error(-32004, 'streaming is not supported');
         const message = (p.message ?? {}) as { messageId?: string; taskId?: string; contextId?: string };
+        let task: TaskRecord;
         if (message.taskId) {
-          const task = this.tasks.get(message.taskId);
-          if (!task) return error(-32001, 'task not found');
-          if (['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED'].includes(task.state))
+          const found = this.tasks.get(message.taskId);
+          if (!found) return error(-32001, 'task not found');
+          if (['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED'].includes(found.state))
             return error(-32004, 'task is terminal');
+          task = found;
           task.history.push(message);
           this.set(task, 'TASK_STATE_WORKING');
-          this.work(task);
-          return answer({ task: this.json(task) });
+        } else {
+          task = {
+            id: randomUUID(),
+            contextId: message.contextId || randomUUID(),
+            state: 'TASK_STATE_WORKING',
+            history: [message],
+            artifacts: [],
+            updated: new Date().toISOString(),
+            asked: false,
+          };
+          this.tasks.set(task.id, task);
+          const first = message.messageId ?? '';
+          this.tasksByMessageId.set(first, [...(this.tasksByMessageId.get(first) ?? []), task.id]);
         }
-        const task: TaskRecord = {
-          id: randomUUID(),
-          contextId: message.contextId || randomUUID(),
-          state: 'TASK_STATE_WORKING',
-          history: [message],
-          artifacts: [],
-          updated: new Date().toISOString(),
-          asked: false,
-        };
-        this.tasks.set(task.id, task);
-        const first = message.messageId ?? '';
-        this.tasksByMessageId.set(first, [...(this.tasksByMessageId.get(first) ?? []), task.id]);
         this.work(task);
-        if (this.chance(this.plan.dropAfterCreate, 'dropAfterCreate')) return void res.socket?.destroy();
+        if (!message.taskId && this.chance(this.plan.dropAfterCreate, 'dropAfterCreate')) return void res.socket?.destroy();
+        if (request.method === 'SendStreamingMessage') return this.stream(task, request.id, res);
         return answer({ task: this.json(task) });
       }
       case 'GetTask': {
@@ -232,42 +237,53 @@ export class FaultAgent {
       case 'SubscribeToTask': {
         const task = this.tasks.get(String(p.id));
         if (!task) return error(-32001, 'task not found');
-        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
         if (this.plan.stallStream) {
+          res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
           this.faults.stallStream = (this.faults.stallStream ?? 0) + 1;
           return; // headers, then silence
         }
-        const send = (result: unknown): void => {
-          const frame = `data: ${JSON.stringify({ jsonrpc: '2.0', id: request.id, result })}\n\n`;
-          res.write(frame);
-          if (this.plan.duplicateEvents) res.write(frame);
-        };
-        send({ task: this.json(task) });
-        let last = task.state;
-        const tick = setInterval(() => {
-          if (task.state !== last) {
-            last = task.state;
-            send({ statusUpdate: { taskId: task.id, contextId: task.contextId, status: { state: task.state, timestamp: task.updated } } });
-          }
-          if (
-            [
-              'TASK_STATE_COMPLETED',
-              'TASK_STATE_FAILED',
-              'TASK_STATE_CANCELED',
-              'TASK_STATE_REJECTED',
-              'TASK_STATE_INPUT_REQUIRED',
-            ].includes(task.state)
-          ) {
-            clearInterval(tick);
-            res.end();
-          }
-        }, 20);
-        res.on('close', () => clearInterval(tick));
-        return;
+        return this.stream(task, request.id, res);
       }
       default:
         return error(-32601, `method ${request.method} not found`);
     }
+  }
+
+  /**
+   * The task's events on a stream: the task first, then each artifact it gains and each state it
+   * enters, until it ends or asks for input.
+   */
+  private stream(task: TaskRecord, id: unknown, res: express.Response): void {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const send = (result: unknown): void => {
+      const frame = `data: ${JSON.stringify({ jsonrpc: '2.0', id, result })}\n\n`;
+      res.write(frame);
+      if (this.plan.duplicateEvents) {
+        this.faults.duplicateEvents = (this.faults.duplicateEvents ?? 0) + 1;
+        res.write(frame);
+      }
+    };
+    send({ task: this.json(task) });
+    let last = task.state;
+    let artifactsSent = task.artifacts.length;
+    const tick = setInterval(() => {
+      for (const artifact of task.artifacts.slice(artifactsSent))
+        send({ artifactUpdate: { taskId: task.id, contextId: task.contextId, artifact, append: false, lastChunk: true } });
+      artifactsSent = task.artifacts.length;
+      if (task.state !== last) {
+        last = task.state;
+        send({ statusUpdate: { taskId: task.id, contextId: task.contextId, status: { state: task.state, timestamp: task.updated } } });
+      }
+      if (
+        ['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED', 'TASK_STATE_INPUT_REQUIRED'].includes(
+          task.state,
+        )
+      ) {
+        clearInterval(tick);
+        res.end();
+      }
+    }, 20);
+    res.on('close', () => clearInterval(tick));
   }
 
   async close(): Promise<void> {

@@ -28,6 +28,11 @@ export function isActive(state: TaskState): boolean {
   return CLASS[state] === 'active';
 }
 
+/** The agent waits for us: an answer (INPUT_REQUIRED) or authentication (AUTH_REQUIRED). */
+export function isInterrupted(state: TaskState): boolean {
+  return CLASS[state] === 'interrupted';
+}
+
 /** The remote task has ended (COMPLETED, FAILED, CANCELED or REJECTED): nothing can change it any more. */
 export function isTerminal(state: TaskState): boolean {
   return CLASS[state] === 'terminal';

@@ -51,6 +51,7 @@ async function main(): Promise<number> {
     say(`  ${m.matrix}: ${m.refused}/${m.cases} refused${m.let_through.length ? ` (let through: ${m.let_through.join(', ')})` : ''}`);
 
   const agent = await campaignAgent(20261202).start();
+  const streamingAgent = await campaignAgent(20261203, 'stream').start();
   let restart: RestartReport;
   const kills: CrashRunReport[] = [];
   try {
@@ -60,7 +61,8 @@ async function main(): Promise<number> {
     let seed = 20261202;
     const random = (): number => (seed = (seed * 16807) % 2147483647) / 2147483647;
     for (let run = 1; run <= killRuns; run++) {
-      const report = await killRun(agent, run, perRun, random);
+      // Every other run streams: its sends and observations take the other path.
+      const report = await killRun(run % 2 ? agent : streamingAgent, run, perRun, random);
       kills.push(report);
       say(
         `  SIGKILL run ${run}/${killRuns}: killed after ${report.killedAfterMs} ms, lost ${report.lost}, duplicates ${report.duplicates}, wrong ${report.wrongOutcomes}, ${report.tookMs} ms`,
@@ -68,14 +70,13 @@ async function main(): Promise<number> {
     }
   } finally {
     await agent.close();
+    await streamingAgent.close();
     await stopTestServer();
   }
 
   const sum = (k: keyof CrashRunReport): number => kills.reduce((n, r) => n + Number(r[k]), 0);
   const zero = (n: number): string => (n === 0 ? '0 ✅' : `${n} ❌`);
-  const faults = Object.entries(agent.faults)
-    .map(([k, v]) => `${k} ${v}`)
-    .join(', ');
+  const faults = [agent, streamingAgent].flatMap((a) => Object.entries(a.faults).map(([k, v]) => `${a.name}: ${k} ${v}`)).join(', ');
   const lines = [
     '# Reliability and security figures',
     '',
@@ -91,7 +92,7 @@ async function main(): Promise<number> {
     '',
     '## Worker crashes (SIGKILL) and server restarts',
     '',
-    `Each run starts ${perRun} delegations to the fault agent \`chaos-desk\` (it drops the connection after creating a task 15% of the time and answers 5xx bursts 5% of the time; every task works 1.5 s), SIGKILLs the worker process 0.2 to 2.5 s later, starts a new worker and waits for every outcome. Faults injected over the campaign: ${faults || 'none'}.`,
+    `Each run starts ${perRun} delegations to a fault agent, \`chaos-desk\` (polled) in odd runs and \`chaos-stream\` (sends on a stream, followed by subscription) in even ones (each drops the connection after creating a task 15% of the time and answers 5xx bursts 5% of the time; every task works 1.5 s), SIGKILLs the worker process 0.2 to 2.5 s later, starts a new worker and waits for every outcome. Faults injected over the campaign: ${faults || 'none'}.`,
     '',
     '| Figure | Value | Required |',
     '|---|---|---|',

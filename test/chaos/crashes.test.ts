@@ -10,18 +10,22 @@ import { campaignAgent, killRun, restartServerRun } from './kill-campaign';
 
 describe('chaos: crashes and restarts', () => {
   let agent: FaultAgent;
+  let streamingAgent: FaultAgent;
   before(async () => {
     agent = await campaignAgent(11).start();
+    streamingAgent = await campaignAgent(12, 'stream').start();
   });
   after(async () => {
     await agent.close();
+    await streamingAgent.close();
   });
 
   it('loses nothing and duplicates nothing when the worker is SIGKILLed mid-run', { timeout: 170_000 }, async () => {
     let seed = 5;
     const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
     for (const run of [1, 2]) {
-      const report = await killRun(agent, run, 3, random);
+      // One polled agent, one that streams: both send paths meet the kill.
+      const report = await killRun(run === 1 ? agent : streamingAgent, run, 3, random);
       assert.deepEqual(
         { lost: report.lost, duplicates: report.duplicates, wrongOutcomes: report.wrongOutcomes },
         { lost: 0, duplicates: 0, wrongOutcomes: 0 },

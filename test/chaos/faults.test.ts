@@ -19,11 +19,14 @@ const CASES: Case[] = [
   { name: 'bursts-of-5xx', plan: { serverErrors: 0.2, burst: 2, seed: 7 }, outcome: 'ACCEPTED' },
   { name: 'slow', plan: { slowMs: 400 }, outcome: 'ACCEPTED' },
   { name: 'drop-after-create', plan: { dropAfterCreate: 1, seed: 3 }, outcome: 'ACCEPTED' },
+  // The same on a send that streams: the stream breaks before its first event.
+  { name: 'drop-after-create-stream', plan: { dropAfterCreate: 1, streaming: true, seed: 3 }, outcome: 'ACCEPTED' },
   { name: 'malformed-json', plan: { malformedJson: 1 }, outcome: 'ERROR', reason: /InvalidAgentResponse/ },
   { name: 'wrong-enum', plan: { wrongEnum: 1 }, outcome: 'ERROR', reason: /InvalidAgentResponse/ },
   { name: 'huge-body', plan: { hugeBody: 1 }, outcome: 'ERROR', reason: /cap/ },
-  { name: 'stalled-stream', plan: { stallStream: true, streaming: true }, outcome: 'ACCEPTED' },
-  { name: 'duplicated-events', plan: { duplicateEvents: true, streaming: true, askOnce: false }, outcome: 'ACCEPTED' },
+  // Working past the send's read window (1 s), so the subscription is what meets the fault.
+  { name: 'stalled-stream', plan: { stallStream: true, streaming: true, workMs: 1_500 }, outcome: 'ACCEPTED' },
+  { name: 'duplicated-events', plan: { duplicateEvents: true, streaming: true, askOnce: false, workMs: 1_500 }, outcome: 'ACCEPTED' },
 ];
 
 describe('chaos: one delegation per injected fault', () => {
@@ -58,11 +61,11 @@ describe('chaos: one delegation per injected fault', () => {
           if (agent?.duplicateTasks) wrong.push(`${c.name}: ${agent.duplicateTasks} duplicate remote task(s)`);
         }
         assert.deepEqual(wrong, [], 'wrong outcomes and duplicates');
-        assert.ok(
-          (agents.get('drop-after-create')?.faults.dropAfterCreate ?? 0) >= 1,
-          'the connection was dropped after the task was created',
-        );
+        for (const name of ['drop-after-create', 'drop-after-create-stream'])
+          assert.ok((agents.get(name)?.faults.dropAfterCreate ?? 0) >= 1, `${name}: the connection was dropped after the task was created`);
         assert.ok((agents.get('bursts-of-5xx')?.faults.serverErrors ?? 0) >= 1, '5xx were answered');
+        assert.ok((agents.get('stalled-stream')?.faults.stallStream ?? 0) >= 1, 'a subscription stalled');
+        assert.ok((agents.get('duplicated-events')?.calls.SubscribeToTask ?? 0) >= 1, 'a subscription carried the duplicated events');
 
         // Completing while the cancel is on its way: the cancel wins locally, the remote end is kept.
         const id = await baton.start({ agent: 'complete-on-cancel', parts: [{ text: 'long work' }] });

@@ -29,9 +29,14 @@ export interface CrashRunReport {
   tookMs: number;
 }
 
-/** The fault agent every run talks to: transient faults only, so every delegation must end ACCEPTED. */
-export function campaignAgent(seed: number): FaultAgent {
-  return new FaultAgent('chaos-desk', { dropAfterCreate: 0.15, serverErrors: 0.05, burst: 2, workMs: 1_500, seed });
+/**
+ * A fault agent the runs talk to: transient faults only, so every delegation must end ACCEPTED.
+ * `chaos-desk` is polled (its sends return at once); `chaos-stream` streams, so its sends go out on a
+ * stream and its tasks are followed by subscription.
+ */
+export function campaignAgent(seed: number, kind: 'desk' | 'stream' = 'desk'): FaultAgent {
+  const streaming = kind === 'stream';
+  return new FaultAgent(`chaos-${kind}`, { dropAfterCreate: 0.15, serverErrors: 0.05, burst: 2, workMs: 1_500, seed, streaming });
 }
 
 const settleWithin = async (baton: BatonClient, id: string, ms: number): Promise<DelegationRecord | undefined> => {
@@ -48,11 +53,11 @@ const settleWithin = async (baton: BatonClient, id: string, ms: number): Promise
 export async function killRun(agent: FaultAgent, run: number, perRun: number, random: () => number): Promise<CrashRunReport> {
   const started = Date.now();
   const before = agent.duplicateTasks;
-  const stack = await workerProcesses({ 'chaos-desk': agent.url }, `chaos-kill-${run}-${randomUUID()}`);
+  const stack = await workerProcesses({ [agent.name]: agent.url }, `chaos-kill-${run}-${randomUUID()}`);
   try {
     const first = await stack.start();
     const ids = await Promise.all(
-      Array.from({ length: perRun }, () => stack.baton.start({ agent: 'chaos-desk', parts: [{ text: `run ${run}` }] })),
+      Array.from({ length: perRun }, () => stack.baton.start({ agent: agent.name, parts: [{ text: `run ${run}` }] })),
     );
     const killedAfterMs = Math.round(200 + random() * 2_300);
     await new Promise((r) => setTimeout(r, killedAfterMs));
@@ -101,7 +106,7 @@ export async function restartServerRun(agent: FaultAgent, restarts: number, perR
     connection: native,
     namespace: server.namespace,
     taskQueue,
-    config: { agents: { 'chaos-desk': loopbackAgentEntry(agent.url) } },
+    config: { agents: { [agent.name]: loopbackAgentEntry(agent.url) } },
     logger: pino({ level: 'error' }, pino.destination(2)),
     activityOverrides: { poll: { initialMs: 100, maxMs: 1_000 } },
   });
@@ -109,7 +114,7 @@ export async function restartServerRun(agent: FaultAgent, restarts: number, perR
   try {
     const baton = new BatonClient(connection, { namespace: server.namespace, taskQueue, caller: { tenant: 'acme', user: 'ops-1' } });
     const ids = await Promise.all(
-      Array.from({ length: perRun }, () => baton.start({ agent: 'chaos-desk', parts: [{ text: 'survive the restart' }] })),
+      Array.from({ length: perRun }, () => baton.start({ agent: agent.name, parts: [{ text: 'survive the restart' }] })),
     );
     for (let i = 0; i < restarts; i++) {
       await new Promise((r) => setTimeout(r, 700));
