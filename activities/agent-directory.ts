@@ -2,6 +2,7 @@
  * The worker's view of its agents: registry entries, fetched cards (reused for a while), and one A2A
  * client per agent, interface and card digest.
  */
+import { msToNumber } from '@temporalio/common';
 import { AgentClient } from '../src/a2a/agent-client';
 import { createAgentFetch, readSecret } from '../src/a2a/agent-fetch';
 import { fetchCard, type FetchedCard } from '../src/a2a/card';
@@ -14,11 +15,8 @@ import type { ActivityDeps } from './context';
 export class AgentDirectory {
   private readonly cards = new Map<string, { fetched: FetchedCard; at: number }>();
   private readonly clients = new Map<string, AgentClient>();
-  private readonly cardTtlMs: number;
 
-  constructor(private readonly deps: Pick<ActivityDeps, 'config' | 'lookup' | 'cardTtlMs'>) {
-    this.cardTtlMs = deps.cardTtlMs ?? 5 * 60_000;
-  }
+  constructor(private readonly deps: Pick<ActivityDeps, 'config' | 'lookup' | 'cardTtlMs'>) {}
 
   /** Names of the agents in the registry. */
   get names(): string[] {
@@ -38,10 +36,15 @@ export class AgentDirectory {
     return entry;
   }
 
-  /** The agent's card, fetched and checked under its trust policy; reused for `cardTtlMs` unless `fresh`. */
+  /**
+   * The agent's card, fetched and checked under its trust policy; reused for the entry's `cardTtl`
+   * unless `fresh`. A card fetched again is checked again whole, so a changed card (or one signed with
+   * another key) is never used on the strength of an earlier check.
+   */
   async cardOf(agent: string, fresh = false): Promise<FetchedCard> {
     const cached = this.cards.get(agent);
-    if (!fresh && cached && Date.now() - cached.at < this.cardTtlMs) return cached.fetched;
+    const ttlMs = this.deps.cardTtlMs ?? msToNumber(this.entryOf(agent).cardTtl as `${number}s`);
+    if (!fresh && cached && Date.now() - cached.at < ttlMs) return cached.fetched;
     const fetched = await fetchCard(agent, this.entryOf(agent), { lookup: this.deps.lookup });
     this.cards.set(agent, { fetched, at: Date.now() });
     return fetched;

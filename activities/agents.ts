@@ -3,20 +3,26 @@
  * checking names against the registry.
  */
 import { chooseInterface, type CardSnapshot } from '../src/a2a/card';
+import type { AcceptanceRule } from '../src/shared/acceptance-rule';
 import type { ResolvedAgent } from '../src/shared/delegation-types';
 import type { ActivityContext } from './context';
 
 export function agentActivities(ctx: ActivityContext) {
   const { agents, deps } = ctx;
   return {
-    /** Fetches and checks the card; the snapshot goes into history (this result) for audit. */
+    /**
+     * The agent's checked card (fetched afresh once its entry's `cardTtl` passed); its snapshot goes
+     * into history (this result) for audit.
+     */
     async resolveAgent(input: {
       delegationId: string;
       agent: string;
       tenant?: string;
-    }): Promise<{ agent: ResolvedAgent; card: CardSnapshot }> {
+      /** The policy the delegation names, if any (else the entry's). */
+      policy?: string;
+    }): Promise<{ agent: ResolvedAgent; card: CardSnapshot; acceptance?: AcceptanceRule }> {
       const entry = agents.entryOf(input.agent);
-      const fetched = await agents.cardOf(input.agent, true);
+      const fetched = await agents.cardOf(input.agent);
       const iface = chooseInterface(input.agent, fetched, entry);
       ctx.logFor(input).info({ cardSha256: fetched.sha256, interface: iface }, 'agent resolved');
       const caps: { streaming?: boolean; pushNotifications?: boolean } = fetched.card.capabilities ?? {};
@@ -35,7 +41,9 @@ export function agentActivities(ctx: ActivityContext) {
         // Names only: which credentials an authorize may name for this tenant (the values stay on the worker).
         credentials: agents.credentialNames(input.agent, input.tenant),
       };
-      return { agent, card: fetched.snapshot };
+      // A policy that is data all the way down is decided by the workflow itself, with no local activity.
+      const acceptance = deps.policies.ruleOf(input.policy ?? entry.acceptance);
+      return { agent, card: fetched.snapshot, ...(acceptance ? { acceptance } : {}) };
     },
 
     /** Which of `agents` the registry lacks, and which of `policies` are unknown (graphs check before they start). */

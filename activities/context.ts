@@ -29,7 +29,7 @@ export interface ActivityDeps {
    * Defaults 250 and 5000: quick for agents that finish fast, gentle on slow ones.
    */
   poll?: { initialMs: number; maxMs: number };
-  /** How long a fetched card is reused before it is fetched again. Default 5 minutes. */
+  /** How long a fetched card is reused before it is fetched again, for every agent. Default: each entry's `cardTtl`. */
   cardTtlMs?: number;
   /** After this long without a stream event, GetTask checks whether the task left its active state. Default 30 s. */
   streamSilenceMs?: number;

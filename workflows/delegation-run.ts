@@ -14,7 +14,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { Candidate } from '../src/acceptance/policies';
+import { decide, type AcceptanceRule, type Candidate, type Decision } from '../src/shared/acceptance-rule';
 import { DelegationState, type NextStep, type QueuedTurn, type CancelKind } from '../src/shared/delegation-state';
 import type {
   CancelRequest,
@@ -40,6 +40,12 @@ export class DelegationRun {
   readonly work = new CancellationScope();
   private agent?: ResolvedAgent;
   private policy = '';
+  /**
+   * The policy as data, when the worker that resolved the agent could state it so: then acceptance is
+   * decided here, and the record published once when it settles. Its presence in the resolve's result
+   * (in history) is what selects these steps, so a delegation resolved before them replays its own.
+   */
+  private rule?: AcceptanceRule;
   /** Push mode: pushes received (each a hint to read the task), pushes covered by a read, registration done. */
   private readonly push = { received: 0, read: 0, registered: false };
 
@@ -101,10 +107,13 @@ export class DelegationRun {
 
   // ── Steps ───────────────────────────────────────────────────────────────────────────────────────
 
-  /** Fetches and checks the card, and starts the deadline's timer. */
+  /** Fetches and checks the card (or reuses it), and starts the deadline's timer. */
   async resolve(): Promise<void> {
-    this.agent = (await local.resolveAgent({ delegationId: this.id, agent: this.input.agent, tenant: this.input.tenant })).agent;
+    const { policy, tenant, agent } = this.input;
+    const resolved = await local.resolveAgent({ delegationId: this.id, agent, tenant, ...(policy ? { policy } : {}) });
+    this.agent = resolved.agent;
     this.policy = this.state.resolved(this.agent);
+    if (resolved.acceptance?.policy === this.policy) this.rule = resolved.acceptance;
     const deadline = this.record.contract?.deadline;
     if (!deadline) return;
     // A durable timer: it survives worker restarts, and firing it cancels the work like a caller would.
@@ -147,7 +156,7 @@ export class DelegationRun {
           });
     this.state.countCalls(seen.calls ?? 0);
     const next = this.observed(seen);
-    this.publish();
+    this.publishUnlessSettling(next);
     return next;
   }
 
@@ -161,7 +170,7 @@ export class DelegationRun {
       throw ApplicationFailure.nonRetryable('agent answered a turn on a task with a direct Message', 'InvalidAgentResponse');
     }
     const next = this.observed(sent.snapshot);
-    this.publish();
+    this.publishUnlessSettling(next);
     return next;
   }
 
@@ -170,12 +179,15 @@ export class DelegationRun {
     if (next.kind === 'end') this.state.settle(next.outcome);
     if (next.kind !== 'accept') return;
     const reply = this.record.reply;
-    const candidate: Omit<Candidate, 'request'> = { artifacts: this.record.artifacts, ...(reply ? { reply: { parts: reply.parts } } : {}) };
-    const decision = await local.evaluateAcceptance({
-      delegationId: this.id,
-      policy: this.policy,
-      candidate: { ...candidate, request: this.input.parts },
-    });
+    const candidate: Candidate = {
+      artifacts: this.record.artifacts,
+      ...(reply ? { reply: { parts: reply.parts } } : {}),
+      request: this.input.parts,
+    };
+    const decision: Decision = this.rule
+      ? decide(this.rule, candidate)
+      : await local.evaluateAcceptance({ delegationId: this.id, policy: this.policy, candidate });
+    if (this.rule) log.info('acceptance decided', { delegationId: this.id, policy: this.policy, accepted: decision.accepted });
     if (!decision.accepted || !decision.review) {
       this.state.decided(decision.accepted, decision.reasons);
       return;
@@ -210,6 +222,14 @@ export class DelegationRun {
   private get resolvedAgent(): ResolvedAgent {
     if (!this.agent) throw ApplicationFailure.nonRetryable('the agent was not resolved', 'Internal');
     return this.agent;
+  }
+
+  /**
+   * Publishes while the delegation goes on; one that settles next is published once, when it has. (A
+   * delegation without a rule replays the steps it was recorded with: a publish here too.)
+   */
+  private publishUnlessSettling(next: NextStep): void {
+    if (next.kind === 'observe' || next.kind === 'interrupted' || !this.rule) this.publish();
   }
 
   /** Asks for a cancel (unless one was asked for already) and stops the work. */

@@ -3,37 +3,15 @@
  * turns it into ACCEPTED or REJECTED with reasons. Artifacts are data: nothing in them can change
  * which policy runs or what it checks.
  */
-import type { Part } from '../shared/a2a-types';
-import type { ArtifactRecord } from '../shared/delegation-types';
+import { BUILT_IN_CHECKS, missingArtifacts, type AcceptanceRule, type Candidate, type Decision } from '../shared/acceptance-rule';
 import { supplierVerdict } from './supplier-verdict';
 
-export interface Candidate {
-  /** Set when the agent answered with a task. */
-  artifacts: ArtifactRecord[];
-  /** Set when the agent answered with a direct Message. */
-  reply?: { parts: Part[] };
-  /** What we asked for (the first turn's parts), for policies that compare the result with the request. */
-  request?: Part[];
-}
-
-export interface Decision {
-  accepted: boolean;
-  reasons: string[];
-  /** A person must confirm an accepted result before it counts (WAITING_REVIEW). */
-  review?: boolean;
-}
+export type { Candidate, Decision } from '../shared/acceptance-rule';
 
 export type AcceptancePolicy = (candidate: Candidate) => Decision | Promise<Decision>;
 
 const builtIn: Record<string, AcceptancePolicy> = {
-  /** Accepts a result that carries at least one artifact, or a direct reply. */
-  'completed-with-artifact': (c) => {
-    if (c.reply) return { accepted: true, reasons: ['direct Message reply'] };
-    if (c.artifacts.length === 0) return { accepted: false, reasons: ['remote task COMPLETED without any artifact'] };
-    return { accepted: true, reasons: [`remote task COMPLETED with ${c.artifacts.length} artifact(s)`] };
-  },
-  /** Accepts whatever completed. Useful for exploration; not for production. */
-  'accept-any': () => ({ accepted: true, reasons: ['policy accept-any accepts every completed result'] }),
+  ...BUILT_IN_CHECKS,
   /** supplier-qa's verdict: schema-checked, a pass, for the order and report that were asked about. */
   'supplier-verdict': supplierVerdict,
 };
@@ -47,9 +25,15 @@ export interface DeclaredPolicy {
 
 export class PolicyRegistry {
   private readonly policies = new Map<string, AcceptancePolicy>(Object.entries(builtIn));
+  /** The policies that are data all the way down, as rules the workflow can decide by itself. */
+  private readonly rules = new Map<string, AcceptanceRule>(
+    (Object.keys(BUILT_IN_CHECKS) as (keyof typeof BUILT_IN_CHECKS)[]).map((name) => [name, { policy: name, base: name }]),
+  );
 
+  /** Adds (or replaces) a policy written in code. */
   register(name: string, policy: AcceptancePolicy): this {
     this.policies.set(name, policy);
+    this.rules.delete(name);
     return this;
   }
 
@@ -58,18 +42,23 @@ export class PolicyRegistry {
     const base = declared.base ? this.policies.get(declared.base) : undefined;
     if (declared.base && !base)
       throw new Error(`policies.${name}.base: unknown policy "${declared.base}" (known: ${this.names().join(', ')})`);
-    return this.register(name, async (c) => {
-      const reasons: string[] = [];
-      for (const required of declared.requireArtifacts ?? []) {
-        const found = c.artifacts.find((a) => a.name === required.name);
-        if (!found) reasons.push(`required artifact "${required.name}" is missing`);
-        else if (required.mediaType && found.mediaType !== required.mediaType)
-          reasons.push(`artifact "${required.name}" is ${found.mediaType ?? 'of no media type'}, not ${required.mediaType}`);
-      }
+    this.register(name, async (c) => {
+      const reasons = missingArtifacts(declared.requireArtifacts, c);
       if (reasons.length) return { accepted: false, reasons };
       const decision = base ? await base(c) : { accepted: true, reasons: ['required artifacts present'] };
       return declared.review && decision.accepted ? { ...decision, review: true } : decision;
     });
+    // Stated as data too when its base is (or it has none): the same decision, made in the workflow.
+    const baseRule = declared.base ? this.rules.get(declared.base) : undefined;
+    if (!declared.base || baseRule) {
+      this.rules.set(name, {
+        policy: name,
+        ...(declared.requireArtifacts?.length ? { requireArtifacts: declared.requireArtifacts } : {}),
+        ...(baseRule ? { base: baseRule.base !== undefined && baseRule.policy === baseRule.base ? baseRule.base : baseRule } : {}),
+        ...(declared.review ? { review: true } : {}),
+      });
+    }
+    return this;
   }
 
   /** Declares every policy of a config's `policies` section, in order (a base must come first). */
@@ -88,5 +77,10 @@ export class PolicyRegistry {
 
   get(name: string): AcceptancePolicy | undefined {
     return this.policies.get(name);
+  }
+
+  /** Policy `name` as a rule the workflow can decide by itself; undefined for a policy written in code. */
+  ruleOf(name: string): AcceptanceRule | undefined {
+    return this.rules.get(name);
   }
 }

@@ -153,6 +153,12 @@ export const AgentEntrySchema = z
      * slow); at most 10000 (the send's own timeout is 15 s). Formerly `settleWithinMs`.
      */
     readAfterSendMs: z.number().int().min(0).max(10_000).default(1_000),
+    /**
+     * How long a fetched and checked card is reused for new delegations before it is fetched and
+     * checked again (trust, signature, interfaces). Default 60s: a card rarely changes, and fetching it
+     * for every delegation costs a round trip on the fastest path; 0s fetches it for every delegation.
+     */
+    cardTtl: DurationSchema.default('60s'),
     /** Download the agent's URL parts under this policy. Default: never (the URL is kept as the reference). */
     downloads: DownloadPolicySchema.optional(),
   })
