@@ -1,6 +1,18 @@
 // Lint: typed rules for the whole project, and the sandbox rule for workflows/.
 import tseslint from 'typescript-eslint';
 
+/**
+ * Every workflow evaluates the modules it imports afresh: the schema modules' values (zod schemas,
+ * built at load) are reached through src/shared/schemas-on-demand.ts instead, built when first used.
+ */
+const SCHEMA_MODULES = ['src/shared/a2a-types.ts', 'src/shared/delegation-types.ts', 'src/shared/graph-types.ts'];
+const schemasOnDemand = (prefix) => ({
+  regex: `^${prefix}(a2a|delegation|graph)-types$`,
+  allowTypeImports: true,
+  message:
+    'workflow code reaches schemas through schemas-on-demand (delegationSchemas(), graphSchemas()): importing them builds every schema for every workflow.',
+});
+
 export default tseslint.config(
   { ignores: ['lib/**', 'node_modules/**', '.baton/**', 'examples/**'] },
   ...tseslint.configs.recommended,
@@ -32,6 +44,7 @@ export default tseslint.config(
               message:
                 'workflows/ may import values only from src/shared, sibling workflow files, @temporalio/workflow, @temporalio/common and zod.',
             },
+            schemasOnDemand('\\.\\./src/shared/'),
           ],
         },
       ],
@@ -55,9 +68,11 @@ export default tseslint.config(
       ],
     },
   },
-  {
-    // src/shared/ is imported by workflows: pure code only, no Node modules.
-    files: ['src/shared/**/*.ts'],
+  ...[false, true].map((definesSchemas) => ({
+    // src/shared/ is imported by workflows: pure code only, no Node modules; schemas on demand, except
+    // in the modules that define them.
+    files: definesSchemas ? SCHEMA_MODULES : ['src/shared/**/*.ts'],
+    ...(definesSchemas ? {} : { ignores: SCHEMA_MODULES }),
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
@@ -68,11 +83,12 @@ export default tseslint.config(
               allowTypeImports: true,
               message: 'src/shared/ is workflow-safe: import values only from sibling shared files, @temporalio/common and zod.',
             },
+            ...(definesSchemas ? [] : [schemasOnDemand('\\./')]),
           ],
         },
       ],
     },
-  },
+  })),
   {
     // ui/ is browser ES modules with no build step: every name is imported or a browser global.
     files: ['ui/**/*.js'],

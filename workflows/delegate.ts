@@ -14,13 +14,8 @@ import {
 } from '@temporalio/workflow';
 import type { Part } from '../src/shared/a2a-types';
 import { brokenResult, resultOf, type DelegationResult } from '../src/shared/delegation-result';
-import {
-  DelegationInputSchema,
-  type Caller,
-  type Contract,
-  type DelegationInput,
-  type RequestNotice,
-} from '../src/shared/delegation-types';
+import type { Caller, Contract, DelegationInput, RequestNotice } from '../src/shared/delegation-types';
+import { delegationSchemas } from '../src/shared/schemas-on-demand';
 import { startingAttributes } from '../src/shared/search-attributes';
 import { delegationWorkflow } from './delegation';
 import { requestSignal } from './messages';
@@ -87,7 +82,7 @@ function listen(): void {
 
 function inputOf(options: DelegateOptions): DelegationInput {
   const parts = options.parts ?? (options.text !== undefined ? [{ text: options.text }] : undefined);
-  const parsed = DelegationInputSchema.safeParse({
+  const parsed = delegationSchemas().DelegationInputSchema.safeParse({
     agent: options.agent,
     parts,
     tenant: options.caller?.tenant,

@@ -6,22 +6,18 @@
 import { RECORD_VERSION } from './record-version';
 import type { z } from 'zod';
 import type { Part } from './a2a-types';
-import {
-  AnswerSchema,
-  AuthorizeSchema,
-  CancelSchema,
-  LegacyAuthorizeSchema,
-  ReviewSchema,
-  type Caller,
-  type DelegationInput,
-  type DelegationRecord,
-  type DelegationStatus,
-  type Outcome,
-  type PendingRequest,
-  type RefusedSignal,
-  type RemoteSnapshot,
-  type ResolvedAgent,
+import type {
+  Caller,
+  DelegationInput,
+  DelegationRecord,
+  DelegationStatus,
+  Outcome,
+  PendingRequest,
+  RefusedSignal,
+  RemoteSnapshot,
+  ResolvedAgent,
 } from './delegation-types';
+import { delegationSchemas } from './schemas-on-demand';
 import { turnMessageId } from './ids';
 import { inlineBytesOf, replyBytesOf } from './inline-bytes';
 import { isTerminal, outcomeOfRemoteEnd, statusKey } from './remote-state';
@@ -233,17 +229,17 @@ export class DelegationState {
    */
   admit(kind: 'input' | 'auth', payload: unknown, opts: { fresh?: boolean } = {}): { turn: QueuedTurn } | { refused: string } {
     if (kind === 'input') {
-      const parsed = AnswerSchema.safeParse(payload);
+      const parsed = delegationSchemas().AnswerSchema.safeParse(payload);
       if (!parsed.success) return { refused: invalid('answer', parsed.error) };
       const why = this.refuseAnswer('input', parsed.data.requestId, parsed.data.caller);
       return why ? { refused: why } : { turn: { requestId: parsed.data.requestId, kind: 'input', parts: parsed.data.parts } };
     }
-    const parsed = AuthorizeSchema.safeParse(payload);
+    const parsed = delegationSchemas().AuthorizeSchema.safeParse(payload);
     if (parsed.success) {
       const why = this.refuseAnswer('auth', parsed.data.requestId, parsed.data.caller) ?? this.refuseCredential(parsed.data.credential);
       return why ? { refused: why } : { turn: { requestId: parsed.data.requestId, kind: 'auth', credential: parsed.data.credential } };
     }
-    const legacy = LegacyAuthorizeSchema.safeParse(payload);
+    const legacy = delegationSchemas().LegacyAuthorizeSchema.safeParse(payload);
     if (!legacy.success) return { refused: invalid('authorize', parsed.error) };
     // A delegation resolved before credentials had names (its recorded agent lists none) may replay
     // an authorize that named a variable; the worker still sends only a listed credential's.
@@ -318,7 +314,7 @@ export class DelegationState {
 
   /** Why a `review` payload is refused, or undefined. */
   refuseReview(payload: unknown): string | undefined {
-    const parsed = ReviewSchema.safeParse(payload);
+    const parsed = delegationSchemas().ReviewSchema.safeParse(payload);
     return parsed.success ? this.refuseAnswer('review', parsed.data.requestId, parsed.data.caller) : invalid('review', parsed.error);
   }
 
@@ -342,7 +338,7 @@ export class DelegationState {
 
   /** Why a `cancel` payload is refused, or undefined. */
   refuseCancel(payload: unknown): string | undefined {
-    const parsed = CancelSchema.safeParse(payload);
+    const parsed = delegationSchemas().CancelSchema.safeParse(payload);
     if (!parsed.success) return invalid('cancel', parsed.error);
     return this.refuseCaller(parsed.data.caller) ?? (this.record.status === 'SETTLED' ? 'the delegation has already settled' : undefined);
   }

@@ -3,7 +3,8 @@
  * each problem naming the node. Pure; used by the CLI, the client and the graph workflow alike.
  */
 import { BatonError } from './baton-error';
-import { GraphSpecSchema, type GraphNodeSpec, type GraphSpec } from './graph-types';
+import type { GraphNodeSpec, GraphSpec } from './graph-types';
+import { graphSchemas } from './schemas-on-demand';
 
 /** A spec that cannot run: every problem named (`problems`), the message one line. */
 export class GraphSpecError extends BatonError {
@@ -66,7 +67,7 @@ export function graphProblems(nodes: GraphNodeSpec[], opts: { existing?: string[
 
 /** Parses and checks a spec (from YAML or JSON); throws GraphSpecError naming every problem. */
 export function parseGraphSpec(raw: unknown, knownAgents?: string[]): GraphSpec {
-  const parsed = GraphSpecSchema.safeParse(raw);
+  const parsed = graphSchemas().GraphSpecSchema.safeParse(raw);
   if (!parsed.success) {
     const nodes = (raw as { nodes?: unknown } | null)?.nodes;
     const where = (path: PropertyKey[]): string => {

@@ -5,9 +5,10 @@
  */
 import type { Part } from './a2a-types';
 import type { DelegationResult } from './delegation-result';
-import { CancelSchema, type Caller, type DelegationInput } from './delegation-types';
+import type { Caller, DelegationInput } from './delegation-types';
 import { graphProblems, normalizeNode } from './graph-spec';
-import { FollowUpSchema, type GraphInput, type GraphNodeRecord, type GraphNodeSpec, type GraphRecord } from './graph-types';
+import type { GraphInput, GraphNodeRecord, GraphNodeSpec, GraphRecord } from './graph-types';
+import { delegationSchemas, graphSchemas } from './schemas-on-demand';
 import { lineageOf } from './lineage';
 
 /** What a node is sent: its request, the dependencies' tasks and accepted artifacts, and the agent's context. */
@@ -226,7 +227,7 @@ export class GraphState {
 
   /** Why an `addFollowUp` payload (untrusted) is refused, or undefined. */
   refuseFollowUpPayload(payload: unknown): string | undefined {
-    const parsed = FollowUpSchema.safeParse(payload);
+    const parsed = graphSchemas().FollowUpSchema.safeParse(payload);
     if (parsed.success) return this.refuseFollowUp(parsed.data.node, parsed.data.caller);
     const issue = parsed.error.issues[0];
     return `invalid follow-up: ${issue?.path.join('.')}: ${issue?.message}`;
@@ -234,7 +235,7 @@ export class GraphState {
 
   /** Why a `cancelGraph` payload is refused, or undefined. */
   refuseCancel(payload: unknown): string | undefined {
-    const parsed = CancelSchema.safeParse(payload);
+    const parsed = delegationSchemas().CancelSchema.safeParse(payload);
     if (!parsed.success) return `invalid cancel: ${parsed.error.issues[0]?.message}`;
     return this.refuseCaller(parsed.data.caller) ?? (this.record.status !== 'RUNNING' ? 'the graph is no longer running' : undefined);
   }
