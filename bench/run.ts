@@ -7,6 +7,7 @@
  *   npm run bench -- --cluster # the same on a real cluster (PostgreSQL, mTLS, JWT; src/runtime/cluster):
  *                              # writes its own section of docs/BENCHMARKS.md, the rest stays
  */
+import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, tmpdir } from 'node:os';
@@ -50,23 +51,124 @@ async function clusterServer(log: (line: string) => void): Promise<{ address: st
   return { address: cluster.address, namespace: 'default', stop: () => cluster.stop() };
 }
 
+/** The figures of one run that the side-by-side table shows, kept next to the report (`<out>.<server>.json`). */
+interface RunFigures {
+  date: string;
+  command: string;
+  samples: number;
+  p50: { baton: number; bare: number };
+  p99: { baton: number; bare: number };
+  throughput: { level: number; baton: number; bare: number }[];
+  calls: Record<string, number>;
+  events: { baton: number; bare: number };
+  parked: { count: number; shippedPeakMiB: number; cappedPeakMiB: number };
+  burst: { count: number; baton: { seconds: number; cpuMsEach: number }; bare: { seconds: number; cpuMsEach: number } };
+}
+
+const SIDE_BY_SIDE = ['<!-- side by side: written by bench/run.ts from both runs -->', '<!-- end of side by side -->'] as const;
+
+/** The dev server's and the cluster's figures in one table, with issue #19's targets. */
+function sideBySide(runs: { dev?: RunFigures; cluster?: RunFigures }): string[] {
+  const cell = (f: RunFigures | undefined, show: (f: RunFigures) => string): string => (f ? show(f) : 'not measured yet');
+  const x = (a: number, b: number): string => `${(a / b).toFixed(2)}×`;
+  const lines = [
+    SIDE_BY_SIDE[0],
+    '## Dev server and real cluster side by side',
+    '',
+    'Each column is one run of its own (the date and command below the table), Baton and the bare workflow measured in that same run. The sections after the table have every figure.',
+    '',
+    '| Figure | Target | Dev server | Real cluster |',
+    '|---|---|---|---|',
+  ];
+  const row = (name: string, target: string, show: (f: RunFigures) => string): void =>
+    void lines.push(`| ${name} | ${target} | ${cell(runs.dev, show)} | ${cell(runs.cluster, show)} |`);
+  row(
+    'latency p50, Baton ÷ bare',
+    '≤ 1.1×',
+    (f) => `${x(f.p50.baton, f.p50.bare)} (${f.p50.baton.toFixed(0)} / ${f.p50.bare.toFixed(0)} ms)`,
+  );
+  row(
+    'latency p99, Baton ÷ bare',
+    '≤ 1.3×',
+    (f) => `${x(f.p99.baton, f.p99.bare)} (${f.p99.baton.toFixed(0)} / ${f.p99.bare.toFixed(0)} ms; ${f.samples} samples each)`,
+  );
+  row('throughput, Baton ÷ bare, by concurrency', '≥ 0.9×', (f) => f.throughput.map((t) => `${t.level}: ${x(t.baton, t.bare)}`).join(', '));
+  row('calls to the agent per delegation, stream (agent works 3 s)', '≤ 3', (f) => (f.calls.stream ?? NaN).toFixed(1));
+  row('history events per delegation (bare workflow)', '≤ 14', (f) => `${f.events.baton} (${f.events.bare})`);
+  row(
+    'parked in WAITING_INPUT: highest worker RSS, as shipped (heap capped)',
+    '≤ 512 MiB',
+    (f) => `${f.parked.shippedPeakMiB.toFixed(0)} MiB (${f.parked.cappedPeakMiB.toFixed(0)} MiB), ${f.parked.count} parked`,
+  );
+  row(
+    'burst: time until all settled, Baton / bare',
+    '',
+    (f) => `${f.burst.baton.seconds.toFixed(1)} / ${f.burst.bare.seconds.toFixed(1)} s (${f.burst.count})`,
+  );
+  row(
+    'burst: worker CPU per delegation, Baton / bare',
+    '',
+    (f) => `${f.burst.baton.cpuMsEach.toFixed(1)} / ${f.burst.bare.cpuMsEach.toFixed(1)} ms`,
+  );
+  lines.push(
+    '',
+    `Runs: ${(['dev', 'cluster'] as const).flatMap((k) => (runs[k] ? [`${k} \`${runs[k]?.command}\` on ${runs[k]?.date}`] : [])).join('; ')}.`,
+    SIDE_BY_SIDE[1],
+  );
+  return lines;
+}
+
 /**
  * Writes the report into `out`: the dev server's run is the file's first part, the cluster's run its
- * last (headings one level down); a run replaces its own part and keeps the other.
+ * last (headings one level down); a run replaces its own part and keeps the other. The side-by-side
+ * table at the top is rebuilt from both runs' figures.
  */
-function writeReport(out: string, report: string[], onCluster: boolean): void {
+function writeReport(out: string, report: string[], onCluster: boolean, figures: RunFigures): void {
+  const figuresFile = (kind: 'dev' | 'cluster'): string => out.replace(/\.md$/, '') + `.${kind}.json`;
+  writeFileSync(figuresFile(onCluster ? 'cluster' : 'dev'), `${JSON.stringify(figures, null, 1)}\n`);
+  const read = (kind: 'dev' | 'cluster'): RunFigures | undefined =>
+    existsSync(figuresFile(kind)) ? (JSON.parse(readFileSync(figuresFile(kind), 'utf8')) as RunFigures) : undefined;
   const before = existsSync(out) ? readFileSync(out, 'utf8') : '';
   const cut = before.indexOf(`\n#${CLUSTER_TITLE}`);
   const [dev, cluster] = cut >= 0 ? [before.slice(0, cut), before.slice(cut + 1)] : [before, ''];
   const text = report.join('\n');
   const mine = onCluster ? text.replace(/^#/gm, '##') : text;
-  writeFileSync(out, onCluster ? `${dev.trimEnd()}\n\n${mine}` : `${mine.trimEnd()}${cluster ? `\n\n${cluster}` : '\n'}`);
+  let whole = onCluster ? `${dev.trimEnd()}\n\n${mine}` : `${mine.trimEnd()}${cluster ? `\n\n${cluster}` : '\n'}`;
+  const from = whole.indexOf(SIDE_BY_SIDE[0]);
+  const to = whole.indexOf(SIDE_BY_SIDE[1]);
+  if (from >= 0 && to > from) whole = whole.slice(0, from) + whole.slice(to + SIDE_BY_SIDE[1].length).replace(/^\n+/, '');
+  const title = whole.indexOf('\n');
+  const table = sideBySide({ dev: read('dev'), cluster: read('cluster') }).join('\n');
+  whole = title >= 0 ? `${whole.slice(0, title)}\n\n${table}\n${whole.slice(title)}` : `${table}\n`;
+  writeFileSync(out, whole);
 }
+
 const quantile = (xs: number[], q: number): number => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? NaN;
 };
 const ms = (n: number): string => `${n.toFixed(0)} ms`;
+
+/** CPU seconds (user and system) process `pid` used so far, from /proc (clock ticks of 1/100 s). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Runs `fn(0 … count-1)`, at most `concurrency` at once; the results in order. */
+async function inParallel<T>(count: number, concurrency: number, fn: (i: number) => Promise<T>): Promise<T[]> {
+  const out: T[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, count) }, async () => {
+      while (next < count) {
+        const i = next++;
+        out[i] = await fn(i);
+      }
+    }),
+  );
+  return out;
+}
 
 interface Counted {
   agent: RunningAgent;
@@ -90,8 +192,8 @@ async function main(): Promise<number> {
   const quick = values.quick ?? false;
   const onCluster = values.cluster ?? false;
   const size = quick
-    ? { latency: 10, levels: [1, 10, 50], total: 50, parked: 300, pollMinutes: 1, modeRuns: 2 }
-    : { latency: 50, levels: [1, 10, 100], total: 300, parked: 10_000, pollMinutes: 10, modeRuns: 5 };
+    ? { latency: 20, levels: [1, 10, 50], total: 50, parked: 300, pollMinutes: 1, modeRuns: 2, burst: 100 }
+    : { latency: 200, levels: [1, 10, 100], total: 300, parked: 10_000, pollMinutes: 10, modeRuns: 5, burst: 1_000 };
   const command = `npm run bench${quick || onCluster ? ` --${quick ? ' --quick' : ''}${onCluster ? ' --cluster' : ''}` : ''}`;
   const started = Date.now();
   installTemporalRuntime(pino({ level: 'error' }, pino.destination(2)));
@@ -198,6 +300,13 @@ async function main(): Promise<number> {
     const simple = await baton.start({ agent: 'instant', parts: [{ text: 'book it' }] });
     await baton.result(simple);
     const simpleD = await describe(simple);
+    const bareId = `bare-${randomUUID()}`;
+    await client.workflow.execute(bareCallWorkflow, {
+      taskQueue,
+      workflowId: bareId,
+      args: [{ baseUrl: instant.agent.url, text: 'book it', messageId: randomUUID() }],
+    });
+    const bareD = await describe(bareId);
     const asked = await baton.start({ agent: 'supplier-qa', parts: [{ text: 'Verify inspection-92 against order A1042' }] });
     const waiting = await baton.until(asked, (r) => r.pending !== null, 50);
     await baton.answer(asked, waiting.pending?.requestId ?? '', [{ text: 'SN-4471' }]);
@@ -242,13 +351,14 @@ async function main(): Promise<number> {
     const parked = await park();
     say(`parking ${size.parked} more, the worker's heap capped (${HEAP_CAP})…`);
     const parkedCapped = await park({ NODE_OPTIONS: HEAP_CAP });
+
     const dir = mkdtempSync(join(tmpdir(), 'bench-workers-'));
 
     // 6. One against two worker processes on one task queue (an agent that completes at once).
     say('one against two worker processes…');
-    const workersRate = async (count: number): Promise<number> => {
-      const queue = `bench-workers-${count}`;
-      const cfg = join(dir, `workers-${count}.yaml`);
+    /** `count` `baton worker` processes as shipped, on `queue`, with the instant agent; started. */
+    const batonWorkers = async (queue: string, count: number): Promise<CliProcess[]> => {
+      const cfg = join(dir, `${queue}.yaml`);
       writeFileSync(
         cfg,
         [
@@ -263,6 +373,11 @@ async function main(): Promise<number> {
         () => new CliProcess(['worker'], userEnv({ BATON_CONFIG: cfg, BATON_LOG_LEVEL: 'info', BATON_LOG_FORMAT: 'json' })),
       );
       await Promise.all(procs.map((w) => w.waitFor('worker started', 'stderr')));
+      return procs;
+    };
+    const workersRate = async (count: number): Promise<number> => {
+      const queue = `bench-workers-${count}`;
+      const procs = await batonWorkers(queue, count);
       const b = new BatonClient(connection, { namespace: server.namespace, taskQueue: queue, caller: { tenant: 'bench', user: 'bench' } });
       await b.result(await b.start({ agent: 'instant', parts: [{ text: 'warm up' }] }));
       const r = await rate(
@@ -276,6 +391,63 @@ async function main(): Promise<number> {
     };
     const oneWorker = await workersRate(1);
     const twoWorkers = await workersRate(2);
+
+    // 6b. A burst: many delegations started at once on one worker process, against as many bare
+    // workflows on a worker process of their own; time to all settled and the worker's CPU time.
+    say(`a burst of ${size.burst}…`);
+    const burst = async (kind: 'baton' | 'bare'): Promise<{ seconds: number; cpuMsEach: number }> => {
+      const queue = `bench-burst-${kind}`;
+      let proc: { pid: number; stop(): Promise<void> };
+      let run: () => Promise<() => Promise<unknown>>;
+      if (kind === 'baton') {
+        const [w] = (await batonWorkers(queue, 1)) as [CliProcess];
+        proc = { pid: w.child.pid ?? 0, stop: async () => void (w.child.kill('SIGTERM'), await w.exited) };
+        const b = new BatonClient(connection, {
+          namespace: server.namespace,
+          taskQueue: queue,
+          caller: { tenant: 'bench', user: 'bench' },
+        });
+        run = async () => {
+          const id = await b.start({ agent: 'instant', parts: [{ text: 'book it' }] });
+          return () => b.result(id);
+        };
+      } else {
+        const w = spawn(process.execPath, [require.resolve('./bare-worker'), onCluster ? '' : server.address, server.namespace, queue], {
+          env: process.env,
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
+        await new Promise<void>((resolve, reject) => {
+          let err = '';
+          w.stderr?.on('data', (c: Buffer) => ((err += c.toString()), err.includes('bare worker started') && resolve()));
+          w.once('exit', (code) => reject(new Error(`bare worker exited with ${code}: ${err}`)));
+        });
+        const exited = new Promise((r) => w.once('exit', r));
+        proc = { pid: w.pid ?? 0, stop: async () => void (w.kill('SIGTERM'), await exited) };
+        run = async () => {
+          const h = await client.workflow.start(bareCallWorkflow, {
+            taskQueue: queue,
+            workflowId: `bare-${randomUUID()}`,
+            args: [{ baseUrl: instant.agent.url, text: 'book it', messageId: randomUUID() }],
+          });
+          return () => h.result();
+        };
+      }
+      try {
+        await (
+          await run()
+        )();
+        const cpu0 = cpuSeconds(proc.pid);
+        const t = performance.now();
+        const waits = await inParallel(size.burst, 100, () => run());
+        await inParallel(waits.length, 100, (i) => (waits[i] as () => Promise<unknown>)());
+        const seconds = (performance.now() - t) / 1000;
+        return { seconds, cpuMsEach: ((cpuSeconds(proc.pid) - cpu0) * 1000) / size.burst };
+      } finally {
+        await proc.stop();
+      }
+    };
+    const burstBare = await burst('bare');
+    const burstBaton = await burst('baton');
 
     // 7. Payload encryption: the same delegation on a worker and client that encrypt, against the
     // plain ones, interleaved in the same run.
@@ -357,7 +529,7 @@ async function main(): Promise<number> {
     row(['direct `@a2a-js/sdk` SendMessage (blocking)', ms(p('direct', 0.5)), ms(p('direct', 0.99))]);
     row(['bare workflow, one activity making that call', ms(p('bare', 0.5)), ms(p('bare', 0.99))]);
     row(['Baton delegation (resolve, send, stream, accept)', ms(p('baton', 0.5)), ms(p('baton', 0.99))]);
-    row(['Baton ÷ bare workflow', `${p50.toFixed(2)}× ${mark(p50 <= 1.3)}`, `${p99.toFixed(2)}× ${mark(p99 <= 1.3)}`]);
+    row(['Baton ÷ bare workflow', `${p50.toFixed(2)}× ${mark(p50 <= 1.1)}`, `${p99.toFixed(2)}× ${mark(p99 <= 1.3)}`]);
     row(['Baton ÷ direct call', ratio(p('baton', 0.5), p('direct', 0.5)), ratio(p('baton', 0.99), p('direct', 0.99))]);
     report.push(
       '',
@@ -367,8 +539,9 @@ async function main(): Promise<number> {
       '|---|---|---|---|',
     );
     for (const t of tput)
-      row([t.level, t.baton.toFixed(1), t.bare.toFixed(1), `${(t.baton / t.bare).toFixed(2)} ${mark(t.baton / t.bare >= 0.8)}`]);
+      row([t.level, t.baton.toFixed(1), t.bare.toFixed(1), `${(t.baton / t.bare).toFixed(2)} ${mark(t.baton / t.bare >= 0.9)}`]);
     report.push('', '## History per delegation', '', '| Delegation | Events | Bytes |', '|---|---|---|');
+    row(['bare workflow (one activity), for comparison', bareD.historyLength, bareD.historySize ?? 0]);
     row(['simple (completes at once)', simpleD.historyLength, simpleD.historySize ?? 0]);
     row(['with one input-required round', askedD.historyLength, askedD.historySize ?? 0]);
     row([
@@ -416,13 +589,14 @@ async function main(): Promise<number> {
       'worker RSS idle → 30 s after the last parked',
       `${mib(parked.rssIdle)} → ${mib(parked.rssParked)}`,
       `${mib(parkedCapped.rssIdle)} → ${mib(parkedCapped.rssParked)}`,
-      `≤ 512 MiB ${mark(parked.rssParked <= 512 * 2 ** 20)} / ${mark(parkedCapped.rssParked <= 512 * 2 ** 20)}`,
+      '',
     ]);
+    const peakOf = (f: typeof parked): number => Math.max(...f.curve.map((c) => c.rss));
     row([
       'highest RSS while parking (sampled each tenth)',
-      mib(Math.max(...parked.curve.map((c) => c.rss))),
-      mib(Math.max(...parkedCapped.curve.map((c) => c.rss))),
-      '',
+      mib(peakOf(parked)),
+      mib(peakOf(parkedCapped)),
+      `≤ 512 MiB ${mark(peakOf(parked) <= 512 * 2 ** 20)} / ${mark(peakOf(parkedCapped) <= 512 * 2 ** 20)}`,
     ]);
     row([
       'activities running (100 sampled)',
@@ -445,6 +619,25 @@ async function main(): Promise<number> {
     );
     row([1, oneWorker.toFixed(1)]);
     row([2, `${twoWorkers.toFixed(1)} (${(twoWorkers / oneWorker).toFixed(2)}×)`]);
+    report.push(
+      '',
+      `## A burst of ${size.burst} (started at once, agent completes at once; one worker process each, as shipped)`,
+      '',
+      '| | Baton | Bare workflow | Baton ÷ bare |',
+      '|---|---|---|---|',
+    );
+    row([
+      'time until all settled',
+      `${burstBaton.seconds.toFixed(1)} s`,
+      `${burstBare.seconds.toFixed(1)} s`,
+      ratio(burstBaton.seconds, burstBare.seconds),
+    ]);
+    row([
+      'worker CPU time per delegation',
+      ms(burstBaton.cpuMsEach),
+      ms(burstBare.cpuMsEach),
+      ratio(burstBaton.cpuMsEach, burstBare.cpuMsEach),
+    ]);
     const sq = (k: 'plain' | 'sealed', q: number): number => quantile(sealedLat[k], q);
     report.push(
       '',
@@ -479,7 +672,19 @@ async function main(): Promise<number> {
       '- **Two workers** on one machine share its two cores with the server and the agents, so they cannot add throughput here; the figure says so rather than show scaling.',
       '',
     );
-    writeReport(values.out ?? '', report, onCluster);
+    const figures: RunFigures = {
+      date: new Date().toISOString().slice(0, 10),
+      command,
+      samples: size.latency,
+      p50: { baton: p('baton', 0.5), bare: p('bare', 0.5) },
+      p99: { baton: p('baton', 0.99), bare: p('bare', 0.99) },
+      throughput: tput,
+      calls: perMode,
+      events: { baton: simpleD.historyLength, bare: bareD.historyLength },
+      parked: { count: size.parked, shippedPeakMiB: peakOf(parked) / 2 ** 20, cappedPeakMiB: peakOf(parkedCapped) / 2 ** 20 },
+      burst: { count: size.burst, baton: burstBaton, bare: burstBare },
+    };
+    writeReport(values.out ?? '', report, onCluster, figures);
     process.stdout.write(`${report.join('\n')}\n`);
     say(`wrote ${values.out}`);
   } finally {
