@@ -7,44 +7,58 @@ import type { AcceptanceRule } from '../src/shared/acceptance-rule';
 import type { ResolvedAgent } from '../src/shared/delegation-types';
 import type { ActivityContext } from './context';
 
+/** What the delegation asks to resolve. */
+export interface ResolveInput {
+  delegationId: string;
+  agent: string;
+  tenant?: string;
+  /** The policy the delegation names, if any (else the entry's). */
+  policy?: string;
+}
+
+/** The agent as a delegation records it, its card's snapshot, and its policy as a rule when it is data. */
+export interface Resolved {
+  agent: ResolvedAgent;
+  card: CardSnapshot;
+  acceptance?: AcceptanceRule;
+}
+
+/**
+ * The agent's checked card (fetched afresh once its entry's `cardTtl` passed), interface, observation
+ * mode and the names of its credentials; the card's snapshot goes into history for audit.
+ */
+export async function resolveAgent(ctx: ActivityContext, input: ResolveInput): Promise<Resolved> {
+  const { agents, deps } = ctx;
+  const entry = agents.entryOf(input.agent);
+  const fetched = await agents.cardOf(input.agent);
+  const iface = chooseInterface(input.agent, fetched, entry);
+  ctx.logFor(input).info({ cardSha256: fetched.sha256, interface: iface }, 'agent resolved');
+  const caps: { streaming?: boolean; pushNotifications?: boolean } = fetched.card.capabilities ?? {};
+  const agent: ResolvedAgent = {
+    name: input.agent,
+    cardUrl: fetched.url,
+    cardSha256: fetched.sha256,
+    cardName: fetched.card.name,
+    interface: iface,
+    defaultPolicy: entry.acceptance,
+    reconcile: iface.protocolVersion.startsWith('0.') ? 'unavailable' : 'list-tasks',
+    contract: entry.contract,
+    observe: agents.observeMode(input.agent, caps),
+    ...(deps.config.push ? { backstopPoll: deps.config.push.backstopPoll } : {}),
+    capabilities: { streaming: caps.streaming === true, pushNotifications: caps.pushNotifications === true },
+    // Names only: which credentials an authorize may name for this tenant (the values stay on the worker).
+    credentials: agents.credentialNames(input.agent, input.tenant),
+  };
+  // A policy that is data all the way down is decided by the workflow itself, with no local activity.
+  const acceptance = deps.policies.ruleOf(input.policy ?? entry.acceptance);
+  return { agent, card: fetched.snapshot, ...(acceptance ? { acceptance } : {}) };
+}
+
 export function agentActivities(ctx: ActivityContext) {
   const { agents, deps } = ctx;
   return {
-    /**
-     * The agent's checked card (fetched afresh once its entry's `cardTtl` passed); its snapshot goes
-     * into history (this result) for audit.
-     */
-    async resolveAgent(input: {
-      delegationId: string;
-      agent: string;
-      tenant?: string;
-      /** The policy the delegation names, if any (else the entry's). */
-      policy?: string;
-    }): Promise<{ agent: ResolvedAgent; card: CardSnapshot; acceptance?: AcceptanceRule }> {
-      const entry = agents.entryOf(input.agent);
-      const fetched = await agents.cardOf(input.agent);
-      const iface = chooseInterface(input.agent, fetched, entry);
-      ctx.logFor(input).info({ cardSha256: fetched.sha256, interface: iface }, 'agent resolved');
-      const caps: { streaming?: boolean; pushNotifications?: boolean } = fetched.card.capabilities ?? {};
-      const agent: ResolvedAgent = {
-        name: input.agent,
-        cardUrl: fetched.url,
-        cardSha256: fetched.sha256,
-        cardName: fetched.card.name,
-        interface: iface,
-        defaultPolicy: entry.acceptance,
-        reconcile: iface.protocolVersion.startsWith('0.') ? 'unavailable' : 'list-tasks',
-        contract: entry.contract,
-        observe: agents.observeMode(input.agent, caps),
-        ...(deps.config.push ? { backstopPoll: deps.config.push.backstopPoll } : {}),
-        capabilities: { streaming: caps.streaming === true, pushNotifications: caps.pushNotifications === true },
-        // Names only: which credentials an authorize may name for this tenant (the values stay on the worker).
-        credentials: agents.credentialNames(input.agent, input.tenant),
-      };
-      // A policy that is data all the way down is decided by the workflow itself, with no local activity.
-      const acceptance = deps.policies.ruleOf(input.policy ?? entry.acceptance);
-      return { agent, card: fetched.snapshot, ...(acceptance ? { acceptance } : {}) };
-    },
+    /** `resolveAgent`, on its own (delegations recorded before the first send resolved it). */
+    resolveAgent: (input: ResolveInput): Promise<Resolved> => resolveAgent(ctx, input),
 
     /** Which of `agents` the registry lacks, and which of `policies` are unknown (graphs check before they start). */
     async checkNames(input: {

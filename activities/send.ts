@@ -9,12 +9,16 @@ import { failure } from '../src/a2a/errors';
 import type { SendResult } from '../src/a2a/wire';
 import { StreamedTask } from '../src/a2a/streamed-task';
 import type { Part, Task } from '../src/shared/a2a-types';
-import type { ResolvedAgent } from '../src/shared/delegation-types';
+import type { Contract, ResolvedAgent } from '../src/shared/delegation-types';
 import { FailureType } from '../src/shared/failure-types';
 import { isActive, isInterrupted } from '../src/shared/remote-state';
 import type { SendOutcome } from '../src/shared/send-outcome';
+import { resolveAgent, type Resolved, type ResolveInput } from './agents';
 import type { ActivityContext } from './context';
 import { withDownloads } from './downloads';
+
+/** A streamed send to an agent that can be asked for its turns heartbeats the task once it has not settled for this long. */
+const HEARTBEAT_AFTER_MS = 50;
 
 /** What a send heartbeats once the agent named the task, so a retried attempt reads it instead of sending again. */
 interface SentDetails {
@@ -74,6 +78,7 @@ export function sendActivities(ctx: ActivityContext) {
     turn: SendTurn,
     withinMs: number,
     maxBytes: number,
+    canLookUp: boolean,
     log: Logger,
   ): Promise<SendResult | { kind: 'streamed'; streamed: StreamedTask; settled: boolean }> {
     const streamed = new StreamedTask(turn.taskId, maxBytes);
@@ -85,6 +90,7 @@ export function sendActivities(ctx: ActivityContext) {
       if (answered) window.abort();
     }, withinMs);
     let settled = false;
+    let beat: NodeJS.Timeout | undefined;
     try {
       for await (const event of client.sendStream(turn, AbortSignal.any([cancellationSignal(), window.signal]))) {
         if (!answered && 'message' in event) return { kind: 'message', message: event.message };
@@ -93,8 +99,14 @@ export function sendActivities(ctx: ActivityContext) {
         streamed.apply(event);
         const task = streamed.task;
         if (!task) continue;
-        // A retry of this attempt must not send again: the heartbeat names the task it created.
-        if (first) heartbeat({ sent: turn.messageId, taskId: task.id } satisfies SentDetails);
+        // A retry of this attempt must not send again: the heartbeat names the task it created. An agent
+        // that can be asked for the turn (ListTasks) is told only once it did not settle at once: a
+        // heartbeat is a write on the server, and a retry would find the turn by its messageId anyway.
+        if (first) {
+          const details: SentDetails = { sent: turn.messageId, taskId: task.id };
+          if (canLookUp) beat = setTimeout(() => heartbeat(details), HEARTBEAT_AFTER_MS);
+          else heartbeat(details);
+        }
         // A follow-up turn's stream begins with the stored task, still showing the question it answers.
         const stale = first && turn.taskId !== undefined && isInterrupted(task.status.state);
         if (!isActive(task.status.state) && !stale) {
@@ -110,6 +122,7 @@ export function sendActivities(ctx: ActivityContext) {
       if (!window.signal.aborted) log.info({ err: (err as Error).message }, 'the send stream broke; observing instead');
     } finally {
       clearTimeout(timer);
+      clearTimeout(beat);
       window.abort();
     }
     if (!streamed.task) throw failure(FailureType.INVALID_AGENT_RESPONSE, `agent ${client.agentName}: SendStreamingMessage gave no task`);
@@ -182,7 +195,14 @@ export function sendActivities(ctx: ActivityContext) {
     const withinMs = input.readAfterSend && !entry.downloads && input.agent.observe !== 'push' ? entry.readAfterSendMs : 0;
     const onStream = withinMs > 0 && input.agent.observe === 'stream' && input.agent.capabilities?.streaming === true;
     const result = onStream
-      ? await sendOnStream(client, input.turn, withinMs, Math.min(ctx.inlineMaxBytes, ctx.inlineRoom(input.inlineSoFar)), log)
+      ? await sendOnStream(
+          client,
+          input.turn,
+          withinMs,
+          Math.min(ctx.inlineMaxBytes, ctx.inlineRoom(input.inlineSoFar)),
+          input.agent.reconcile === 'list-tasks',
+          log,
+        )
       : await client.send(input.turn, cancellationSignal());
     if (result.kind === 'message') {
       log.info({ replyMessageId: result.message.messageId }, 'agent replied with a direct Message');
@@ -216,6 +236,31 @@ export function sendActivities(ctx: ActivityContext) {
 
   return {
     sendTurn,
+
+    /**
+     * The first turn: resolves the agent (as `resolveAgent` does) and sends, in one activity, so a
+     * delegation to an agent that finishes at once is one task-queue activity, like a bare workflow's.
+     * The read-after-send window's budget is the contract's (the delegation's own, else the entry's).
+     */
+    async resolveAndSend(
+      input: ResolveInput & {
+        turn: SendTurn;
+        /** The delegation's own contract, which wins over the agent entry's. */
+        contract?: Contract;
+        /** At most this many calls in the read-after-send window, whatever the contract. */
+        maxReads: number;
+      },
+    ): Promise<SendOutcome & { resolved: Resolved }> {
+      const resolved = await resolveAgent(ctx, input);
+      const budget = input.contract?.maxRemoteCalls ?? resolved.agent.contract?.maxRemoteCalls ?? Infinity;
+      const sent = await sendTurn({
+        delegationId: input.delegationId,
+        agent: resolved.agent,
+        turn: input.turn,
+        readAfterSend: { callBudget: Math.min(budget, input.maxReads) },
+      });
+      return { ...sent, resolved };
+    },
 
     /**
      * Sends the turn that answers AUTH_REQUIRED: the credential is read here, from the worker's

@@ -3,6 +3,7 @@
  * handlers and tells the story; this class talks to activities, timers and other workflows;
  * `DelegationState` makes every decision.
  */
+import { msToNumber } from '@temporalio/common';
 import {
   ApplicationFailure,
   CancellationScope,
@@ -10,6 +11,7 @@ import {
   getExternalWorkflowHandle,
   isCancellation,
   log,
+  patched,
   sleep,
   upsertSearchAttributes,
   workflowInfo,
@@ -33,6 +35,9 @@ import { remoteTaskSignal, requestSignal } from './messages';
 
 /** Reads at most this many times in the read-after-send window, whatever the budget. */
 const MAX_READS_AFTER_SEND = 1_000;
+
+/** The patch that resolves the agent in the first send's activity instead of a local activity before it. */
+export const RESOLVE_IN_SEND = 'resolve-in-send';
 
 export class DelegationRun {
   readonly state: DelegationState;
@@ -107,25 +112,63 @@ export class DelegationRun {
 
   // ── Steps ───────────────────────────────────────────────────────────────────────────────────────
 
-  /** Fetches and checks the card (or reuses it), and starts the deadline's timer. */
-  async resolve(): Promise<void> {
-    const { policy, tenant, agent } = this.input;
-    const resolved = await local.resolveAgent({ delegationId: this.id, agent, tenant, ...(policy ? { policy } : {}) });
+  /**
+   * Resolves the agent and sends the first turn, which creates the remote task (or gets a direct
+   * reply): one activity. A delegation recorded before that replays its local activity, then the send.
+   */
+  async begin(): Promise<NextStep> {
+    if (!patched(RESOLVE_IN_SEND)) {
+      this.resolved(await local.resolveAgent({ delegationId: this.id, ...this.resolveInput }));
+      return this.sendFirstTurn();
+    }
+    const { parts, contextId, referenceTaskIds, contract } = this.input;
+    const messageId = this.state.nextMessageId();
+    // 👉 Not cancelled once sent, as every send (see send()).
+    const sent = await CancellationScope.nonCancellable(() =>
+      sending.resolveAndSend({
+        delegationId: this.id,
+        ...this.resolveInput,
+        turn: { messageId, parts, contextId, referenceTaskIds },
+        ...(contract ? { contract } : {}),
+        maxReads: MAX_READS_AFTER_SEND,
+      }),
+    );
+    this.resolved(sent.resolved, workflowInfo().runStartTime.getTime());
+    this.sent(undefined, messageId, sent);
+    return this.firstTurnSent(sent);
+  }
+
+  /** What the resolve is asked: the agent, for this tenant, under the policy the delegation names. */
+  private get resolveInput(): { agent: string; tenant?: string; policy?: string } {
+    const { agent, tenant, policy } = this.input;
+    return { agent, ...(tenant ? { tenant } : {}), ...(policy ? { policy } : {}) };
+  }
+
+  /**
+   * Keeps what the resolve found and starts the deadline's timer: from `since` (the start, when the
+   * resolve came with the first send), else from now.
+   */
+  private resolved(resolved: { agent: ResolvedAgent; acceptance?: AcceptanceRule }, since?: number): void {
     this.agent = resolved.agent;
     this.policy = this.state.resolved(this.agent);
     if (resolved.acceptance?.policy === this.policy) this.rule = resolved.acceptance;
     const deadline = this.record.contract?.deadline;
     if (!deadline) return;
+    const wait = since === undefined ? deadline : Math.max(1, msToNumber(deadline) - (Date.now() - since));
     // A durable timer: it survives worker restarts, and firing it cancels the work like a caller would.
-    sleep(deadline).then(
+    sleep(wait).then(
       () => this.stop('deadline', `deadline of ${deadline} passed`, 'TIMED_OUT'),
       () => {}, // the work ended first and took the timer with it
     );
   }
 
-  /** Sends the first turn, which creates the remote task (or gets a direct reply). */
-  async sendFirstTurn(): Promise<NextStep> {
-    const sent = await this.send();
+  /** Sends the first turn, after a resolve of its own (delegations recorded before `begin` resolved in the send). */
+  private async sendFirstTurn(): Promise<NextStep> {
+    return this.firstTurnSent(await this.send());
+  }
+
+  /** What the first send's outcome means: a direct reply, or the task as it was then. */
+  private async firstTurnSent(sent: SendOutcome): Promise<NextStep> {
     if (sent.kind === 'message') {
       const next = this.state.replied(sent.reply);
       await this.announceRemoteTask();
@@ -275,11 +318,16 @@ export class DelegationRun {
             inlineSoFar: this.state.inlineSoFar,
           }),
     );
+    this.sent(queued, messageId, sent);
+    return sent;
+  }
+
+  /** Records a turn that went out: the first (`queued` undefined) or an answer. */
+  private sent(queued: QueuedTurn | undefined, messageId: string, sent: SendOutcome): void {
     if (queued) this.state.answered(queued.requestId, messageId, sent.sentAt);
     else this.state.turnSent(messageId, sent.sentAt);
     if (sent.reconciliation) this.state.reconciled(messageId, sent.reconciliation);
     this.state.countCalls(sent.calls);
-    return sent;
   }
 
   /**

@@ -43,8 +43,7 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
 
   try {
     await run.work.run(async () => {
-      await run.resolve();
-      let next = await run.sendFirstTurn();
+      let next = await run.begin();
       while (next.kind === 'observe' || next.kind === 'interrupted') {
         next = next.kind === 'observe' ? await run.observe() : await run.answerInterruption();
       }
