@@ -19,6 +19,8 @@ async function main(): Promise<void> {
     taskQueue: taskQueue ?? 'bench-bare',
     workflowsPath: require.resolve('./workflows'),
     activities,
+    // The workflow cache a `baton worker` has as shipped (worker.maxCachedWorkflows), for a like-for-like burst.
+    maxCachedWorkflows: 100,
   });
   process.once('SIGTERM', () => worker.shutdown());
   process.stderr.write('bare worker started\n');
