@@ -116,9 +116,10 @@ export function sendActivities(ctx: ActivityContext) {
         if (over) break;
       }
     } catch (err) {
-      const type = (err as { type?: string }).type;
       // Before the agent answered, this was the send itself failing: its retry looks for the turn first.
-      if (!answered || cancellationSignal().aborted || type === FailureType.INVALID_AGENT_RESPONSE) throw err;
+      if (!answered || cancellationSignal().aborted) throw err;
+      // After it, the task exists: whatever went wrong (a drop, a malformed event) is the observing
+      // activity's to meet, with the task id in history by then.
       if (!window.signal.aborted) log.info({ err: (err as Error).message }, 'the send stream broke; observing instead');
     } finally {
       clearTimeout(timer);
