@@ -30,6 +30,8 @@ export interface FaultPlan {
   completeOnCancel?: boolean;
   /** SubscribeToTask sends its headers, then nothing (SendStreamingMessage streams as usual). */
   stallStream?: boolean;
+  /** A stream's second event names a state the protocol does not have. */
+  malformedStream?: boolean;
   /** Every stream event is written twice. */
   duplicateEvents?: boolean;
   /** Advertise streaming on the card. Default false. */
@@ -264,6 +266,10 @@ export class FaultAgent {
       }
     };
     send({ task: this.json(task) });
+    if (this.chance(this.plan.malformedStream ? 1 : 0, 'malformedStream'))
+      send({
+        statusUpdate: { taskId: task.id, contextId: task.contextId, status: { state: 'TASK_STATE_DONE_ISH', timestamp: task.updated } },
+      });
     let last = task.state;
     let artifactsSent = task.artifacts.length;
     const tick = setInterval(() => {

@@ -24,6 +24,8 @@ const CASES: Case[] = [
   { name: 'malformed-json', plan: { malformedJson: 1 }, outcome: 'ERROR', reason: /InvalidAgentResponse/ },
   { name: 'wrong-enum', plan: { wrongEnum: 1 }, outcome: 'ERROR', reason: /InvalidAgentResponse/ },
   { name: 'huge-body', plan: { hugeBody: 1 }, outcome: 'ERROR', reason: /cap/ },
+  // A bad event on the send's own stream: the task id is recorded before the fault ends the delegation.
+  { name: 'malformed-stream', plan: { malformedStream: true, streaming: true }, outcome: 'ERROR', reason: /InvalidAgentResponse/ },
   // Working past the send's read window (1 s), so the subscription is what meets the fault.
   { name: 'stalled-stream', plan: { stallStream: true, streaming: true, workMs: 1_500 }, outcome: 'ACCEPTED' },
   { name: 'duplicated-events', plan: { duplicateEvents: true, streaming: true, askOnce: false, workMs: 1_500 }, outcome: 'ACCEPTED' },
@@ -61,6 +63,9 @@ describe('chaos: one delegation per injected fault', () => {
           if (agent?.duplicateTasks) wrong.push(`${c.name}: ${agent.duplicateTasks} duplicate remote task(s)`);
         }
         assert.deepEqual(wrong, [], 'wrong outcomes and duplicates');
+        const malformed = records[CASES.findIndex((c) => c.name === 'malformed-stream')];
+        assert.ok((agents.get('malformed-stream')?.faults.malformedStream ?? 0) >= 1, 'a stream carried an unknown state');
+        assert.ok(malformed?.remote.taskId, 'the task the broken send stream created is in the record');
         for (const name of ['drop-after-create', 'drop-after-create-stream'])
           assert.ok((agents.get(name)?.faults.dropAfterCreate ?? 0) >= 1, `${name}: the connection was dropped after the task was created`);
         assert.ok((agents.get('bursts-of-5xx')?.faults.serverErrors ?? 0) >= 1, '5xx were answered');
