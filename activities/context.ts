@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import type { Lookup } from '../src/a2a/guarded-fetch';
 import { snapshotOf } from '../src/a2a/snapshot';
+import { StreamedTask } from '../src/a2a/streamed-task';
 import type { PolicyRegistry } from '../src/acceptance/policies';
 import { MAX_INLINE_ARTIFACT_BYTES } from '../src/artifacts/digest';
 import type { ArtifactStore } from '../src/artifacts/store';
@@ -62,6 +63,11 @@ export interface ActivityContext {
   withinInlineTotals<T>(result: T, inlineSoFar: number | undefined): Promise<T>;
   /** A snapshot for history: large artifacts go to the store. */
   snapshot(task: Task): Promise<RemoteSnapshot>;
+  /**
+   * A stream's own copy of task `taskId` (undefined: a send's, until its first event), bounded by what
+   * history keeps inline: a larger artifact is better read, or assembled into the store.
+   */
+  streamedTask(taskId: string | undefined, inlineSoFar: number | undefined): StreamedTask;
   /** The activities' logger, with the delegation, agent and remote task named on every line. */
   logFor(input: { delegationId: string; agent: ResolvedAgent | string; taskId?: string }): Logger;
 }
@@ -72,6 +78,7 @@ export function activityContext(deps: ActivityDeps): ActivityContext {
   const redactor = Redactor.fromConfig(deps.config);
   const inlineRoom = (soFar = 0): number =>
     Math.max(0, Math.min(artifacts?.snapshotInlineMaxBytes ?? 256 * 1024, (artifacts?.delegationInlineMaxBytes ?? 1024 * 1024) - soFar));
+  const inlineMaxBytes = artifacts?.inlineMaxBytes ?? MAX_INLINE_ARTIFACT_BYTES;
   const logger = deps.logger.child({}, { formatters: { log: (fields) => redactor.value(fields).value } });
   return {
     deps,
@@ -80,7 +87,7 @@ export function activityContext(deps: ActivityDeps): ActivityContext {
     logger,
     poll: deps.poll ?? { initialMs: 250, maxMs: 5_000 },
     streamSilenceMs: deps.streamSilenceMs ?? 30_000,
-    inlineMaxBytes: artifacts?.inlineMaxBytes ?? MAX_INLINE_ARTIFACT_BYTES,
+    inlineMaxBytes,
     inlineRoom,
     async withinInlineTotals(result, soFar) {
       const room = inlineRoom(soFar);
@@ -94,6 +101,7 @@ export function activityContext(deps: ActivityDeps): ActivityContext {
       return result;
     },
     snapshot: (task) => snapshotOf(task, recordOptions),
+    streamedTask: (taskId, soFar) => new StreamedTask(taskId, Math.min(inlineMaxBytes, inlineRoom(soFar))),
     logFor: ({ delegationId, agent, taskId }) =>
       logger.child({
         delegationId,

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { AgentClient, SendTurn } from '../src/a2a/agent-client';
 import { failure } from '../src/a2a/errors';
 import type { SendResult } from '../src/a2a/wire';
-import { StreamedTask } from '../src/a2a/streamed-task';
+import type { StreamedTask } from '../src/a2a/streamed-task';
 import type { Part, Task } from '../src/shared/a2a-types';
 import type { Contract, ResolvedAgent } from '../src/shared/delegation-types';
 import { FailureType } from '../src/shared/failure-types';
@@ -77,11 +77,10 @@ export function sendActivities(ctx: ActivityContext) {
     client: AgentClient,
     turn: SendTurn,
     withinMs: number,
-    maxBytes: number,
+    streamed: StreamedTask,
     canLookUp: boolean,
     log: Logger,
   ): Promise<SendResult | { kind: 'streamed'; streamed: StreamedTask; settled: boolean }> {
-    const streamed = new StreamedTask(turn.taskId, maxBytes);
     const window = new AbortController();
     let over = false;
     let answered = false;
@@ -200,7 +199,7 @@ export function sendActivities(ctx: ActivityContext) {
           client,
           input.turn,
           withinMs,
-          Math.min(ctx.inlineMaxBytes, ctx.inlineRoom(input.inlineSoFar)),
+          ctx.streamedTask(input.turn.taskId, input.inlineSoFar),
           input.agent.reconcile === 'list-tasks',
           log,
         )

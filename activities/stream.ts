@@ -7,7 +7,6 @@ import { activityInfo, cancellationSignal, heartbeat } from '@temporalio/activit
 import { CancelledFailure, type ApplicationFailure } from '@temporalio/common';
 import type { Logger } from 'pino';
 import type { AgentClient } from '../src/a2a/agent-client';
-import { StreamedTask } from '../src/a2a/streamed-task';
 import { ArtifactAssembly } from '../src/artifacts/assembly';
 import type { RemoteSnapshot } from '../src/shared/delegation-types';
 import { FailureType } from '../src/shared/failure-types';
@@ -124,8 +123,7 @@ export async function followStream(ctx: ActivityContext, client: AgentClient, in
       Math.max(50, Math.min(1_000, Math.floor(silenceMs / 4))),
     );
     // This subscription's own copy of the task: it stands for the agent's when the stream settles on it.
-    // Bounded by what history keeps inline: a larger artifact is better assembled into the store (`authority`).
-    const streamed = new StreamedTask(input.taskId, Math.min(ctx.inlineMaxBytes, ctx.inlineRoom(input.inlineSoFar)));
+    const streamed = ctx.streamedTask(input.taskId, input.inlineSoFar);
     let settled = false;
     try {
       for await (const event of client.subscribe(input.taskId, AbortSignal.any([cancellationSignal(), silent.signal]))) {

@@ -54,7 +54,7 @@ export class PolicyRegistry {
       this.rules.set(name, {
         policy: name,
         ...(declared.requireArtifacts?.length ? { requireArtifacts: declared.requireArtifacts } : {}),
-        ...(baseRule ? { base: baseRule.base !== undefined && baseRule.policy === baseRule.base ? baseRule.base : baseRule } : {}),
+        ...(baseRule ? { base: baseRule } : {}),
         ...(declared.review ? { review: true } : {}),
       });
     }
