@@ -25,10 +25,16 @@ const CASES: Case[] = [
   { name: 'wrong-enum', plan: { wrongEnum: 1 }, outcome: 'ERROR', reason: /InvalidAgentResponse/ },
   { name: 'huge-body', plan: { hugeBody: 1 }, outcome: 'ERROR', reason: /cap/ },
   // A bad event on the send's own stream: the task id is recorded before the fault ends the delegation.
-  { name: 'malformed-stream', plan: { malformedStream: true, streaming: true }, outcome: 'ERROR', reason: /InvalidAgentResponse/ },
-  // Working past the send's read window (1 s), so the subscription is what meets the fault.
-  { name: 'stalled-stream', plan: { stallStream: true, streaming: true, workMs: 1_500 }, outcome: 'ACCEPTED' },
-  { name: 'duplicated-events', plan: { duplicateEvents: true, streaming: true, askOnce: false, workMs: 1_500 }, outcome: 'ACCEPTED' },
+  // Working long enough that the subscription meets the bad event too, not a task already done.
+  {
+    name: 'malformed-stream',
+    plan: { malformedStream: true, streaming: true, workMs: 30_000 },
+    outcome: 'ERROR',
+    reason: /InvalidAgentResponse/,
+  },
+  // Working well past the send's read window (1 s), so the subscription is what meets the fault.
+  { name: 'stalled-stream', plan: { stallStream: true, streaming: true, workMs: 3_000 }, outcome: 'ACCEPTED' },
+  { name: 'duplicated-events', plan: { duplicateEvents: true, streaming: true, askOnce: false, workMs: 3_000 }, outcome: 'ACCEPTED' },
 ];
 
 describe('chaos: one delegation per injected fault', () => {
