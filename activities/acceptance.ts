@@ -15,7 +15,8 @@ export function acceptanceActivities(ctx: ActivityContext) {
       if (!policy)
         throw failure(FailureType.CONFIG_INVALID, `unknown acceptance policy "${input.policy}"; known: ${policies.names().join(', ')}`);
       const decision = await policy(input.candidate);
-      logger.info(
+      // Refusals and reviews are what operators look for; an acceptance is in the record and the search attributes.
+      logger[decision.accepted && !decision.review ? 'debug' : 'info'](
         { delegationId: input.delegationId, policy: input.policy, accepted: decision.accepted, reasons: decision.reasons },
         'acceptance decided',
       );

@@ -42,12 +42,17 @@ export class AgentDirectory {
    * another key) is never used on the strength of an earlier check.
    */
   async cardOf(agent: string, fresh = false): Promise<FetchedCard> {
+    return (await this.checkedCard(agent, fresh)).fetched;
+  }
+
+  /** As `cardOf`, and whether the card was reused from an earlier check (`reused`) or fetched now. */
+  async checkedCard(agent: string, fresh = false): Promise<{ fetched: FetchedCard; reused: boolean }> {
     const cached = this.cards.get(agent);
     const ttlMs = this.deps.cardTtlMs ?? msToNumber(this.entryOf(agent).cardTtl as `${number}s`);
-    if (!fresh && cached && Date.now() - cached.at < ttlMs) return cached.fetched;
+    if (!fresh && cached && Date.now() - cached.at < ttlMs) return { fetched: cached.fetched, reused: true };
     const fetched = await fetchCard(agent, this.entryOf(agent), { lookup: this.deps.lookup });
     this.cards.set(agent, { fetched, at: Date.now() });
-    return fetched;
+    return { fetched, reused: false };
   }
 
   /** The client for the interface recorded at resolve time, on the very card that was recorded. */

@@ -30,9 +30,10 @@ export interface Resolved {
 export async function resolveAgent(ctx: ActivityContext, input: ResolveInput): Promise<Resolved> {
   const { agents, deps } = ctx;
   const entry = agents.entryOf(input.agent);
-  const fetched = await agents.cardOf(input.agent);
+  const { fetched, reused } = await agents.checkedCard(input.agent);
   const iface = chooseInterface(input.agent, fetched, entry);
-  ctx.logFor(input).info({ cardSha256: fetched.sha256, interface: iface }, 'agent resolved');
+  // A card checked again is news for operators; one reused within its ttl is not (one line per delegation).
+  ctx.logFor(input)[reused ? 'debug' : 'info']({ cardSha256: fetched.sha256, interface: iface, cardReused: reused }, 'agent resolved');
   const caps: { streaming?: boolean; pushNotifications?: boolean } = fetched.card.capabilities ?? {};
   const agent: ResolvedAgent = {
     name: input.agent,

@@ -167,18 +167,20 @@ export class DelegationRun {
     return this.firstTurnSent(await this.send());
   }
 
-  /** What the first send's outcome means: a direct reply, or the task as it was then. */
-  private async firstTurnSent(sent: SendOutcome): Promise<NextStep> {
-    if (sent.kind === 'message') {
-      const next = this.state.replied(sent.reply);
-      await this.announceRemoteTask();
-      return next;
+  /**
+   * What the first send's outcome means: a direct reply, or the task as it was then. Synchronous unless
+   * the `notify` workflow asked to be told of the remote task: every promise a workflow makes costs the
+   * SDK a stack trace (its stack-trace query), and this runs for every delegation.
+   */
+  private firstTurnSent(sent: SendOutcome): NextStep | Promise<NextStep> {
+    let next: NextStep;
+    if (sent.kind === 'message') next = this.state.replied(sent.reply);
+    else {
+      next = this.observed(sent.snapshot);
+      // A task that ended within the send is published once, with its outcome, at the end.
+      if (next.kind === 'observe' || next.kind === 'interrupted') this.publish();
     }
-    const next = this.observed(sent.snapshot);
-    // A task that ended within the send is published once, with its outcome, at the end.
-    if (next.kind === 'observe' || next.kind === 'interrupted') this.publish();
-    await this.announceRemoteTask();
-    return next;
+    return this.input.notify?.remoteTask ? this.announceRemoteTask().then(() => next) : next;
   }
 
   /** Waits for the remote task to leave its active state: a stream or polls in one activity, or pushes. */
@@ -230,7 +232,10 @@ export class DelegationRun {
     const decision: Decision = this.rule
       ? decide(this.rule, candidate)
       : await local.evaluateAcceptance({ delegationId: this.id, policy: this.policy, candidate });
-    if (this.rule) log.info('acceptance decided', { delegationId: this.id, policy: this.policy, accepted: decision.accepted });
+    // Refusals and reviews are logged; an acceptance is in the record (a workflow's log line crosses to the worker's thread).
+    if (this.rule && !(decision.accepted && !decision.review)) {
+      log.info('acceptance decided', { delegationId: this.id, policy: this.policy, accepted: decision.accepted });
+    }
     if (!decision.accepted || !decision.review) {
       this.state.decided(decision.accepted, decision.reasons);
       return;

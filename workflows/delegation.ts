@@ -55,6 +55,6 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
   run.publish();
   // When the workflow itself was cancelled (a parent's cancel), a plain wait here would throw and
   // end it as Cancelled without its record; the caller needs the record with the real remote end.
-  await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
+  if (!allHandlersFinished()) await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   return run.record;
 }
