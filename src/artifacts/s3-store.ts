@@ -284,7 +284,7 @@ export class S3ArtifactStore implements ArtifactStore, CollectableStore {
     const prefix = this.refsPrefix(ref);
     const found: string[] = [];
     for await (const o of this.list(prefix)) found.push(Buffer.from(o.key.slice(prefix.length), 'base64url').toString('utf8'));
-    return found;
+    return found.sort();
   }
 
   /** Every blob; `size` is the stored object's (28 bytes more than the artifact when sealed). */

@@ -48,7 +48,7 @@ export interface StoredBlob {
 /** What garbage collection needs of a store besides reading and writing. */
 export interface CollectableStore {
   blobs(): AsyncIterable<StoredBlob>;
-  /** The workflows that referenced `ref`, from the reference index. */
+  /** The workflows that referenced `ref`, from the reference index, sorted (the index's own order is its encoding's). */
   holders(ref: ArtifactRef): Promise<string[]>;
   /** Removes the bytes and their references. */
   remove(ref: ArtifactRef): Promise<void>;
@@ -143,7 +143,9 @@ export class FsArtifactStore implements ArtifactStore, CollectableStore {
   async holders(ref: ArtifactRef): Promise<string[]> {
     const dir = this.refsOf(ref);
     if (!existsSync(dir)) return [];
-    return readdirSync(dir).map((f) => Buffer.from(f, 'base64url').toString('utf8'));
+    return readdirSync(dir)
+      .map((f) => Buffer.from(f, 'base64url').toString('utf8'))
+      .sort();
   }
 
   async *blobs(): AsyncIterable<StoredBlob> {
