@@ -3,6 +3,7 @@
  */
 import { failure } from '../src/a2a/errors';
 import type { Candidate, Decision } from '../src/acceptance/policies';
+import { needsNotice } from '../src/shared/acceptance-rule';
 import { FailureType } from '../src/shared/failure-types';
 import type { ActivityContext } from './context';
 
@@ -15,8 +16,7 @@ export function acceptanceActivities(ctx: ActivityContext) {
       if (!policy)
         throw failure(FailureType.CONFIG_INVALID, `unknown acceptance policy "${input.policy}"; known: ${policies.names().join(', ')}`);
       const decision = await policy(input.candidate);
-      // Refusals and reviews are what operators look for; an acceptance is in the record and the search attributes.
-      logger[decision.accepted && !decision.review ? 'debug' : 'info'](
+      logger[needsNotice(decision) ? 'info' : 'debug'](
         { delegationId: input.delegationId, policy: input.policy, accepted: decision.accepted, reasons: decision.reasons },
         'acceptance decided',
       );

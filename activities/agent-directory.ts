@@ -47,10 +47,11 @@ export class AgentDirectory {
 
   /** As `cardOf`, and whether the card was reused from an earlier check (`reused`) or fetched now. */
   async checkedCard(agent: string, fresh = false): Promise<{ fetched: FetchedCard; reused: boolean }> {
+    const entry = this.entryOf(agent);
     const cached = this.cards.get(agent);
-    const ttlMs = this.deps.cardTtlMs ?? msToNumber(this.entryOf(agent).cardTtl as `${number}s`);
+    const ttlMs = this.deps.cardTtlMs ?? msToNumber(entry.cardTtl as `${number}s`);
     if (!fresh && cached && Date.now() - cached.at < ttlMs) return { fetched: cached.fetched, reused: true };
-    const fetched = await fetchCard(agent, this.entryOf(agent), { lookup: this.deps.lookup });
+    const fetched = await fetchCard(agent, entry, { lookup: this.deps.lookup });
     this.cards.set(agent, { fetched, at: Date.now() });
     return { fetched, reused: false };
   }

@@ -32,8 +32,11 @@ export async function resolveAgent(ctx: ActivityContext, input: ResolveInput): P
   const entry = agents.entryOf(input.agent);
   const { fetched, reused } = await agents.checkedCard(input.agent);
   const iface = chooseInterface(input.agent, fetched, entry);
-  // A card checked again is news for operators; one reused within its ttl is not (one line per delegation).
-  ctx.logFor(input)[reused ? 'debug' : 'info']({ cardSha256: fetched.sha256, interface: iface, cardReused: reused }, 'agent resolved');
+  // A card checked again is news for operators; one reused within its ttl is not, and on this hot path
+  // not even a child logger is made for it unless debug lines are wanted.
+  if (!reused || ctx.logger.isLevelEnabled('debug')) {
+    ctx.logFor(input)[reused ? 'debug' : 'info']({ cardSha256: fetched.sha256, interface: iface, cardReused: reused }, 'agent resolved');
+  }
   const caps: { streaming?: boolean; pushNotifications?: boolean } = fetched.card.capabilities ?? {};
   const agent: ResolvedAgent = {
     name: input.agent,

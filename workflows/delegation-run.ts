@@ -16,7 +16,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import { decide, type AcceptanceRule, type Candidate, type Decision } from '../src/shared/acceptance-rule';
+import { decide, needsNotice, type AcceptanceRule, type Candidate, type Decision } from '../src/shared/acceptance-rule';
 import { DelegationState, type NextStep, type QueuedTurn, type CancelKind } from '../src/shared/delegation-state';
 import type {
   CancelRequest,
@@ -232,8 +232,8 @@ export class DelegationRun {
     const decision: Decision = this.rule
       ? decide(this.rule, candidate)
       : await local.evaluateAcceptance({ delegationId: this.id, policy: this.policy, candidate });
-    // Refusals and reviews are logged; an acceptance is in the record (a workflow's log line crosses to the worker's thread).
-    if (this.rule && !(decision.accepted && !decision.review)) {
+    // Only what needs notice: a workflow's log line crosses to the worker's thread.
+    if (this.rule && needsNotice(decision)) {
       log.info('acceptance decided', { delegationId: this.id, policy: this.policy, accepted: decision.accepted });
     }
     if (!decision.accepted || !decision.review) {

@@ -72,3 +72,11 @@ export function decide(rule: AcceptanceRule, candidate: Candidate): Decision {
         : decide(base, candidate);
   return rule.review && decision.accepted ? { ...decision, review: true } : decision;
 }
+
+/**
+ * A decision worth an `info` line: a refusal, or an acceptance a person must confirm. A plain
+ * acceptance is in the record and the search attributes already.
+ */
+export function needsNotice(decision: Decision): boolean {
+  return !decision.accepted || decision.review === true;
+}

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PolicyRegistry } from '../../src/acceptance/policies';
-import { decide, type Candidate } from '../../src/shared/acceptance-rule';
+import { decide, needsNotice, type Candidate } from '../../src/shared/acceptance-rule';
 import type { ArtifactRecord } from '../../src/shared/delegation-types';
 
 const artifact = (name: string, mediaType?: string): ArtifactRecord =>
@@ -51,5 +51,11 @@ describe('acceptance rules', () => {
     const taken = new PolicyRegistry().register('accept-any', () => ({ accepted: false, reasons: ['mine'] }));
     assert.equal(taken.ruleOf('accept-any'), undefined);
     assert.ok(taken.ruleOf('completed-with-artifact'));
+  });
+
+  it('gives notice of a refusal and of a result sent to review, not of a plain acceptance', () => {
+    assert.equal(needsNotice({ accepted: false, reasons: ['no'] }), true);
+    assert.equal(needsNotice({ accepted: true, reasons: ['yes'], review: true }), true);
+    assert.equal(needsNotice({ accepted: true, reasons: ['yes'] }), false);
   });
 });
