@@ -21,6 +21,8 @@ export interface Resolved {
   agent: ResolvedAgent;
   card: CardSnapshot;
   acceptance?: AcceptanceRule;
+  /** The worker's `worker.continueAsNewAfterEvents`, which the delegation keeps for all its runs. */
+  continueAsNewAfterEvents?: number;
 }
 
 /**
@@ -55,7 +57,13 @@ export async function resolveAgent(ctx: ActivityContext, input: ResolveInput): P
   };
   // A policy that is data all the way down is decided by the workflow itself, with no local activity.
   const acceptance = deps.policies.ruleOf(input.policy ?? entry.acceptance);
-  return { agent, card: fetched.snapshot, ...(acceptance ? { acceptance } : {}) };
+  const afterEvents = deps.config.worker?.continueAsNewAfterEvents;
+  return {
+    agent,
+    card: fetched.snapshot,
+    ...(acceptance ? { acceptance } : {}),
+    ...(afterEvents ? { continueAsNewAfterEvents: afterEvents } : {}),
+  };
 }
 
 export function agentActivities(ctx: ActivityContext) {

@@ -5,6 +5,7 @@
  */
 import { msToNumber } from '@temporalio/common';
 import {
+  allHandlersFinished,
   ApplicationFailure,
   CancellationScope,
   condition,
@@ -18,6 +19,7 @@ import {
 } from '@temporalio/workflow';
 import { decide, needsNotice, type AcceptanceRule, type Candidate, type Decision } from '../src/shared/acceptance-rule';
 import { DelegationState, type NextStep, type QueuedTurn, type CancelKind } from '../src/shared/delegation-state';
+import { DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS, type DelegationCarry } from '../src/shared/delegation-carry';
 import type {
   CancelRequest,
   DelegationInput,
@@ -39,6 +41,14 @@ const MAX_READS_AFTER_SEND = 1_000;
 /** The patch that resolves the agent in the first send's activity instead of a local activity before it. */
 export const RESOLVE_IN_SEND = 'resolve-in-send';
 
+/** The patch under which a delegation with a long history continues as new (asked only when it would). */
+export const CONTINUE_AS_NEW = 'continue-as-new';
+
+/** A step of the delegation: what an observation says comes next, a review to wait for, or the end. */
+export type Step = NextStep | { kind: 'review' } | { kind: 'settled' };
+
+const SETTLED: Step = { kind: 'settled' };
+
 export class DelegationRun {
   readonly state: DelegationState;
   /** Everything that talks to the agent runs in this scope, so a cancel can stop it mid-call. */
@@ -53,12 +63,37 @@ export class DelegationRun {
   private rule?: AcceptanceRule;
   /** Push mode: pushes received (each a hint to read the task), pushes covered by a read, registration done. */
   private readonly push = { received: 0, read: 0, registered: false };
+  /** When the contract's deadline passes (epoch ms, workflow time). */
+  private deadlineAt?: number;
+  /** The request the `notify` workflow was last told about. */
+  private announced?: string;
+  /** History events after which this delegation continues as new (the worker's setting, from the resolve). */
+  private afterEvents = DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS;
+  /** Set when replaying a run recorded before continue-as-new existed: it goes on as it did. */
+  private carryRefused = false;
+  /** Runs before this one (continued as new). */
+  private runs = 0;
 
   constructor(
     readonly id: string,
     private readonly input: DelegationInput,
+    carried?: DelegationCarry,
   ) {
-    this.state = new DelegationState(id, input, workflowInfo().typedSearchAttributes.get(SA_BATON_VERSION));
+    if (!carried) {
+      this.state = new DelegationState(id, input, workflowInfo().typedSearchAttributes.get(SA_BATON_VERSION));
+      return;
+    }
+    // Taken here, before any handler runs: a push signalled to the new run adds to the carried ones.
+    this.state = DelegationState.resumed(input, carried.state);
+    this.agent = carried.agent;
+    this.policy = carried.policy;
+    if (carried.rule) this.rule = carried.rule;
+    this.push.registered = carried.push.registered;
+    this.push.received = carried.push.unread;
+    this.announced = carried.announced;
+    this.afterEvents = carried.afterEvents;
+    this.runs = carried.runs;
+    this.deadlineAt = carried.deadlineAt;
   }
 
   get record(): DelegationRecord {
@@ -148,18 +183,77 @@ export class DelegationRun {
    * Keeps what the resolve found and starts the deadline's timer: from `since` (the start, when the
    * resolve came with the first send), else from now.
    */
-  private resolved(resolved: { agent: ResolvedAgent; acceptance?: AcceptanceRule }, since?: number): void {
+  private resolved(
+    resolved: { agent: ResolvedAgent; acceptance?: AcceptanceRule; continueAsNewAfterEvents?: number },
+    since?: number,
+  ): void {
     this.agent = resolved.agent;
     this.policy = this.state.resolved(this.agent);
     if (resolved.acceptance?.policy === this.policy) this.rule = resolved.acceptance;
+    if (resolved.continueAsNewAfterEvents) this.afterEvents = resolved.continueAsNewAfterEvents;
     const deadline = this.record.contract?.deadline;
     if (!deadline) return;
-    const wait = since === undefined ? deadline : Math.max(1, msToNumber(deadline) - (Date.now() - since));
-    // A durable timer: it survives worker restarts, and firing it cancels the work like a caller would.
+    this.deadlineAt = (since ?? Date.now()) + msToNumber(deadline);
+    this.startDeadline(since === undefined ? deadline : Math.max(1, this.deadlineAt - Date.now()));
+  }
+
+  /** A durable timer: it survives worker restarts, and firing it cancels the work like a caller would. */
+  private startDeadline(wait: string | number): void {
+    const deadline = this.record.contract?.deadline;
     sleep(wait).then(
       () => this.stop('deadline', `deadline of ${deadline} passed`, 'TIMED_OUT'),
       () => {}, // the work ended first and took the timer with it
     );
+  }
+
+  // ── Continue-as-new ─────────────────────────────────────────────────────────────────────────────
+
+  /** Takes up where the run before this one stopped (the constructor took its state): the deadline and the step. */
+  resume(carried: DelegationCarry): Step {
+    if (this.deadlineAt !== undefined) this.startDeadline(Math.max(1, this.deadlineAt - Date.now()));
+    return { kind: carried.at };
+  }
+
+  /** Whether this run's history is long enough to go on in a new run (the server's hint, or the threshold). */
+  private get historyFull(): boolean {
+    if (this.carryRefused) return false;
+    const info = workflowInfo();
+    return info.continueAsNewSuggested || info.historyLength >= this.afterEvents;
+  }
+
+  /** A wait may stop for a continue-as-new: the history is full and no handler is still running. */
+  private get mayCarry(): boolean {
+    return this.historyFull && allHandlersFinished();
+  }
+
+  /**
+   * What the next run needs, when this one should continue as new before taking step `next`: its
+   * history is full, no handler is running, and nothing is half done (an answer, a review, a cancel).
+   */
+  carryAt(next: Step): DelegationCarry | undefined {
+    if (next.kind !== 'observe' && next.kind !== 'interrupted' && next.kind !== 'review') return undefined;
+    if (!this.mayCarry || !this.agent) return undefined;
+    const state = this.state.carry();
+    if ('refused' in state) return undefined;
+    // 👉 Asked only now: a run recorded before this existed replays without the marker and goes on.
+    if (!patched(CONTINUE_AS_NEW)) {
+      this.carryRefused = true;
+      return undefined;
+    }
+    const info = workflowInfo();
+    log.info('continuing as new', { delegationId: this.id, events: info.historyLength, runs: this.runs + 1, step: next.kind });
+    return {
+      at: next.kind,
+      state: state.carry,
+      agent: this.agent,
+      policy: this.policy,
+      ...(this.rule ? { rule: this.rule } : {}),
+      push: { registered: this.push.registered, unread: this.push.received - this.push.read },
+      ...(this.deadlineAt !== undefined ? { deadlineAt: this.deadlineAt } : {}),
+      ...(this.announced !== undefined ? { announced: this.announced } : {}),
+      afterEvents: this.afterEvents,
+      runs: this.runs + 1,
+    };
   }
 
   /** Sends the first turn, after a resolve of its own (delegations recorded before `begin` resolved in the send). */
@@ -205,11 +299,34 @@ export class DelegationRun {
     return next;
   }
 
-  /** The agent asked (input or auth): waits for a person's answer and sends it as the next turn. */
-  async answerInterruption(): Promise<NextStep> {
+  /** Takes the step `next` names; returns the one after it. */
+  async step(next: Step): Promise<Step> {
+    switch (next.kind) {
+      case 'observe':
+        return this.observe();
+      case 'interrupted':
+        return this.answerInterruption();
+      case 'accept':
+        return this.accept();
+      case 'review':
+        return this.awaitReview();
+      case 'end':
+        this.state.settle(next.outcome);
+        return SETTLED;
+      case 'settled':
+        return next;
+    }
+  }
+
+  /**
+   * The agent asked (input or auth): waits for a person's answer and sends it as the next turn. A
+   * history that fills up meanwhile ends the wait here, to go on waiting in a new run.
+   */
+  async answerInterruption(): Promise<Step> {
     await this.announceRequest();
     // 👉 Waiting for a person holds no activity slot: only this condition, until an answer is queued.
-    await condition(() => this.state.hasQueued);
+    await condition(() => this.state.hasQueued || this.mayCarry);
+    if (!this.state.hasQueued) return { kind: 'interrupted' };
     const sent = await this.send(this.state.takeQueued());
     if (sent.kind === 'message') {
       throw ApplicationFailure.nonRetryable('agent answered a turn on a task with a direct Message', 'InvalidAgentResponse');
@@ -219,10 +336,8 @@ export class DelegationRun {
     return next;
   }
 
-  /** Ends the delegation: acceptance for a COMPLETED task or a direct reply, else the outcome the remote end gave. */
-  async conclude(next: NextStep): Promise<void> {
-    if (next.kind === 'end') this.state.settle(next.outcome);
-    if (next.kind !== 'accept') return;
+  /** Acceptance for a COMPLETED task or a direct reply: settles, or holds the result for a person's review. */
+  async accept(): Promise<Step> {
     const reply = this.record.reply;
     const candidate: Candidate = {
       artifacts: this.record.artifacts,
@@ -238,14 +353,21 @@ export class DelegationRun {
     }
     if (!decision.accepted || !decision.review) {
       this.state.decided(decision.accepted, decision.reasons);
-      return;
+      return SETTLED;
     }
     this.state.awaitReview(decision.reasons);
     this.publish();
     await this.announceRequest();
+    return { kind: 'review' };
+  }
+
+  /** Waits for the review (or a full history, to go on waiting in a new run) and settles on it. */
+  async awaitReview(): Promise<Step> {
     // 👉 Like an answer, a review is waited for without holding any activity slot.
-    await condition(() => this.state.hasReview);
+    await condition(() => this.state.hasReview || this.mayCarry);
+    if (!this.state.hasReview) return { kind: 'review' };
     this.state.decideOnReview();
+    return SETTLED;
   }
 
   /**
@@ -378,7 +500,8 @@ export class DelegationRun {
   /** Tells the `notify` workflow what the delegation now waits for (unless it asked not to be told). */
   private async announceRequest(): Promise<void> {
     const request = this.record.pending;
-    if (this.input.notify?.requests === false || !request) return;
+    if (this.input.notify?.requests === false || !request || request.requestId === this.announced) return;
+    this.announced = request.requestId;
     await this.tell(
       (target) => target.signal(requestSignal, { delegationId: this.id, agent: this.input.agent, request }),
       request.requestId,

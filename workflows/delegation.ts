@@ -2,11 +2,12 @@
  * delegationWorkflow: one local parent task that owns one remote A2A task (or one direct reply).
  * Handlers first, then the story; the steps are `DelegationRun`'s, the decisions `DelegationState`'s.
  */
-import { allHandlersFinished, CancellationScope, condition, setHandler, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, CancellationScope, condition, continueAsNew, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { DelegationCarry } from '../src/shared/delegation-carry';
 import type { DelegationInput, DelegationRecord } from '../src/shared/delegation-types';
 import type { QueuedTurn } from '../src/shared/delegation-state';
 import { SA_STATUS } from '../src/shared/search-attributes';
-import { DelegationRun } from './delegation-run';
+import { DelegationRun, type Step } from './delegation-run';
 import { refuse } from './refusal';
 import {
   answerSignal,
@@ -19,8 +20,12 @@ import {
   statusQuery,
 } from './messages';
 
-export async function delegationWorkflow(input: DelegationInput): Promise<DelegationRecord> {
-  const run = new DelegationRun(workflowInfo().workflowId, input);
+/**
+ * `carried`: set only by the delegation itself when it continues as new, with what the new run needs
+ * to go on where the last one stopped.
+ */
+export async function delegationWorkflow(input: DelegationInput, carried?: DelegationCarry): Promise<DelegationRecord> {
+  const run = new DelegationRun(workflowInfo().workflowId, input, carried);
   const { state } = run;
   /** The turn an answer or authorization asks for; refused when `state` says no (`fresh`: as a validator). */
   const admitted = (kind: 'input' | 'auth', payload: unknown, fresh = false): QueuedTurn => {
@@ -38,20 +43,26 @@ export async function delegationWorkflow(input: DelegationInput): Promise<Delega
   setHandler(authorizeSignal, (a) => run.signalled('authorize', a));
   setHandler(pushSignal, (p) => run.pushed(p));
 
-  // Started with its attributes set (startingAttributes): nothing to upsert until something changes.
-  if (workflowInfo().typedSearchAttributes.get(SA_STATUS) !== 'STARTING') run.publish();
+  // Started with its attributes set (startingAttributes), or continued with them: nothing to upsert
+  // until something changes.
+  if (!carried && workflowInfo().typedSearchAttributes.get(SA_STATUS) !== 'STARTING') run.publish();
 
+  let carry: DelegationCarry | undefined;
   try {
-    await run.work.run(async () => {
-      let next = await run.begin();
-      while (next.kind === 'observe' || next.kind === 'interrupted') {
-        next = next.kind === 'observe' ? await run.observe() : await run.answerInterruption();
+    carry = await run.work.run(async () => {
+      let next: Step = carried ? run.resume(carried) : await run.begin();
+      while (next.kind !== 'settled') {
+        // A long wait goes on in a new run before its history gets large (worker.continueAsNewAfterEvents).
+        const carry = run.carryAt(next);
+        if (carry) return carry;
+        next = await run.step(next);
       }
-      await run.conclude(next);
+      return undefined;
     });
   } catch (err) {
     await run.stopped(err);
   }
+  if (carry) return continueAsNew<typeof delegationWorkflow>(input, carry);
   run.publish();
   // When the workflow itself was cancelled (a parent's cancel), a plain wait here would throw and
   // end it as Cancelled without its record; the caller needs the record with the real remote end.

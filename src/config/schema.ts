@@ -330,6 +330,13 @@ export const WorkerSchema = z
     /** Activities run at once (calls to agents). Default 100. */
     maxConcurrentActivities: z.number().int().min(1).default(100),
     /**
+     * History events after which a delegation continues as new, carrying its state and pending
+     * request, so one that waits for weeks (pushes, backstop reads) stays far from Temporal's limit
+     * (51,200 events; warnings from 10,240). It also does when the server suggests it. Unset: 4,000.
+     * A delegation keeps the value it was first resolved with.
+     */
+    continueAsNewAfterEvents: z.number().int().min(10).max(40_000).optional(),
+    /**
      * Worker Versioning (docs/decisions/0017-upgrades.md): the worker joins a Temporal worker
      * deployment as one build. Unset (the default): an unversioned worker, upgraded in place, where
      * `patched()` and the replay corpus keep changes safe.

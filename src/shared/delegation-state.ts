@@ -22,6 +22,7 @@ import { turnMessageId } from './ids';
 import { inlineBytesOf, replyBytesOf } from './inline-bytes';
 import { isTerminal, outcomeOfRemoteEnd, statusKey } from './remote-state';
 import type { Reconciliation } from './send-outcome';
+import type { DelegationStateCarry } from './delegation-carry';
 
 const MAX_REFUSED_SIGNALS = 50;
 
@@ -86,6 +87,38 @@ export class DelegationState {
       remoteCalls: 0,
       artifacts: [],
       ...(input.policy ? { policy: input.policy } : {}),
+    };
+  }
+
+  /** A state that goes on from `carry` (a run continued as new). */
+  static resumed(input: DelegationInput, carry: DelegationStateCarry): DelegationState {
+    const state = new DelegationState(carry.record.id, input);
+    Object.assign(state.record, carry.record);
+    state.requests = carry.requests;
+    for (const [requestId, messageId] of carry.sentFor) state.sentFor.set(requestId, messageId);
+    state.answeredKey = carry.answeredKey;
+    state.inlineBytes = carry.inlineBytes;
+    state.reviewReasons = carry.reviewReasons;
+    return state;
+  }
+
+  /**
+   * What a new run needs to go on, or why the state cannot be carried now: an answer, a review or a
+   * cancel in progress is finished in this run first.
+   */
+  carry(): { carry: DelegationStateCarry } | { refused: string } {
+    if (this.queued) return { refused: 'an answer is being sent' };
+    if (this.review) return { refused: 'a review is being applied' };
+    if (this.record.cancel || this.record.status === 'SETTLED') return { refused: 'the delegation is ending' };
+    return {
+      carry: {
+        record: this.record,
+        requests: this.requests,
+        sentFor: [...this.sentFor],
+        ...(this.answeredKey !== undefined ? { answeredKey: this.answeredKey } : {}),
+        inlineBytes: this.inlineBytes,
+        reviewReasons: this.reviewReasons,
+      },
     };
   }
 

@@ -85,6 +85,8 @@ export async function withWorker<T>(
     inline?: { snapshotInlineMaxBytes?: number; delegationInlineMaxBytes?: number };
     push?: PushConfig;
     streamSilenceMs?: number;
+    /** `worker.continueAsNewAfterEvents`: low, to see delegations continue as new within a test. */
+    continueAsNewAfterEvents?: number;
   } = {},
 ): Promise<T> {
   installTemporalRuntime(pino({ level: 'warn' }, pino.destination(2)));
@@ -109,6 +111,9 @@ export async function withWorker<T>(
         agents,
         ...(opts.artifactsPath ? { artifacts: { path: opts.artifactsPath, inlineMaxBytes: 64 * 1024, ...opts.inline } as never } : {}),
         ...(opts.push ? { push: opts.push } : {}),
+        ...(opts.continueAsNewAfterEvents
+          ? { worker: { maxCachedWorkflows: 100, maxConcurrentActivities: 100, continueAsNewAfterEvents: opts.continueAsNewAfterEvents } }
+          : {}),
       },
       logger,
       policies: opts.policies,

@@ -240,3 +240,61 @@ describe('DelegationState: turns, contract, steering payloads', () => {
     ]);
   });
 });
+
+describe('DelegationState: carried into a new run', () => {
+  const caller = { tenant: 'acme', user: 'ops-1' };
+
+  it('goes on with the pending request, the answered ones, the budget and the stale status', () => {
+    const s = new DelegationState('d1', { ...input, contract: { maxRemoteCalls: 20 } }, '0.2.1');
+    s.resolved(agent);
+    s.turnSent(s.nextMessageId(), 't0');
+    s.observed(snap('TASK_STATE_INPUT_REQUIRED', 't1', { statusText: 'serial?', statusMessageId: 'q1' }));
+    const first = s.record.pending?.requestId ?? '';
+    const turn = s.admit('input', { requestId: first, parts: [{ text: 'SN-1' }], caller });
+    assert.ok('turn' in turn);
+    s.queue(turn.turn);
+    assert.deepEqual(s.carry(), { refused: 'an answer is being sent' }, 'not while an answer is on its way');
+    s.answered(first, s.nextMessageId(), 't2');
+    s.takeQueued();
+    s.countCalls(4);
+    s.observed(snap('TASK_STATE_INPUT_REQUIRED', 't3', { statusText: 'and the lot?', statusMessageId: 'q2' }));
+
+    const carried = s.carry();
+    assert.ok('carry' in carried);
+    const next = DelegationState.resumed(input, JSON.parse(JSON.stringify(carried.carry)));
+    assert.deepEqual(next.record, s.record, 'the record goes on as it was');
+    assert.equal(next.record.batonVersion, '0.2.1');
+    assert.equal(next.record.pending?.requestId, 'd1/request-2');
+    assert.equal(next.sentAs(first), 'd1/turn-2', 'an answered request still says what it went out as');
+    assert.equal(next.nextMessageId(), 'd1/turn-3', 'turns are numbered on');
+    assert.equal(next.callBudget, s.callBudget, 'and the call budget is what was left');
+    assert.equal(next.refuseAnswer('input', first, caller), `request ${first} is not the pending one (d1/request-2)`);
+    assert.equal(next.refuseAnswer('input', 'd1/request-2', caller), undefined, 'the pending request is answerable');
+    assert.equal(next.staleStatusKey, s.staleStatusKey);
+    next.observed(snap('TASK_STATE_COMPLETED', 't4'));
+    s.awaitReview(['fine']);
+    assert.equal(s.record.pending?.requestId, 'd1/request-3');
+    next.awaitReview(['fine']);
+    assert.equal(next.record.pending?.requestId, 'd1/request-3', 'request ids go on from the carried count');
+  });
+
+  it('is not carried while ending or being reviewed', () => {
+    const s = new DelegationState('d1', input);
+    s.resolved(agent);
+    s.observed(snap('TASK_STATE_COMPLETED', 't1'));
+    s.awaitReview(['looks right']);
+    const waiting = s.carry();
+    assert.ok('carry' in waiting, 'waiting for a review can be carried');
+    const resumed = DelegationState.resumed(input, JSON.parse(JSON.stringify(waiting.carry)));
+    resumed.reviewGiven({ decision: 'accept', by: 'acme/ops-1' });
+    assert.deepEqual(resumed.carry(), { refused: 'a review is being applied' });
+    assert.deepEqual(
+      resumed.decideOnReview().reasons,
+      ['looks right', 'accepted on review by acme/ops-1'],
+      'with the reasons it waited on',
+    );
+    const cancelled = new DelegationState('d2', input);
+    cancelled.requestCancel('acme/ops-1', 'no longer needed');
+    assert.deepEqual(cancelled.carry(), { refused: 'the delegation is ending' });
+  });
+});
