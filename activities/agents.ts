@@ -51,6 +51,7 @@ export async function resolveAgent(ctx: ActivityContext, input: ResolveInput): P
     contract: entry.contract,
     observe: agents.observeMode(input.agent, caps),
     ...(deps.config.push ? { backstopPoll: deps.config.push.backstopPoll } : {}),
+    ...(entry.sparsePoll ? { sparsePoll: entry.sparsePoll } : {}),
     capabilities: { streaming: caps.streaming === true, pushNotifications: caps.pushNotifications === true },
     // Names only: which credentials an authorize may name for this tenant (the values stay on the worker).
     credentials: agents.credentialNames(input.agent, input.tenant),

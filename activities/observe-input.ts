@@ -1,6 +1,7 @@
 /**
  * What an observing activity is given, and what counts as news.
  */
+import { msToNumber } from '@temporalio/common';
 import type { RemoteSnapshot } from '../src/shared/delegation-types';
 import { isActive, statusKey } from '../src/shared/remote-state';
 import type { TaskInput } from './context';
@@ -13,6 +14,15 @@ export interface ObserveInput extends TaskInput {
    * snapshot once it made this many; the workflow, which counts every call, ends the delegation.
    */
   callBudget?: number;
+}
+
+/**
+ * When an observing activity lets its slot go with no news (epoch ms): `sparsePoll.after` from its
+ * start. Undefined for an agent resolved before sparse polls, which is followed until there is news.
+ */
+export function handOffTime(input: ObserveInput): number | undefined {
+  const after = input.agent.sparsePoll?.after;
+  return after === undefined ? undefined : Date.now() + msToNumber(after);
 }
 
 /** News: the task left its active state, and not for the question we already answered. */

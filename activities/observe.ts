@@ -2,15 +2,16 @@
  * Activities that follow a remote task while it is active: one long activity (stream or polls), or,
  * in push mode, a registration and one read per push or backstop tick.
  */
-import { cancellationSignal } from '@temporalio/activity';
+import { activityInfo, cancellationSignal, heartbeat } from '@temporalio/activity';
+import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import { failure } from '../src/a2a/errors';
 import { pushToken } from '../src/push/token';
 import type { RemoteSnapshot } from '../src/shared/delegation-types';
 import { FailureType } from '../src/shared/failure-types';
 import type { ActivityContext, TaskInput } from './context';
 import { withDownloads } from './downloads';
-import type { ObserveInput } from './observe-input';
-import { pollUntilNews } from './poll';
+import { isNews, type ObserveInput } from './observe-input';
+import { MAX_POLL_FAILURES, pollUntilNews } from './poll';
 import { followStream } from './stream';
 
 export function observeActivities(ctx: ActivityContext) {
@@ -41,6 +42,52 @@ export function observeActivities(ctx: ActivityContext) {
       await client.createPushConfig(input.taskId, url, pushToken(secret, input.delegationId, input.taskId), cancellationSignal());
       ctx.logFor(input).info({ url }, 'push registered');
       return { url, calls: 1 };
+    },
+
+    /**
+     * A task that works for long, read once per attempt: while it is still active with no news the
+     * attempt fails as benign, and Temporal tries again after `sparsePoll.every`, holding no slot in
+     * between and adding nothing to history. News, or the call budget spent, completes it. Each
+     * attempt is one call; passing faults are ridden out as in a poll, then the read fails for good.
+     */
+    async readSparsely(input: ObserveInput): Promise<RemoteSnapshot> {
+      const { attempt, heartbeatDetails } = activityInfo();
+      const failures = (heartbeatDetails as { failures?: number } | undefined)?.failures ?? 0;
+      const log = ctx.logFor(input);
+      const client = await agents.clientFor(input.agent);
+      let task: Awaited<ReturnType<typeof client.getTask>>;
+      try {
+        task = await client.getTask(input.taskId, cancellationSignal());
+      } catch (err) {
+        const f = err as ApplicationFailure;
+        if (f.type !== FailureType.RETRY_LATER || cancellationSignal().aborted) throw err;
+        // 👉 Heartbeat details outlive the attempt: the next one knows how many reads failed in a row.
+        heartbeat({ failures: failures + 1 });
+        if (failures + 1 < MAX_POLL_FAILURES) throw err;
+        throw ApplicationFailure.create({
+          type: f.type,
+          message: `${f.message} (${failures + 1} reads failed in a row)`,
+          nonRetryable: true,
+        });
+      }
+      if (task.id !== input.taskId) {
+        throw failure(
+          FailureType.INVALID_AGENT_RESPONSE,
+          `agent ${input.agent.name}: GetTask ${input.taskId} answered with task ${task.id}`,
+        );
+      }
+      const snapshot = { ...(await ctx.snapshot(task)), calls: attempt };
+      if (isNews(snapshot, input.staleStatusKey) || (input.callBudget !== undefined && attempt >= input.callBudget)) {
+        log.info({ state: task.status.state, via: 'sparse poll', reads: attempt }, 'remote state');
+        return withDownloads(ctx, input.agent.name, snapshot, log);
+      }
+      if (failures) heartbeat({ failures: 0 });
+      // Benign: logged at debug by the SDK and left out of its failure metrics; this is the wait itself.
+      throw ApplicationFailure.create({
+        type: FailureType.REMOTE_TASK_ACTIVE,
+        message: `remote task still ${task.status.state}`,
+        category: ApplicationFailureCategory.BENIGN,
+      });
     },
 
     /** One GetTask: what a push (a hint) or the backstop timer asks for. */

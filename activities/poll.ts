@@ -11,14 +11,15 @@ import type { RemoteSnapshot } from '../src/shared/delegation-types';
 import { FailureType } from '../src/shared/failure-types';
 import { Backoff } from './backoff';
 import type { ActivityContext } from './context';
-import { isNews, type ObserveInput } from './observe-input';
+import { handOffTime, isNews, type ObserveInput } from './observe-input';
 
 /** Consecutive failed polls ridden out inside one observation before the activity itself fails (and is retried). */
-const MAX_POLL_FAILURES = 6;
+export const MAX_POLL_FAILURES = 6;
 
 /** GetTask until the task leaves its active state (with news), or until `callBudget` calls were made. */
 export async function pollUntilNews(ctx: ActivityContext, client: AgentClient, input: ObserveInput, log: Logger): Promise<RemoteSnapshot> {
   const backoff = new Backoff(ctx.poll);
+  const handOffAt = handOffTime(input);
   let calls = 0;
   let lastState = (activityInfo().heartbeatDetails as { state?: string } | undefined)?.state;
   let failures = 0;
@@ -48,6 +49,8 @@ export async function pollUntilNews(ctx: ActivityContext, client: AgentClient, i
     const snapshot = { ...(await ctx.snapshot(task)), calls };
     if (isNews(snapshot, input.staleStatusKey)) return snapshot;
     if (input.callBudget !== undefined && calls >= input.callBudget) return snapshot;
+    // Working for long: the slot goes back, and the workflow reads the task sparsely from now on.
+    if (handOffAt !== undefined && Date.now() >= handOffAt) return snapshot;
     await backoff.pause({ state: task.status.state });
   }
 }

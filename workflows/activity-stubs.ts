@@ -29,5 +29,22 @@ export const sending = proxyActivities<BatonActivities>({ startToCloseTimeout: '
 // and the heartbeat timeout is how a dead worker is noticed (and how a cancel reaches it).
 export const observing = proxyActivities<BatonActivities>({ startToCloseTimeout: '24h', heartbeatTimeout: '10s', retry: RETRY });
 
+/**
+ * 👉 A task that works for long is read once per attempt, and Temporal's retries are the poll: every
+ * `every`, for as long as it takes, with no slot held and no event written between reads.
+ */
+export function sparseReads(every: string) {
+  return proxyActivities<BatonActivities>({
+    startToCloseTimeout: '30s',
+    retry: {
+      initialInterval: every,
+      maximumInterval: every,
+      backoffCoefficient: 1,
+      maximumAttempts: Infinity,
+      nonRetryableErrorTypes: NON_RETRYABLE_FAILURES,
+    },
+  });
+}
+
 /** Registry lookups a graph makes before it starts nodes (and for each follow-up). */
 export const checking = proxyLocalActivities<BatonActivities>({ startToCloseTimeout: '10s', retry: { maximumAttempts: 5 } });

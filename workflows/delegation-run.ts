@@ -32,7 +32,7 @@ import { outcomeOfFailure } from '../src/shared/failure-outcome';
 import { isTerminal } from '../src/shared/remote-state';
 import type { SendOutcome } from '../src/shared/send-outcome';
 import { SA_BATON_VERSION, searchAttributesOf } from '../src/shared/search-attributes';
-import { local, observing, quick, RETRY, sending } from './activity-stubs';
+import { local, observing, quick, RETRY, sending, sparseReads } from './activity-stubs';
 import { remoteTaskSignal, requestSignal } from './messages';
 
 /** Reads at most this many times in the read-after-send window, whatever the budget. */
@@ -73,6 +73,8 @@ export class DelegationRun {
   private carryRefused = false;
   /** Runs before this one (continued as new). */
   private runs = 0;
+  /** The task has worked for long: it is read sparsely, one read per activity attempt (agents.X.sparsePoll). */
+  private workingLong = false;
 
   constructor(
     readonly id: string,
@@ -94,6 +96,7 @@ export class DelegationRun {
     this.afterEvents = carried.afterEvents;
     this.runs = carried.runs;
     this.deadlineAt = carried.deadlineAt;
+    this.workingLong = carried.workingLong === true;
   }
 
   get record(): DelegationRecord {
@@ -253,6 +256,7 @@ export class DelegationRun {
       ...(this.announced !== undefined ? { announced: this.announced } : {}),
       afterEvents: this.afterEvents,
       runs: this.runs + 1,
+      ...(this.workingLong ? { workingLong: true } : {}),
     };
   }
 
@@ -282,19 +286,25 @@ export class DelegationRun {
     const agent = this.resolvedAgent;
     const taskId = this.record.remote.taskId ?? '';
     const budget = this.state.callBudget;
+    const input = {
+      delegationId: this.id,
+      agent,
+      taskId,
+      staleStatusKey: this.state.staleStatusKey,
+      callBudget: Number.isFinite(budget) ? budget : undefined,
+      inlineSoFar: this.state.inlineSoFar,
+    };
+    const sparse = agent.observe !== 'push' && agent.sparsePoll;
     const seen =
       agent.observe === 'push'
         ? await this.awaitPush(agent, taskId)
-        : await observing.awaitRemoteTask({
-            delegationId: this.id,
-            agent,
-            taskId,
-            staleStatusKey: this.state.staleStatusKey,
-            callBudget: Number.isFinite(budget) ? budget : undefined,
-            inlineSoFar: this.state.inlineSoFar,
-          });
+        : sparse && (this.workingLong || msToNumber(sparse.after) === 0)
+          ? await sparseReads(sparse.every).readSparsely(input)
+          : await observing.awaitRemoteTask(input);
     this.state.countCalls(seen.calls ?? 0);
     const next = this.observed(seen);
+    // Still working after `sparsePoll.after`: the activity gave its slot back; read sparsely from now on.
+    if (sparse && next.kind === 'observe') this.workingLong = true;
     this.publishUnlessSettling(next);
     return next;
   }
@@ -455,6 +465,7 @@ export class DelegationRun {
     else this.state.turnSent(messageId, sent.sentAt);
     if (sent.reconciliation) this.state.reconciled(messageId, sent.reconciliation);
     this.state.countCalls(sent.calls);
+    this.workingLong = false; // a new turn: the task may be quick again
   }
 
   /**

@@ -161,6 +161,17 @@ export const AgentEntrySchema = z
     cardTtl: DurationSchema.default('60s'),
     /** Download the agent's URL parts under this policy. Default: never (the URL is kept as the reference). */
     downloads: DownloadPolicySchema.optional(),
+    /**
+     * Long work without holding a worker slot: once one observing activity has followed a task for
+     * `after` with no news, it lets its slot go, and the task is read every `every` instead, each read
+     * one attempt of an activity that Temporal retries (nothing held between reads, nothing added to
+     * history until the task moves). Stream and poll modes. Default `{ after: 2m, every: 1m }`;
+     * `after: 0s` never holds a slot (agents known to work for long).
+     */
+    sparsePoll: z
+      .object({ after: DurationSchema.default('2m'), every: DurationSchema.default('1m') })
+      .strict()
+      .default({ after: '2m', every: '1m' }),
   })
   .strict();
 export type AgentEntry = z.infer<typeof AgentEntrySchema>;

@@ -70,7 +70,7 @@ export interface AgentServerOptions {
    * Holds the HTTP response of a JSON-RPC call for the returned number of ms (0: answer at once),
    * after the agent has acted on it: a response lost in transit, for fault tests.
    */
-  holdResponse?: (method: string) => number;
+  holdResponse?: (method: string, params: unknown) => number;
   /**
    * Cuts a JSON-RPC stream's connection after the returned number of ms (0: leave it), mid-task:
    * a dropped stream, for fault tests.
@@ -119,7 +119,8 @@ export async function startAgentServer(def: DemoAgentDefinition, opts: AgentServ
   if (opts.holdResponse) {
     const hold = opts.holdResponse;
     app.use('/a2a/jsonrpc', (req, res, next) => {
-      const ms = hold(String((req.body as { method?: unknown } | undefined)?.method ?? ''));
+      const body = req.body as { method?: unknown; params?: unknown } | undefined;
+      const ms = hold(String(body?.method ?? ''), body?.params);
       if (ms > 0) {
         const end = res.end.bind(res) as (...args: unknown[]) => typeof res;
         res.end = ((...args: unknown[]) => {

@@ -39,4 +39,6 @@ export interface DelegationCarry {
   afterEvents: number;
   /** Runs before this one. */
   runs: number;
+  /** The task had worked for long: the new run reads it sparsely at once (agents.X.sparsePoll). */
+  workingLong?: boolean;
 }

@@ -177,6 +177,11 @@ export interface ResolvedAgent {
   observe: 'stream' | 'poll' | 'push';
   /** With push: how often the task is read anyway, so a lost push is caught (a duration). */
   backstopPoll?: string;
+  /**
+   * Stream and poll modes: after how long one observing activity lets its slot go, and how often the
+   * task is read from then on (durations; `agents.X.sparsePoll`). Unset: resolved by an older worker.
+   */
+  sparsePoll?: { after: string; every: string };
   /** Names of the credentials the entry allows for this delegation's tenant (unset: resolved by an older worker). */
   credentials?: string[];
 }

@@ -13,6 +13,11 @@ export const FailureType = {
   TRUST_REFUSED: 'TrustRefused',
   /** Our own configuration is wrong (unknown agent, unknown policy): fix the config. */
   CONFIG_INVALID: 'ConfigInvalid',
+  /**
+   * Not a fault: a sparse read found the task still working. The attempt fails as benign so that
+   * Temporal reads again after `sparsePoll.every`; it never reaches the workflow as an outcome.
+   */
+  REMOTE_TASK_ACTIVE: 'RemoteTaskActive',
 } as const;
 export type FailureTypeName = (typeof FailureType)[keyof typeof FailureType];
 
