@@ -154,3 +154,23 @@ export async function historyText(client: Client, workflowId: string): Promise<s
 export async function historyBytes(client: Client, workflowId: string): Promise<number> {
   return temporal.api.history.v1.History.encode(await client.workflow.getHandle(workflowId).fetchHistory()).finish().length;
 }
+
+/** One run of a workflow: its id, its event count, and whether it continued as new. */
+export interface WorkflowRun {
+  runId: string;
+  events: number;
+  continued: boolean;
+}
+
+/** Every run of a workflow id, oldest first, walked back from the latest through their start events. */
+export async function runsOf(client: Client, workflowId: string): Promise<WorkflowRun[]> {
+  const runs: WorkflowRun[] = [];
+  let runId: string | undefined = (await client.workflow.getHandle(workflowId).describe()).runId;
+  while (runId) {
+    const history: temporal.api.history.v1.IHistory = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+    const events = history.events ?? [];
+    runs.unshift({ runId, events: events.length, continued: !!events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes });
+    runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
+  }
+  return runs;
+}

