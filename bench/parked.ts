@@ -42,39 +42,56 @@ export interface ParkOptions {
   say: (line: string) => void;
 }
 
-export async function measureParked(o: ParkOptions): Promise<ParkedFigures> {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-parked-'));
-  const queue = `bench-parked-${Date.now()}`;
+/**
+ * A `baton worker` process on a task queue of its own (`<kind>-<time>`), its config the given lines
+ * (YAML) after the Temporal address and queue, with an artifacts folder; started.
+ */
+export async function workerProcess(
+  kind: string,
+  address: string,
+  lines: string[],
+  env: Record<string, string> = {},
+): Promise<{ worker: CliProcess; queue: string }> {
+  const dir = mkdtempSync(join(tmpdir(), `${kind}-`));
+  const queue = `${kind}-${Date.now()}`;
   const config = join(dir, 'baton.config.yaml');
   writeFileSync(
     config,
-    [
-      `temporal: { address: "${o.address}", taskQueue: "${queue}" }`,
-      'agents:',
-      `  supplier-qa: { card: "${o.agent.url}", allowHttp: true, allowPrivateNetwork: true }`,
-      `artifacts: { path: "${dir}/artifacts" }`,
-    ].join('\n'),
+    [`temporal: { address: "${address}", taskQueue: "${queue}" }`, ...lines, `artifacts: { path: "${dir}/artifacts" }`].join('\n'),
   );
-  const worker = new CliProcess(
-    ['worker'],
-    userEnv({ BATON_CONFIG: config, BATON_LOG_LEVEL: 'info', BATON_LOG_FORMAT: 'json', ...o.workerEnv }),
-  );
+  const worker = new CliProcess(['worker'], userEnv({ BATON_CONFIG: config, BATON_LOG_LEVEL: 'info', BATON_LOG_FORMAT: 'json', ...env }));
   await worker.waitFor('worker started', 'stderr');
+  return { worker, queue };
+}
+
+/** Starts `count` delegations to `agent`, 50 at a time; their ids. */
+export async function startMany(baton: BatonClient, count: number, agent: string, text: string): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor = 0;
+  await Promise.all(
+    Array.from({ length: 50 }, async () => {
+      while (cursor < count) {
+        cursor += 1;
+        ids.push(await baton.start({ agent, parts: [{ text }] }));
+      }
+    }),
+  );
+  return ids;
+}
+
+export async function measureParked(o: ParkOptions): Promise<ParkedFigures> {
+  const { worker, queue } = await workerProcess(
+    'bench-parked',
+    o.address,
+    ['agents:', `  supplier-qa: { card: "${o.agent.url}", allowHttp: true, allowPrivateNetwork: true }`],
+    o.workerEnv,
+  );
   const rss = (): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${worker.child.pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
   try {
     const rssIdle = rss();
     const baton = new BatonClient(o.connection, { namespace: o.namespace, taskQueue: queue, caller: { tenant: 'bench', user: 'bench' } });
     const started = performance.now();
-    const ids: string[] = [];
-    let cursor = 0;
-    await Promise.all(
-      Array.from({ length: 50 }, async () => {
-        while (cursor < o.count) {
-          cursor += 1;
-          ids.push(await baton.start({ agent: 'supplier-qa', parts: [{ text: 'Verify inspection-92 against order A1042' }] }));
-        }
-      }),
-    );
+    const ids = await startMany(baton, o.count, 'supplier-qa', 'Verify inspection-92 against order A1042');
     const curve: ParkedFigures['curve'] = [];
     const step = Math.max(1, Math.floor(o.count / 10));
     let parked = 0;

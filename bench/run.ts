@@ -6,6 +6,7 @@
  *   npm run bench -- --quick   # small sizes, for trying it out
  *   npm run bench -- --cluster # the same on a real cluster (PostgreSQL, mTLS, JWT; src/runtime/cluster):
  *                              # writes its own section of docs/BENCHMARKS.md, the rest stays
+ *   npm run bench -- --long-tasks [--cluster]   # only 10,000 tasks that work for an hour (long-tasks.ts)
  */
 import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -33,6 +34,7 @@ import { startTemporal, TEMPORAL_CLI_VERSION } from '../src/runtime/temporal-ser
 import { pushSignal } from '../workflows/messages';
 import * as benchActivities from './activities';
 import { directCall } from './direct-call';
+import { measureLongTasks, withLongTaskSection, writeLongTasks } from './long-tasks';
 import { HEAP_CAP, measureParked } from './parked';
 import { bareCallWorkflow } from './workflows';
 import { CliProcess, userEnv } from '../test/helpers/cli';
@@ -147,7 +149,7 @@ function writeReport(out: string, report: string[], onCluster: boolean, figures:
   const title = whole.indexOf('\n');
   const table = sideBySide({ dev: read('dev'), cluster: read('cluster') }).join('\n');
   whole = title >= 0 ? `${whole.slice(0, title)}\n\n${table}\n${whole.slice(title)}` : `${table}\n`;
-  writeFileSync(out, whole);
+  writeFileSync(out, withLongTaskSection(out, whole));
 }
 
 const quantile = (xs: number[], q: number): number => {
@@ -193,6 +195,7 @@ async function main(): Promise<number> {
     options: {
       quick: { type: 'boolean', default: false },
       cluster: { type: 'boolean', default: false },
+      'long-tasks': { type: 'boolean', default: false },
       out: { type: 'string', default: join(projectRoot(), 'docs', 'BENCHMARKS.md') },
     },
   });
@@ -211,6 +214,22 @@ async function main(): Promise<number> {
   const target = onCluster ? {} : server.address;
   const connection = await connectTemporalClient(target);
   const client = new Client({ connection, namespace: server.namespace });
+  if (values['long-tasks']) {
+    // Only the long-running tasks (bench/long-tasks.ts): its own section of the report.
+    try {
+      const size = quick ? { count: 500, every: '30s', minutes: 2 } : { count: 10_000, every: '1m', minutes: 10 };
+      say(`${size.count} tasks that work for an hour, read every ${size.every}…`);
+      const figures = await measureLongTasks({ client, address: server.address, namespace: server.namespace, ...size, say });
+      const kind = onCluster ? 'cluster' : 'dev';
+      const long = `npm run bench -- --long-tasks${quick ? ' --quick' : ''}${onCluster ? ' --cluster' : ''}`;
+      writeLongTasks(values.out ?? '', kind, { date: new Date().toISOString().slice(0, 10), command: long, ...figures });
+      say(JSON.stringify(figures));
+      return 0;
+    } finally {
+      await connection.close();
+      await server.stop();
+    }
+  }
   const secret = randomUUID();
   process.env.BATON_BENCH_PUSH_SECRET = secret;
   const webhook = await startWebhook({

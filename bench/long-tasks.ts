@@ -1,0 +1,216 @@
+/**
+ * Many remote tasks that work for an hour, followed by one worker process with 100 activity slots:
+ * are they all read at least once per `sparsePoll.every`, does their history stay still, how much
+ * memory does the worker need, how many calls does a task cost per hour?
+ *
+ *   npm run bench -- --long-tasks [--cluster]   # 10,000 tasks, read every minute, for 10 minutes
+ *   npm run bench -- --long-tasks --quick       # 500 tasks, read every 30 s, for 2 minutes
+ *
+ * Writes its figures next to docs/BENCHMARKS.md (`BENCHMARKS.long-tasks.<server>.json`) and its own
+ * section of it; `npm run bench` keeps that section.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { Client } from '@temporalio/client';
+import { msToNumber } from '@temporalio/common';
+import { BatonClient } from '../src/client/baton-client';
+import { startAgentServer } from '../src/demo/agent-server';
+import { skywayAir } from '../src/demo/trip-agents';
+import { startMany, workerProcess } from './parked';
+
+export interface LongTaskFigures {
+  date: string;
+  command: string;
+  count: number;
+  every: string;
+  maxConcurrentActivities: number;
+  /** Seconds until every task had been read once (the starts included). */
+  secondsToAllRead: number;
+  windowMinutes: number;
+  /** Reads per task in the window: fewest, median. */
+  readsPerTask: { min: number; median: number };
+  /** Longest time between two reads of one task in the window (seconds), and tasks whose gap passed `every` by more than 10 s. */
+  longestGapSeconds: number;
+  lateTasks: number;
+  callsPerTaskPerHour: number;
+  /** History events of sampled delegations at the window's start and end. */
+  history: { sampled: number; eventsAtStart: number; grownBy: number };
+  workerPeakRssMiB: number;
+  workerCpuSecondsPerHour: number;
+}
+
+export interface LongTaskOptions {
+  client: Client;
+  address: string;
+  namespace: string;
+  count: number;
+  every: string;
+  minutes: number;
+  say: (line: string) => void;
+}
+
+const MARKS = ['<!-- long tasks: written by bench/long-tasks.ts -->', '<!-- end of long tasks -->'] as const;
+
+/** CPU seconds (user and system) process `pid` used so far. */
+function cpuSeconds(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(f[11]) + Number(f[12])) / 100;
+}
+
+export async function measureLongTasks(o: LongTaskOptions): Promise<Omit<LongTaskFigures, 'date' | 'command'>> {
+  const everyMs = msToNumber(o.every);
+  /** Per remote task: reads, and the longest gap between two reads since `since`. */
+  const reads = new Map<string, { n: number; last: number; gap: number }>();
+  let since = 0;
+  const agent = await startAgentServer(
+    { ...skywayAir({ workMs: 3_600_000 }), streaming: false },
+    {
+      holdResponse: (method, params) => {
+        const id = (params as { id?: unknown } | undefined)?.id;
+        if (method !== 'GetTask' || typeof id !== 'string') return 0;
+        const now = Date.now();
+        const r = reads.get(id) ?? { n: 0, last: now, gap: 0 };
+        if (r.last >= since) r.gap = Math.max(r.gap, now - r.last);
+        r.n += 1;
+        r.last = now;
+        reads.set(id, r);
+        return 0;
+      },
+    },
+  );
+  const { worker, queue } = await workerProcess(
+    'bench-long',
+    o.address,
+    [
+      'worker: { maxConcurrentActivities: 100 }',
+      'agents:',
+      `  skyway-air: { card: "${agent.url}", allowHttp: true, allowPrivateNetwork: true, observe: poll, readAfterSendMs: 0,`,
+      `    sparsePoll: { after: 0s, every: ${o.every} }, contract: { maxRemoteCalls: 100000 } }`,
+    ],
+    { BATON_LOG_LEVEL: 'warn' },
+  );
+  const pid = worker.child.pid ?? 0;
+  let peakRss = 0;
+  const sample = setInterval(() => {
+    const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+    peakRss = Math.max(peakRss, rss);
+  }, 1_000);
+  try {
+    const baton = new BatonClient(o.client.connection, {
+      namespace: o.namespace,
+      taskQueue: queue,
+      caller: { tenant: 'bench', user: 'bench' },
+    });
+    const started = performance.now();
+    const ids = await startMany(baton, o.count, 'skyway-air', 'Hold a seat for an hour');
+    o.say(`  started ${o.count} in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    while (reads.size < o.count && performance.now() - started < 30 * 60_000) {
+      await new Promise((r) => setTimeout(r, 2_000));
+      o.say(`  read once: ${reads.size}/${o.count}`);
+    }
+    const secondsToAllRead = (performance.now() - started) / 1000;
+    // Let the first reads' retries settle into their rhythm, then measure a window.
+    await new Promise((r) => setTimeout(r, everyMs));
+    const sampled = ids.filter((_, i) => i % Math.max(1, Math.floor(ids.length / 200)) === 0).slice(0, 200);
+    const lengths = async (): Promise<number[]> =>
+      Promise.all(sampled.map(async (id) => (await o.client.workflow.getHandle(id).describe()).historyLength));
+    const atStart = await lengths();
+    since = Date.now();
+    for (const r of reads.values()) r.gap = 0;
+    const readsAtStart = new Map([...reads].map(([id, r]) => [id, r.n]));
+    const cpuAtStart = cpuSeconds(pid);
+    const windowMs = o.minutes * 60_000;
+    for (let left = windowMs; left > 0; left -= 60_000) {
+      await new Promise((r) => setTimeout(r, Math.min(60_000, left)));
+      o.say(`  window: ${((windowMs - left + Math.min(60_000, left)) / 60_000).toFixed(0)}/${o.minutes} min`);
+    }
+    const cpu = cpuSeconds(pid) - cpuAtStart;
+    const atEnd = await lengths();
+    const now = Date.now();
+    const inWindow = [...reads].map(([id, r]) => r.n - (readsAtStart.get(id) ?? 0)).sort((a, b) => a - b);
+    // A gap still open at the end counts too.
+    const gaps = [...reads.values()].map((r) => Math.max(r.gap, now - r.last));
+    return {
+      count: o.count,
+      every: o.every,
+      maxConcurrentActivities: 100,
+      secondsToAllRead,
+      windowMinutes: o.minutes,
+      readsPerTask: { min: inWindow[0] ?? 0, median: inWindow[Math.floor(inWindow.length / 2)] ?? 0 },
+      longestGapSeconds: Math.max(...gaps) / 1000,
+      lateTasks: gaps.filter((g) => g > everyMs + 10_000).length,
+      callsPerTaskPerHour: (inWindow.reduce((a, b) => a + b, 0) / inWindow.length) * (60 / o.minutes),
+      history: {
+        sampled: sampled.length,
+        eventsAtStart: Math.max(...atStart),
+        grownBy: Math.max(...atEnd.map((n, i) => n - (atStart[i] ?? 0))),
+      },
+      workerPeakRssMiB: peakRss / 2 ** 20,
+      workerCpuSecondsPerHour: cpu * (60 / o.minutes),
+    };
+  } finally {
+    clearInterval(sample);
+    worker.child.kill('SIGTERM');
+    await worker.exited;
+    await agent.close();
+  }
+}
+
+/** The section of docs/BENCHMARKS.md for these figures, from each server's last run. */
+function section(runs: { dev?: LongTaskFigures; cluster?: LongTaskFigures }): string[] {
+  const row = (label: string, show: (f: LongTaskFigures) => string): string =>
+    `| ${label} | ${(['dev', 'cluster'] as const).map((k) => (runs[k] ? show(runs[k] as LongTaskFigures) : 'not measured yet')).join(' | ')} |`;
+  return [
+    MARKS[0],
+    '## Remote tasks that work for an hour, on one worker (sparse reads)',
+    '',
+    'Each delegation follows a task that works for an hour, by poll with `sparsePoll: { after: 0s, every }`: every read is one attempt of an activity that Temporal retries, so no activity slot is held between reads. One worker process with `maxConcurrentActivities: 100`; the agent counts the reads of each task.',
+    '',
+    '| Figure | Dev server | Real cluster |',
+    '|---|---|---|',
+    row('tasks, read every', (f) => `${f.count}, ${f.every}`),
+    row('until every task was read once (starts included)', (f) => `${f.secondsToAllRead.toFixed(0)} s`),
+    row(
+      'reads per task in the window: fewest / median',
+      (f) => `${f.readsPerTask.min} / ${f.readsPerTask.median} in ${f.windowMinutes} min`,
+    ),
+    row(
+      'longest time between two reads of one task',
+      (f) => `${f.longestGapSeconds.toFixed(0)} s (${f.lateTasks} tasks over the interval + 10 s)`,
+    ),
+    row('calls per task per hour', (f) => f.callsPerTaskPerHour.toFixed(1)),
+    row(
+      'history growth per delegation in the window',
+      (f) => `${f.history.grownBy} events (at ${f.history.eventsAtStart}; ${f.history.sampled} sampled)`,
+    ),
+    row('worker peak RSS', (f) => `${f.workerPeakRssMiB.toFixed(0)} MiB`),
+    row('worker CPU per hour', (f) => `${f.workerCpuSecondsPerHour.toFixed(0)} s`),
+    '',
+    `Runs: ${(['dev', 'cluster'] as const).flatMap((k) => (runs[k] ? [`${k} \`${runs[k]?.command}\` on ${runs[k]?.date}`] : [])).join('; ')}.`,
+    MARKS[1],
+  ];
+}
+
+/** `text` with the long-task section rebuilt from the figures kept next to `out`, after the side-by-side table. */
+export function withLongTaskSection(out: string, text: string): string {
+  const file = (kind: 'dev' | 'cluster'): string => out.replace(/\.md$/, '') + `.long-tasks.${kind}.json`;
+  const read = (kind: 'dev' | 'cluster'): LongTaskFigures | undefined =>
+    existsSync(file(kind)) ? (JSON.parse(readFileSync(file(kind), 'utf8')) as LongTaskFigures) : undefined;
+  const runs = { dev: read('dev'), cluster: read('cluster') };
+  let whole = text;
+  const from = whole.indexOf(MARKS[0]);
+  const to = whole.indexOf(MARKS[1]);
+  if (from >= 0 && to > from) whole = whole.slice(0, from) + whole.slice(to + MARKS[1].length).replace(/^\n+/, '');
+  if (!runs.dev && !runs.cluster) return whole;
+  const anchor = '<!-- end of side by side -->';
+  const at = whole.indexOf(anchor);
+  const block = `${section(runs).join('\n')}\n`;
+  return at >= 0
+    ? `${whole.slice(0, at + anchor.length)}\n\n${block}${whole.slice(at + anchor.length).replace(/^\n*/, '\n')}`
+    : `${whole}\n${block}`;
+}
+
+/** Keeps `figures` next to `out` and rewrites its section of `out`. */
+export function writeLongTasks(out: string, kind: 'dev' | 'cluster', figures: LongTaskFigures): void {
+  writeFileSync(out.replace(/\.md$/, '') + `.long-tasks.${kind}.json`, `${JSON.stringify(figures, null, 1)}\n`);
+  writeFileSync(out, withLongTaskSection(out, existsSync(out) ? readFileSync(out, 'utf8') : ''));
+}
