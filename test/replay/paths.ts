@@ -33,6 +33,9 @@ export const REQUIRED_PATHS = [
   'graph-follow-up',
   'graph-cancel',
   'embedded-signal',
+  'continue-as-new',
+  'continued',
+  'sparse-poll',
 ] as const;
 export type ReplayPath = (typeof REQUIRED_PATHS)[number];
 
@@ -114,6 +117,10 @@ export function pathsOf(history: History): ReplayPath[] {
     // (one subscription and the closing GetTask make 2 calls).
     paths.add(observations.some((o) => (o?.calls ?? 0) >= 3) ? 'stream-cut' : 'stream');
   }
+  // A run that continued as new (its patch marker and the command), and one that went on from another.
+  if (events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes) paths.add('continue-as-new');
+  if (events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId) paths.add('continued');
+  if (activities.includes('readSparsely')) paths.add('sparse-poll');
   if (record?.reply) paths.add('direct-reply');
   if (outcome === 'ACCEPTED' && !updates.length && !signals.length && !observed && !record?.reply) paths.add('completes-at-once');
   if (outcome === 'TIMED_OUT') paths.add('deadline');
