@@ -86,7 +86,6 @@ export async function measureLongTasks(o: LongTaskOptions): Promise<Omit<LongTas
       `  skyway-air: { card: "${agent.url}", allowHttp: true, allowPrivateNetwork: true, observe: poll, readAfterSendMs: 0,`,
       `    sparsePoll: { after: 0s, every: ${o.every} }, contract: { maxRemoteCalls: 100000 } }`,
     ],
-    { BATON_LOG_LEVEL: 'warn' },
   );
   const pid = worker.child.pid ?? 0;
   let peakRss = 0;
