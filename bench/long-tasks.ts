@@ -77,16 +77,12 @@ export async function measureLongTasks(o: LongTaskOptions): Promise<Omit<LongTas
       },
     },
   );
-  const { worker, queue } = await workerProcess(
-    'bench-long',
-    o.address,
-    [
-      'worker: { maxConcurrentActivities: 100 }',
-      'agents:',
-      `  skyway-air: { card: "${agent.url}", allowHttp: true, allowPrivateNetwork: true, observe: poll, readAfterSendMs: 0,`,
-      `    sparsePoll: { after: 0s, every: ${o.every} }, contract: { maxRemoteCalls: 100000 } }`,
-    ],
-  );
+  const { worker, queue } = await workerProcess('bench-long', o.address, [
+    'worker: { maxConcurrentActivities: 100 }',
+    'agents:',
+    `  skyway-air: { card: "${agent.url}", allowHttp: true, allowPrivateNetwork: true, observe: poll, readAfterSendMs: 0,`,
+    `    sparsePoll: { after: 0s, every: ${o.every} }, contract: { maxRemoteCalls: 100000 } }`,
+  ]);
   const pid = worker.child.pid ?? 0;
   let peakRss = 0;
   const sample = setInterval(() => {
