@@ -1,7 +1,9 @@
 /**
  * The test command: one Temporal dev server for the whole run (unless TEMPORAL_ADDRESS names one),
  * then node's test runner over every unit and integration test, in parallel processes. A test that
- * hangs fails after 3 minutes instead of holding the run.
+ * hangs fails after 3 minutes instead of holding the run. Then `test/long` alone, with 10 minutes per
+ * file: tests that simulate weeks on a time-skipping server of their own take minutes, and beside
+ * the rest of the run they would take longer still.
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -17,17 +19,23 @@ async function main(): Promise<number> {
   }
   process.stderr.write(`tests: Temporal at ${server.address}\n`);
   const root = join(__dirname, '..');
-  const dirs = process.argv.slice(2).length
-    ? process.argv.slice(2)
+  const named = process.argv.slice(2);
+  const dirs = named.length
+    ? named
     : [join(root, 'test', 'unit'), join(root, 'test', 'replay'), join(root, 'test', 'integration'), join(root, 'test', 'chaos')];
-  try {
-    return await new Promise<number>((resolveRun) => {
-      const child = spawn(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=180000', '--test-force-exit', ...dirs], {
+  const run = (args: string[]): Promise<number> =>
+    new Promise<number>((resolveRun) => {
+      const child = spawn(process.execPath, ['--test', '--test-force-exit', ...args], {
         stdio: 'inherit',
         env: { ...process.env, TEMPORAL_ADDRESS: server.address, BATON_LOG_LEVEL: process.env.BATON_LOG_LEVEL ?? 'warn' },
       });
       child.once('exit', (code, signal) => resolveRun(code ?? (signal ? 1 : 0)));
     });
+  try {
+    const code = await run(['--test-concurrency=2', '--test-timeout=180000', ...dirs]);
+    if (named.length) return code;
+    const long = await run(['--test-concurrency=1', '--test-timeout=600000', join(root, 'test', 'long')]);
+    return code || long;
   } finally {
     await server.stop();
   }

@@ -35,8 +35,7 @@ describe('a month-long wait', () => {
     await env?.teardown();
   });
 
-  // About 90 s on two cores alone; more beside other test files.
-  it(`reads a push delegation every 5 minutes for ${DAYS} days, every run under the threshold`, { timeout: 600_000 }, async () => {
+  it(`reads a push delegation every 5 minutes for ${DAYS} days, every run under the threshold`, async () => {
     const namespace = env.namespace ?? 'default';
     const worker = await createBatonWorker({
       connection: env.nativeConnection,
