@@ -1,7 +1,11 @@
 /**
  * What an observing activity is given, and what counts as news.
  */
+import { cancellationSignal } from '@temporalio/activity';
 import { msToNumber } from '@temporalio/common';
+import type { AgentClient } from '../src/a2a/agent-client';
+import { failure } from '../src/a2a/errors';
+import { FailureType } from '../src/shared/failure-types';
 import type { RemoteSnapshot } from '../src/shared/delegation-types';
 import { isActive, statusKey } from '../src/shared/remote-state';
 import type { TaskInput } from './context';
@@ -28,4 +32,13 @@ export function handOffTime(input: ObserveInput): number | undefined {
 /** News: the task left its active state, and not for the question we already answered. */
 export function isNews(snapshot: Pick<RemoteSnapshot, 'state' | 'remoteTimestamp' | 'statusMessageId'>, stale?: string): boolean {
   return !isActive(snapshot.state) && statusKey(snapshot) !== stale;
+}
+
+/** GetTask for the observed task, refused as an invalid response when the agent answers with another. */
+export async function getObservedTask(client: AgentClient, input: TaskInput): Promise<Awaited<ReturnType<AgentClient['getTask']>>> {
+  const task = await client.getTask(input.taskId, cancellationSignal());
+  if (task.id !== input.taskId) {
+    throw failure(FailureType.INVALID_AGENT_RESPONSE, `agent ${input.agent.name}: GetTask ${input.taskId} answered with task ${task.id}`);
+  }
+  return task;
 }

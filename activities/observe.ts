@@ -10,7 +10,7 @@ import type { RemoteSnapshot } from '../src/shared/delegation-types';
 import { FailureType } from '../src/shared/failure-types';
 import type { ActivityContext, TaskInput } from './context';
 import { withDownloads } from './downloads';
-import { isNews, type ObserveInput } from './observe-input';
+import { getObservedTask, isNews, type ObserveInput } from './observe-input';
 import { MAX_POLL_FAILURES, pollUntilNews } from './poll';
 import { followStream } from './stream';
 
@@ -57,7 +57,7 @@ export function observeActivities(ctx: ActivityContext) {
       const client = await agents.clientFor(input.agent);
       let task: Awaited<ReturnType<typeof client.getTask>>;
       try {
-        task = await client.getTask(input.taskId, cancellationSignal());
+        task = await getObservedTask(client, input);
       } catch (err) {
         const f = err as ApplicationFailure;
         if (f.type !== FailureType.RETRY_LATER || cancellationSignal().aborted) throw err;
@@ -69,12 +69,6 @@ export function observeActivities(ctx: ActivityContext) {
           message: `${f.message} (${failures + 1} reads failed in a row)`,
           nonRetryable: true,
         });
-      }
-      if (task.id !== input.taskId) {
-        throw failure(
-          FailureType.INVALID_AGENT_RESPONSE,
-          `agent ${input.agent.name}: GetTask ${input.taskId} answered with task ${task.id}`,
-        );
       }
       const snapshot = { ...(await ctx.snapshot(task)), calls: attempt };
       if (isNews(snapshot, input.staleStatusKey) || (input.callBudget !== undefined && attempt >= input.callBudget)) {
@@ -94,13 +88,7 @@ export function observeActivities(ctx: ActivityContext) {
     async readTask(input: TaskInput): Promise<RemoteSnapshot> {
       const log = ctx.logFor(input);
       const client = await agents.clientFor(input.agent);
-      const task = await client.getTask(input.taskId, cancellationSignal());
-      if (task.id !== input.taskId) {
-        throw failure(
-          FailureType.INVALID_AGENT_RESPONSE,
-          `agent ${input.agent.name}: GetTask ${input.taskId} answered with task ${task.id}`,
-        );
-      }
+      const task = await getObservedTask(client, input);
       log.info({ state: task.status.state, via: 'push' }, 'remote state');
       return withDownloads(ctx, input.agent.name, { ...(await ctx.snapshot(task)), calls: 1 }, log);
     },

@@ -6,12 +6,11 @@ import { activityInfo, cancellationSignal, heartbeat } from '@temporalio/activit
 import type { ApplicationFailure } from '@temporalio/common';
 import type { Logger } from 'pino';
 import type { AgentClient } from '../src/a2a/agent-client';
-import { failure } from '../src/a2a/errors';
 import type { RemoteSnapshot } from '../src/shared/delegation-types';
 import { FailureType } from '../src/shared/failure-types';
 import { Backoff } from './backoff';
 import type { ActivityContext } from './context';
-import { handOffTime, isNews, type ObserveInput } from './observe-input';
+import { getObservedTask, handOffTime, isNews, type ObserveInput } from './observe-input';
 
 /** Consecutive failed polls ridden out inside one observation before the activity itself fails (and is retried). */
 export const MAX_POLL_FAILURES = 6;
@@ -27,7 +26,7 @@ export async function pollUntilNews(ctx: ActivityContext, client: AgentClient, i
     let task: Awaited<ReturnType<AgentClient['getTask']>>;
     calls += 1;
     try {
-      task = await client.getTask(input.taskId, cancellationSignal());
+      task = await getObservedTask(client, input);
       failures = 0;
     } catch (err) {
       // A passing fault (5xx, 429, a dropped connection) during a long wait is ridden out here, at the
@@ -37,9 +36,6 @@ export async function pollUntilNews(ctx: ActivityContext, client: AgentClient, i
       log.warn({ err: f.message, failures }, 'poll failed; polling on');
       await backoff.pause({ state: lastState }, Number(f.nextRetryDelay ?? 0) || 0);
       continue;
-    }
-    if (task.id !== input.taskId) {
-      throw failure(FailureType.INVALID_AGENT_RESPONSE, `agent ${input.agent.name}: GetTask ${input.taskId} answered with task ${task.id}`);
     }
     if (task.status.state !== lastState) {
       log.info({ state: task.status.state }, 'remote state');

@@ -67,9 +67,8 @@ export async function followStream(ctx: ActivityContext, client: AgentClient, in
   const backoff = new Backoff(ctx.poll);
   const silenceMs = ctx.streamSilenceMs;
   const handOffAt = handOffTime(input);
-  /** Aborted once the task has been followed for `sparsePoll.after`: the slot goes back. */
-  const handOff = new AbortController();
-  const handOffTimer = handOffAt === undefined ? undefined : setTimeout(() => handOff.abort(), Math.max(0, handOffAt - Date.now()));
+  /** Aborts once the task has been followed for `sparsePoll.after`: the slot goes back (a timer that needs no clearing). */
+  const handOff = handOffAt === undefined ? undefined : AbortSignal.timeout(Math.max(0, handOffAt - Date.now()));
   let calls = 0;
   const assembly = ctx.deps.store ? new ArtifactAssembly(ctx.deps.store, `${input.delegationId}/${input.taskId}`) : undefined;
   let contextId: string | undefined;
@@ -79,7 +78,7 @@ export async function followStream(ctx: ActivityContext, client: AgentClient, in
     const snapshot = { ...(await authority(ctx, client, input, assembly, contextId, log)), calls };
     const news = isNews(snapshot, input.staleStatusKey);
     // Followed for long enough with no news: the workflow reads it sparsely from now on.
-    if (handOff.signal.aborted && !news) log.debug({ state: snapshot.state }, 'still working; reading it sparsely from now on');
+    if (handOff?.aborted && !news) log.debug({ state: snapshot.state }, 'still working; reading it sparsely from now on');
     else if (!news && (input.callBudget === undefined || calls < input.callBudget)) return undefined;
     assembly?.discard();
     return snapshot;
@@ -87,102 +86,94 @@ export async function followStream(ctx: ActivityContext, client: AgentClient, in
   // The SDK reads at most 4 MiB per stream event, and a resubscription starts with the whole task:
   // once that is too large, the task is followed by its status alone until there is news.
   let subscribable = true;
-  try {
-    return await subscribeUntilNews();
-  } finally {
-    clearTimeout(handOffTimer);
-  }
-
-  async function subscribeUntilNews(): Promise<RemoteSnapshot> {
-    for (let round = 1; ; round++) {
-      if (!subscribable) {
-        const over = await readNow();
-        if (over) return over;
-        await backoff.pause({ mode: 'status', round });
-        continue;
-      }
-      calls += 1;
-      const timeout = activityInfo().heartbeatTimeoutMs;
-      // 👉 A quiet stream sends nothing: heartbeat on a timer, or the worker looks dead.
-      const beat = setInterval(
-        () => heartbeat({ mode: 'stream', round, artifacts: assembly?.cursor() }),
-        Math.max(100, Math.floor((timeout ?? 10_000) / 2)),
-      );
-      // A stream may stall (headers, then nothing): after a silence, GetTask says whether the task
-      // left its active state meanwhile; if so the stream is dropped instead of waiting out the read timeout.
-      const silent = new AbortController();
-      let lastEvent = Date.now();
-      let checking = false;
-      const watchdog = setInterval(
-        () => {
-          if (checking || Date.now() - lastEvent < silenceMs) return;
-          checking = true;
-          calls += 1;
-          client
-            .getTask(input.taskId, cancellationSignal())
-            .then((task) => {
-              lastEvent = Date.now();
-              if (!isActive(task.status.state) && statusKeyOf(task.status) !== input.staleStatusKey) {
-                log.warn(
-                  { state: task.status.state, silentMs: silenceMs },
-                  'the stream went silent and the task had left its active state; dropping the stream',
-                );
-                silent.abort();
-              }
-            })
-            .catch(() => {})
-            .finally(() => (checking = false));
-        },
-        Math.max(50, Math.min(1_000, Math.floor(silenceMs / 4))),
-      );
-      // This subscription's own copy of the task: it stands for the agent's when the stream settles on it.
-      const streamed = ctx.streamedTask(input.taskId, input.inlineSoFar);
-      let settled = false;
-      try {
-        for await (const event of client.subscribe(input.taskId, AbortSignal.any([cancellationSignal(), silent.signal, handOff.signal]))) {
-          lastEvent = Date.now();
-          streamed.apply(event);
-          if ('task' in event) {
-            contextId = event.task.contextId;
-            await assembly?.snapshot(event.task.artifacts ?? []);
-          }
-          if ('artifactUpdate' in event) await assembly?.chunk(event.artifactUpdate);
-          const status = 'task' in event ? event.task.status : 'statusUpdate' in event ? event.statusUpdate.status : undefined;
-          if (!status) continue;
-          log.info({ state: status.state, via: 'stream' }, 'remote state');
-          if (!isActive(status.state) && statusKeyOf(status) !== input.staleStatusKey) {
-            settled = true;
-            break;
-          }
-        }
-      } catch (err) {
-        const type = (err as ApplicationFailure).type;
-        if (err instanceof CancelledFailure || cancellationSignal().aborted || type === FailureType.INVALID_AGENT_RESPONSE) throw err;
-        // The hand-off's own abort is not a broken stream.
-        if (!handOff.signal.aborted) log.warn({ err: (err as Error).message, round }, 'stream broke; reading the task');
-        // The SDK's own words for an event over its 4 MiB limit; it offers no typed error for it.
-        if (/exceeded the maximum allowed size/.test((err as Error).message)) {
-          subscribable = false;
-          log.warn(
-            { round },
-            'the task is too large to subscribe to again; following its status until there is news, then reading it whole',
-          );
-        }
-      } finally {
-        clearInterval(beat);
-        clearInterval(watchdog);
-      }
-      // 👉 The stream settled on a copy of the task nothing made doubtful: no GetTask to confirm it.
-      const own = settled && !silent.signal.aborted ? streamed.trusted : undefined;
-      if (own) {
-        assembly?.discard();
-        return { ...(await ctx.snapshot(own)), calls };
-      }
-      if (settled) log.info({ why: streamed.doubtful }, "reading the task: the stream's copy is doubtful");
+  for (let round = 1; ; round++) {
+    if (!subscribable) {
       const over = await readNow();
       if (over) return over;
-      log.info({ round }, 'stream ended while the task was still active; subscribing again');
-      await backoff.pause({ mode: 'stream', round });
+      await backoff.pause({ mode: 'status', round });
+      continue;
     }
+    calls += 1;
+    const timeout = activityInfo().heartbeatTimeoutMs;
+    // 👉 A quiet stream sends nothing: heartbeat on a timer, or the worker looks dead.
+    const beat = setInterval(
+      () => heartbeat({ mode: 'stream', round, artifacts: assembly?.cursor() }),
+      Math.max(100, Math.floor((timeout ?? 10_000) / 2)),
+    );
+    // A stream may stall (headers, then nothing): after a silence, GetTask says whether the task
+    // left its active state meanwhile; if so the stream is dropped instead of waiting out the read timeout.
+    const silent = new AbortController();
+    let lastEvent = Date.now();
+    let checking = false;
+    const watchdog = setInterval(
+      () => {
+        if (checking || Date.now() - lastEvent < silenceMs) return;
+        checking = true;
+        calls += 1;
+        client
+          .getTask(input.taskId, cancellationSignal())
+          .then((task) => {
+            lastEvent = Date.now();
+            if (!isActive(task.status.state) && statusKeyOf(task.status) !== input.staleStatusKey) {
+              log.warn(
+                { state: task.status.state, silentMs: silenceMs },
+                'the stream went silent and the task had left its active state; dropping the stream',
+              );
+              silent.abort();
+            }
+          })
+          .catch(() => {})
+          .finally(() => (checking = false));
+      },
+      Math.max(50, Math.min(1_000, Math.floor(silenceMs / 4))),
+    );
+    // This subscription's own copy of the task: it stands for the agent's when the stream settles on it.
+    const streamed = ctx.streamedTask(input.taskId, input.inlineSoFar);
+    let settled = false;
+    try {
+      for await (const event of client.subscribe(
+        input.taskId,
+        AbortSignal.any([cancellationSignal(), silent.signal, ...(handOff ? [handOff] : [])]),
+      )) {
+        lastEvent = Date.now();
+        streamed.apply(event);
+        if ('task' in event) {
+          contextId = event.task.contextId;
+          await assembly?.snapshot(event.task.artifacts ?? []);
+        }
+        if ('artifactUpdate' in event) await assembly?.chunk(event.artifactUpdate);
+        const status = 'task' in event ? event.task.status : 'statusUpdate' in event ? event.statusUpdate.status : undefined;
+        if (!status) continue;
+        log.info({ state: status.state, via: 'stream' }, 'remote state');
+        if (!isActive(status.state) && statusKeyOf(status) !== input.staleStatusKey) {
+          settled = true;
+          break;
+        }
+      }
+    } catch (err) {
+      const type = (err as ApplicationFailure).type;
+      if (err instanceof CancelledFailure || cancellationSignal().aborted || type === FailureType.INVALID_AGENT_RESPONSE) throw err;
+      // The hand-off's own abort is not a broken stream.
+      if (!handOff?.aborted) log.warn({ err: (err as Error).message, round }, 'stream broke; reading the task');
+      // The SDK's own words for an event over its 4 MiB limit; it offers no typed error for it.
+      if (/exceeded the maximum allowed size/.test((err as Error).message)) {
+        subscribable = false;
+        log.warn({ round }, 'the task is too large to subscribe to again; following its status until there is news, then reading it whole');
+      }
+    } finally {
+      clearInterval(beat);
+      clearInterval(watchdog);
+    }
+    // 👉 The stream settled on a copy of the task nothing made doubtful: no GetTask to confirm it.
+    const own = settled && !silent.signal.aborted ? streamed.trusted : undefined;
+    if (own) {
+      assembly?.discard();
+      return { ...(await ctx.snapshot(own)), calls };
+    }
+    if (settled) log.info({ why: streamed.doubtful }, "reading the task: the stream's copy is doubtful");
+    const over = await readNow();
+    if (over) return over;
+    log.info({ round }, 'stream ended while the task was still active; subscribing again');
+    await backoff.pause({ mode: 'stream', round });
   }
 }
