@@ -77,12 +77,15 @@ export function agentActivities(ctx: ActivityContext) {
     async checkNames(input: {
       agents: string[];
       policies: string[];
-    }): Promise<{ unknownAgents: string[]; unknownPolicies: string[]; knownAgents: string[] }> {
+    }): Promise<{ unknownAgents: string[]; unknownPolicies: string[]; knownAgents: string[]; continueAsNewAfterEvents?: number }> {
       const knownAgents = agents.names;
+      const afterEvents = deps.config.worker?.continueAsNewAfterEvents;
       return {
         unknownAgents: input.agents.filter((a) => !knownAgents.includes(a)),
         unknownPolicies: input.policies.filter((p) => !deps.policies.has(p)),
         knownAgents,
+        // The graph keeps the worker's threshold for all its runs, as a delegation does.
+        ...(afterEvents ? { continueAsNewAfterEvents: afterEvents } : {}),
       };
     },
   };

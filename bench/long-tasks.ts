@@ -9,13 +9,13 @@
  * Writes its figures next to docs/BENCHMARKS.md (`BENCHMARKS.long-tasks.<server>.json`) and its own
  * section of it; `npm run bench` keeps that section.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { Client } from '@temporalio/client';
 import { msToNumber } from '@temporalio/common';
 import { BatonClient } from '../src/client/baton-client';
 import { startAgentServer } from '../src/demo/agent-server';
 import { skywayAir } from '../src/demo/trip-agents';
-import { startMany, workerProcess } from './parked';
+import { startMany, watchedWorker } from './parked';
+import { withSection, writeSection, type ReportSection, type ServerKind } from './report-section';
 
 export interface LongTaskFigures {
   date: string;
@@ -48,14 +48,6 @@ export interface LongTaskOptions {
   say: (line: string) => void;
 }
 
-const MARKS = ['<!-- long tasks: written by bench/long-tasks.ts -->', '<!-- end of long tasks -->'] as const;
-
-/** CPU seconds (user and system) process `pid` used so far. */
-function cpuSeconds(pid: number): number {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(f[11]) + Number(f[12])) / 100;
-}
-
 export async function measureLongTasks(o: LongTaskOptions): Promise<Omit<LongTaskFigures, 'date' | 'command'>> {
   const everyMs = msToNumber(o.every);
   /** Per remote task: reads, and the longest gap between two reads since `since`. */
@@ -77,22 +69,16 @@ export async function measureLongTasks(o: LongTaskOptions): Promise<Omit<LongTas
       },
     },
   );
-  const { worker, queue } = await workerProcess('bench-long', o.address, [
+  const worker = await watchedWorker('bench-long', o.address, [
     'worker: { maxConcurrentActivities: 100 }',
     'agents:',
     `  skyway-air: { card: "${agent.url}", allowHttp: true, allowPrivateNetwork: true, observe: poll, readAfterSendMs: 0,`,
     `    sparsePoll: { after: 0s, every: ${o.every} }, contract: { maxRemoteCalls: 100000 } }`,
   ]);
-  const pid = worker.child.pid ?? 0;
-  let peakRss = 0;
-  const sample = setInterval(() => {
-    const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
-    peakRss = Math.max(peakRss, rss);
-  }, 1_000);
   try {
     const baton = new BatonClient(o.client.connection, {
       namespace: o.namespace,
-      taskQueue: queue,
+      taskQueue: worker.queue,
       caller: { tenant: 'bench', user: 'bench' },
     });
     const started = performance.now();
@@ -112,13 +98,13 @@ export async function measureLongTasks(o: LongTaskOptions): Promise<Omit<LongTas
     since = Date.now();
     for (const r of reads.values()) r.gap = 0;
     const readsAtStart = new Map([...reads].map(([id, r]) => [id, r.n]));
-    const cpuAtStart = cpuSeconds(pid);
+    const cpuAtStart = worker.cpuSeconds();
     const windowMs = o.minutes * 60_000;
     for (let left = windowMs; left > 0; left -= 60_000) {
       await new Promise((r) => setTimeout(r, Math.min(60_000, left)));
       o.say(`  window: ${((windowMs - left + Math.min(60_000, left)) / 60_000).toFixed(0)}/${o.minutes} min`);
     }
-    const cpu = cpuSeconds(pid) - cpuAtStart;
+    const cpu = worker.cpuSeconds() - cpuAtStart;
     const atEnd = await lengths();
     const now = Date.now();
     const inWindow = [...reads].map(([id, r]) => r.n - (readsAtStart.get(id) ?? 0)).sort((a, b) => a - b);
@@ -139,73 +125,45 @@ export async function measureLongTasks(o: LongTaskOptions): Promise<Omit<LongTas
         eventsAtStart: Math.max(...atStart),
         grownBy: Math.max(...atEnd.map((n, i) => n - (atStart[i] ?? 0))),
       },
-      workerPeakRssMiB: peakRss / 2 ** 20,
+      workerPeakRssMiB: worker.peakRssMiB(),
       workerCpuSecondsPerHour: cpu * (60 / o.minutes),
     };
   } finally {
-    clearInterval(sample);
-    worker.child.kill('SIGTERM');
-    await worker.exited;
+    await worker.stop();
     await agent.close();
   }
 }
 
 /** The section of docs/BENCHMARKS.md for these figures, from each server's last run. */
-function section(runs: { dev?: LongTaskFigures; cluster?: LongTaskFigures }): string[] {
-  const row = (label: string, show: (f: LongTaskFigures) => string): string =>
-    `| ${label} | ${(['dev', 'cluster'] as const).map((k) => (runs[k] ? show(runs[k] as LongTaskFigures) : 'not measured yet')).join(' | ')} |`;
-  return [
-    MARKS[0],
+const SECTION: ReportSection<LongTaskFigures> = {
+  name: 'long-tasks',
+  marks: ['<!-- long tasks: written by bench/long-tasks.ts -->', '<!-- end of long tasks -->'],
+  after: '<!-- end of side by side -->',
+  heading: [
     '## Remote tasks that work for an hour, on one worker (sparse reads)',
     '',
     'Each delegation follows a task that works for an hour, by poll with `sparsePoll: { after: 0s, every }`: every read is one attempt of an activity that Temporal retries, so no activity slot is held between reads. One worker process with `maxConcurrentActivities: 100`; the agent counts the reads of each task.',
-    '',
-    '| Figure | Dev server | Real cluster |',
-    '|---|---|---|',
-    row('tasks, read every', (f) => `${f.count}, ${f.every}`),
-    row('until every task was read once (starts included)', (f) => `${f.secondsToAllRead.toFixed(0)} s`),
-    row(
-      'reads per task in the window: fewest / median',
-      (f) => `${f.readsPerTask.min} / ${f.readsPerTask.median} in ${f.windowMinutes} min`,
-    ),
-    row(
+  ],
+  rows: [
+    ['tasks, read every', (f) => `${f.count}, ${f.every}`],
+    ['until every task was read once (starts included)', (f) => `${f.secondsToAllRead.toFixed(0)} s`],
+    ['reads per task in the window: fewest / median', (f) => `${f.readsPerTask.min} / ${f.readsPerTask.median} in ${f.windowMinutes} min`],
+    [
       'longest time between two reads of one task',
       (f) => `${f.longestGapSeconds.toFixed(0)} s (${f.lateTasks} tasks over the interval + 10 s)`,
-    ),
-    row('calls per task per hour', (f) => f.callsPerTaskPerHour.toFixed(1)),
-    row(
+    ],
+    ['calls per task per hour', (f) => f.callsPerTaskPerHour.toFixed(1)],
+    [
       'history growth per delegation in the window',
       (f) => `${f.history.grownBy} events (at ${f.history.eventsAtStart}; ${f.history.sampled} sampled)`,
-    ),
-    row('worker peak RSS', (f) => `${f.workerPeakRssMiB.toFixed(0)} MiB`),
-    row('worker CPU per hour', (f) => `${f.workerCpuSecondsPerHour.toFixed(0)} s`),
-    '',
-    `Runs: ${(['dev', 'cluster'] as const).flatMap((k) => (runs[k] ? [`${k} \`${runs[k]?.command}\` on ${runs[k]?.date}`] : [])).join('; ')}.`,
-    MARKS[1],
-  ];
-}
+    ],
+    ['worker peak RSS', (f) => `${f.workerPeakRssMiB.toFixed(0)} MiB`],
+    ['worker CPU per hour', (f) => `${f.workerCpuSecondsPerHour.toFixed(0)} s`],
+  ],
+};
 
 /** `text` with the long-task section rebuilt from the figures kept next to `out`, after the side-by-side table. */
-export function withLongTaskSection(out: string, text: string): string {
-  const file = (kind: 'dev' | 'cluster'): string => out.replace(/\.md$/, '') + `.long-tasks.${kind}.json`;
-  const read = (kind: 'dev' | 'cluster'): LongTaskFigures | undefined =>
-    existsSync(file(kind)) ? (JSON.parse(readFileSync(file(kind), 'utf8')) as LongTaskFigures) : undefined;
-  const runs = { dev: read('dev'), cluster: read('cluster') };
-  let whole = text;
-  const from = whole.indexOf(MARKS[0]);
-  const to = whole.indexOf(MARKS[1]);
-  if (from >= 0 && to > from) whole = whole.slice(0, from) + whole.slice(to + MARKS[1].length).replace(/^\n+/, '');
-  if (!runs.dev && !runs.cluster) return whole;
-  const anchor = '<!-- end of side by side -->';
-  const at = whole.indexOf(anchor);
-  const block = `${section(runs).join('\n')}\n`;
-  return at >= 0
-    ? `${whole.slice(0, at + anchor.length)}\n\n${block}${whole.slice(at + anchor.length).replace(/^\n*/, '\n')}`
-    : `${whole}\n${block}`;
-}
+export const withLongTaskSection = (out: string, text: string): string => withSection(out, SECTION, text);
 
 /** Keeps `figures` next to `out` and rewrites its section of `out`. */
-export function writeLongTasks(out: string, kind: 'dev' | 'cluster', figures: LongTaskFigures): void {
-  writeFileSync(out.replace(/\.md$/, '') + `.long-tasks.${kind}.json`, `${JSON.stringify(figures, null, 1)}\n`);
-  writeFileSync(out, withLongTaskSection(out, existsSync(out) ? readFileSync(out, 'utf8') : ''));
-}
+export const writeLongTasks = (out: string, kind: ServerKind, figures: LongTaskFigures): void => writeSection(out, SECTION, kind, figures);

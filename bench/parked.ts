@@ -64,6 +64,35 @@ export async function workerProcess(
   return { worker, queue };
 }
 
+/** A worker process (see `workerProcess`) whose resident memory is sampled every second and whose CPU time can be read. */
+export async function watchedWorker(
+  kind: string,
+  address: string,
+  lines: string[],
+): Promise<{ queue: string; peakRssMiB(): number; cpuSeconds(): number; stop(): Promise<void> }> {
+  const { worker, queue } = await workerProcess(kind, address, lines);
+  const pid = worker.child.pid ?? 0;
+  let peak = 0;
+  const sample = setInterval(() => {
+    const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+    peak = Math.max(peak, rss);
+  }, 1_000);
+  return {
+    queue,
+    peakRssMiB: () => peak / 2 ** 20,
+    // User and system time so far, from /proc.
+    cpuSeconds: () => {
+      const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      return (Number(f[11]) + Number(f[12])) / 100;
+    },
+    stop: async () => {
+      clearInterval(sample);
+      worker.child.kill('SIGTERM');
+      await worker.exited;
+    },
+  };
+}
+
 /** Starts `count` delegations to `agent`, 50 at a time; their ids. */
 export async function startMany(baton: BatonClient, count: number, agent: string, text: string): Promise<string[]> {
   const ids: string[] = [];

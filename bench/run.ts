@@ -7,6 +7,7 @@
  *   npm run bench -- --cluster # the same on a real cluster (PostgreSQL, mTLS, JWT; src/runtime/cluster):
  *                              # writes its own section of docs/BENCHMARKS.md, the rest stays
  *   npm run bench -- --long-tasks [--cluster]   # only 10,000 tasks that work for an hour (long-tasks.ts)
+ *   npm run bench -- --graph [--cluster]        # only one graph of 10,000 nodes (large-graph.ts)
  */
 import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -34,6 +35,7 @@ import { startTemporal, TEMPORAL_CLI_VERSION } from '../src/runtime/temporal-ser
 import { pushSignal } from '../workflows/messages';
 import * as benchActivities from './activities';
 import { directCall } from './direct-call';
+import { measureLargeGraph, withGraphSection, writeGraph } from './large-graph';
 import { measureLongTasks, withLongTaskSection, writeLongTasks } from './long-tasks';
 import { HEAP_CAP, measureParked } from './parked';
 import { bareCallWorkflow } from './workflows';
@@ -149,7 +151,7 @@ function writeReport(out: string, report: string[], onCluster: boolean, figures:
   const title = whole.indexOf('\n');
   const table = sideBySide({ dev: read('dev'), cluster: read('cluster') }).join('\n');
   whole = title >= 0 ? `${whole.slice(0, title)}\n\n${table}\n${whole.slice(title)}` : `${table}\n`;
-  writeFileSync(out, withLongTaskSection(out, whole));
+  writeFileSync(out, withGraphSection(out, withLongTaskSection(out, whole)));
 }
 
 const quantile = (xs: number[], q: number): number => {
@@ -196,6 +198,7 @@ async function main(): Promise<number> {
       quick: { type: 'boolean', default: false },
       cluster: { type: 'boolean', default: false },
       'long-tasks': { type: 'boolean', default: false },
+      graph: { type: 'boolean', default: false },
       out: { type: 'string', default: join(projectRoot(), 'docs', 'BENCHMARKS.md') },
     },
   });
@@ -223,6 +226,21 @@ async function main(): Promise<number> {
       const kind = onCluster ? 'cluster' : 'dev';
       const long = `npm run bench -- --long-tasks${quick ? ' --quick' : ''}${onCluster ? ' --cluster' : ''}`;
       writeLongTasks(values.out ?? '', kind, { date: new Date().toISOString().slice(0, 10), command: long, ...figures });
+      say(JSON.stringify(figures));
+      return 0;
+    } finally {
+      await connection.close();
+      await server.stop();
+    }
+  }
+  if (values.graph) {
+    // Only the large graph (bench/large-graph.ts): its own section of the report.
+    try {
+      const size = quick ? { nodes: 1_000, concurrency: 100 } : { nodes: 10_000, concurrency: 1_000 };
+      say(`one graph of ${size.nodes} nodes, ${size.concurrency} at a time…`);
+      const figures = await measureLargeGraph({ client, address: server.address, namespace: server.namespace, ...size, say });
+      const command = `npm run bench -- --graph${quick ? ' --quick' : ''}${onCluster ? ' --cluster' : ''}`;
+      writeGraph(values.out ?? '', onCluster ? 'cluster' : 'dev', { date: new Date().toISOString().slice(0, 10), command, ...figures });
       say(JSON.stringify(figures));
       return 0;
     } finally {

@@ -33,7 +33,8 @@ import { isTerminal } from '../src/shared/remote-state';
 import type { SendOutcome } from '../src/shared/send-outcome';
 import { SA_BATON_VERSION, searchAttributesOf } from '../src/shared/search-attributes';
 import { local, observing, quick, RETRY, sending, sparseReads } from './activity-stubs';
-import { remoteTaskSignal, requestSignal } from './messages';
+import { remoteTaskSignal, requestSignal, settledSignal } from './messages';
+import { resultOf } from '../src/shared/delegation-result';
 
 /** Reads at most this many times in the read-after-send window, whatever the budget. */
 const MAX_READS_AFTER_SEND = 1_000;
@@ -527,6 +528,32 @@ export class DelegationRun {
       (target) => target.signal(remoteTaskSignal, { delegationId: this.id, agent: this.input.agent, taskId, contextId }),
       'the remote task',
     );
+  }
+
+  /**
+   * Tells the `notify` workflow, when it asked, how the delegation ended: a graph that continued as new
+   * has no child result to await for the nodes an earlier run started. Sent even when cancelled.
+   */
+  async announceSettled(): Promise<void> {
+    if (!this.input.notify?.settled) return;
+    const result = resultOf(this.record);
+    // By reference: a graph keeps what its later nodes are sent, never the content.
+    const artifacts = result.artifacts.map(({ artifactId, name, mediaType, size, sha256 }) => ({
+      artifactId,
+      ...(name !== undefined ? { name } : {}),
+      ...(mediaType !== undefined ? { mediaType } : {}),
+      size,
+      sha256,
+    }));
+    const notice = {
+      id: result.id,
+      outcome: result.outcome,
+      accepted: result.accepted,
+      reasons: result.reasons,
+      remote: result.remote,
+      artifacts,
+    };
+    await CancellationScope.nonCancellable(() => this.tell((target) => target.signal(settledSignal, notice), 'how it ended'));
   }
 
   /** Signals the `notify` workflow; a failure to reach it is noted, never fatal to the delegation. */

@@ -67,5 +67,6 @@ export async function delegationWorkflow(input: DelegationInput, carried?: Deleg
   // When the workflow itself was cancelled (a parent's cancel), a plain wait here would throw and
   // end it as Cancelled without its record; the caller needs the record with the real remote end.
   if (!allHandlersFinished()) await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
+  await run.announceSettled();
   return run.record;
 }

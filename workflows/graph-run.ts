@@ -3,9 +3,22 @@
  * cancellation scope of its own. `taskGraphWorkflow` registers the handlers and runs the loop;
  * `GraphState` makes every decision.
  */
-import { CancellationScope, condition, isCancellation, ParentClosePolicy, startChild, workflowInfo } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  CancellationScope,
+  condition,
+  isCancellation,
+  log,
+  getExternalWorkflowHandle,
+  ParentClosePolicy,
+  patched,
+  startChild,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { brokenResult, resultOf, type DelegationResult } from '../src/shared/delegation-result';
 import type { CancelRequest, RemoteTaskNotice } from '../src/shared/delegation-types';
+import { DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS } from '../src/shared/delegation-carry';
+import { NODE_STATE_CODES, type GraphCarry } from '../src/shared/graph-carry';
 import { GraphState } from '../src/shared/graph-state';
 import type { FollowUp, GraphInput, GraphNodeSpec, GraphRecord } from '../src/shared/graph-types';
 import { SA_BATON_VERSION, startingAttributes } from '../src/shared/search-attributes';
@@ -13,12 +26,34 @@ import { checking } from './activity-stubs';
 import { delegationWorkflow } from './delegation';
 import { refuse } from './refusal';
 
+/**
+ * Marks graphs whose nodes tell them how they ended (`batonSettled`) and outlive a run (ABANDON), so the
+ * graph can continue as new while they run. Graphs recorded before it replay the way they were run.
+ */
+export const GRAPH_CONTINUE_AS_NEW = 'graph-continue-as-new';
+
+/** Characters of input and carry together past which a graph stays in one run (Temporal refuses payloads over 2 MB). */
+const MAX_CARRY_CHARS = 1_800_000;
+
 export class GraphRun {
   readonly state: GraphState;
   private readonly scopes = new Map<string, CancellationScope>();
+  private afterEvents: number;
+  /** Whether this graph may continue as new (its nodes report by Signal); false for graphs recorded before. */
+  private readonly continues: boolean;
+  /** Set once this run found its carry too large to continue as new. */
+  private carryRefused = false;
+  /** Child workflows asked to start and not yet started: the run does not end with one in flight. */
+  private starting = 0;
 
-  constructor(id: string, input: GraphInput) {
-    this.state = new GraphState(id, input, workflowInfo().typedSearchAttributes.get(SA_BATON_VERSION));
+  constructor(
+    id: string,
+    private readonly input: GraphInput,
+    carried?: GraphCarry,
+  ) {
+    this.state = new GraphState(id, input, workflowInfo().typedSearchAttributes.get(SA_BATON_VERSION), carried);
+    this.afterEvents = carried?.afterEvents ?? DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS;
+    this.continues = carried !== undefined || patched(GRAPH_CONTINUE_AS_NEW);
   }
 
   get record(): GraphRecord {
@@ -27,8 +62,9 @@ export class GraphRun {
 
   /** Problems with the agents and policies `nodes` name, as the worker's registry sees them. */
   async unknownNames(nodes: GraphNodeSpec[]): Promise<string[]> {
-    const policies = nodes.flatMap((n) => (n.acceptance ? [n.acceptance] : []));
-    const found = await checking.checkNames({ agents: nodes.map((n) => n.agent), policies });
+    const policies = [...new Set(nodes.flatMap((n) => (n.acceptance ? [n.acceptance] : [])))];
+    const found = await checking.checkNames({ agents: [...new Set(nodes.map((n) => n.agent))], policies });
+    if (found.continueAsNewAfterEvents) this.afterEvents = found.continueAsNewAfterEvents;
     return [
       ...nodes
         .filter((n) => found.unknownAgents.includes(n.agent))
@@ -43,8 +79,8 @@ export class GraphRun {
 
   /** Signal `batonRemoteTask` from a node: the context it opened is the one later nodes to that agent use. */
   remoteKnown(notice: RemoteTaskNotice): void {
-    const node = this.record.nodes.find((n) => n.delegationId === notice.delegationId);
-    if (node) this.state.remoteKnown(node.id, notice.taskId, notice.contextId);
+    const nodeId = this.state.nodeOf(notice.delegationId);
+    if (nodeId) this.state.remoteKnown(nodeId, notice.contextId);
   }
 
   /** Update `addFollowUp`: checks the names with the registry, then adds the node. */
@@ -60,52 +96,143 @@ export class GraphRun {
   /** Update `cancelGraph`: cancels the running nodes, skips the rest; resolves with the settled record. */
   async cancel(req: CancelRequest): Promise<GraphRecord> {
     this.cancelNodes(this.state.requestCancel(`${req.caller.tenant}/${req.caller.user}`, req.reason ?? `cancelled by ${req.caller.user}`));
-    await condition(() => this.record.status === 'SETTLED');
-    return this.record;
+    await condition(() => this.state.status === 'SETTLED');
+    return this.state.page();
   }
 
   // ── Steps ───────────────────────────────────────────────────────────────────────────────────────
 
-  /** Starts every node that may start now, and waits until something changes. */
-  async advance(): Promise<void> {
-    for (const node of this.state.startable()) this.launch(node.id);
+  /**
+   * Starts every node that may start now, and waits until something changes. Once the history is full
+   * it starts nothing more and, as soon as no child is being started and no handler runs, returns what
+   * the next run needs. Running nodes go on: their delegations tell the next run how they ended.
+   */
+  async advance(): Promise<GraphCarry | undefined> {
+    const full = this.historyFull();
+    if (full) {
+      const carry = this.readyToCarry();
+      if (carry) return carry;
+    } else {
+      for (const node of this.state.startable()) this.launch(node.id);
+    }
     const seen = this.state.version;
-    await condition(() => this.state.version !== seen);
+    await condition(() => this.state.version !== seen || (full && this.starting === 0 && allHandlersFinished()));
+    return undefined;
   }
 
-  /** The graph workflow itself was cancelled: its node scopes went with it; waits for the children to report how they ended. */
+  private historyFull(): boolean {
+    if (!this.continues || this.carryRefused || this.state.status !== 'RUNNING') return false;
+    const info = workflowInfo();
+    return info.continueAsNewSuggested || info.historyLength >= this.afterEvents;
+  }
+
+  private readyToCarry(): GraphCarry | undefined {
+    if (this.starting > 0 || !allHandlersFinished()) return undefined;
+    const carry = this.state.carry(this.afterEvents);
+    if (!carry) return undefined;
+    const chars = JSON.stringify(carry).length + JSON.stringify(this.input).length;
+    if (chars > MAX_CARRY_CHARS) {
+      log.warn('the graph is too large to continue as new; it goes on in this run', { graphId: workflowInfo().workflowId, chars });
+      this.carryRefused = true;
+      return undefined;
+    }
+    log.info('continuing as new', {
+      graphId: workflowInfo().workflowId,
+      events: workflowInfo().historyLength,
+      running: this.state.runningCount,
+      runs: this.state.runs + 1,
+    });
+    return carry;
+  }
+
+  /**
+   * The graph workflow itself was cancelled: the scopes of the nodes this run started went with it; the
+   * nodes an earlier run started are cancelled by id. Waits for every node to report how it ended.
+   */
   async cancelled(): Promise<void> {
-    this.state.requestCancel('temporal', 'the graph workflow was cancelled');
-    await CancellationScope.nonCancellable(() => condition(() => this.state.done));
+    const running = this.state.requestCancel('temporal', 'the graph workflow was cancelled');
+    await CancellationScope.nonCancellable(async () => {
+      this.cancelNodes(running);
+      await condition(() => this.state.done);
+    });
+  }
+
+  /** Signal `batonSettled`: a node's delegation ended (the only word a graph gets about nodes an earlier run started). */
+  settled(result: DelegationResult): void {
+    if (!isNotice(result)) {
+      log.warn('a batonSettled signal that is not a delegation result was ignored', { graphId: workflowInfo().workflowId });
+      return;
+    }
+    const nodeId = this.state.nodeOf(result.id);
+    if (nodeId) this.nodeEnded(nodeId, result);
+  }
+
+  /** A node ended: by its child's result or by its Signal, whichever comes first. */
+  private nodeEnded(nodeId: string, result: DelegationResult): void {
+    if (this.state.isRunning(nodeId)) this.cancelNodes(this.state.nodeSettled(nodeId, result));
   }
 
   /** Starts one node's delegation in a scope of its own, so fail-fast and cancel can stop just it. */
   private launch(nodeId: string): void {
     const node = this.state.node(nodeId);
-    const input = this.state.delegationInput(nodeId, this.state.start(nodeId));
+    const input = this.state.delegationInput(nodeId, this.state.start(nodeId), { settled: this.continues });
+    const tenant = this.input.tenant;
     const scope = new CancellationScope();
     this.scopes.set(nodeId, scope);
     const run = async (): Promise<DelegationResult> => {
-      const child = await startChild(delegationWorkflow, {
-        workflowId: node.delegationId,
-        typedSearchAttributes: startingAttributes({ agent: node.agent, tenant: this.record.tenant }),
-        args: [input],
-        parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-      });
+      this.starting += 1;
+      let child;
+      try {
+        child = await startChild(delegationWorkflow, {
+          workflowId: node.delegationId,
+          typedSearchAttributes: startingAttributes({ agent: node.agent, tenant }),
+          args: [input],
+          // A node outlives the run that started it when the graph continues as new; a cancel of the
+          // graph reaches it through the graph (see cancelled()).
+          parentClosePolicy: this.continues ? ParentClosePolicy.ABANDON : ParentClosePolicy.REQUEST_CANCEL,
+        });
+      } finally {
+        this.starting -= 1;
+      }
       return resultOf(await child.result());
     };
     void scope.run(run).then(
-      (result) => this.cancelNodes(this.state.nodeSettled(nodeId, result)),
+      (result) => this.nodeEnded(nodeId, result),
       (err: unknown) => {
         const result = isCancellation(err)
           ? { ...brokenResult(node.delegationId, 'cancelled before the delegation started'), outcome: 'CANCELED' as const }
           : brokenResult(node.delegationId, `the delegation workflow did not finish: ${(err as Error).message}`);
-        this.cancelNodes(this.state.nodeSettled(nodeId, result));
+        this.nodeEnded(nodeId, result);
       },
     );
   }
 
+  /** Cancels nodes: by their scope when this run started them, by id when an earlier run did. */
   private cancelNodes(ids: string[]): void {
-    for (const nodeId of ids) this.scopes.get(nodeId)?.cancel();
+    for (const nodeId of ids) {
+      const scope = this.scopes.get(nodeId);
+      if (scope) scope.cancel();
+      else
+        void getExternalWorkflowHandle(this.state.node(nodeId).delegationId)
+          .cancel()
+          .catch(() => undefined);
+    }
   }
+}
+
+/** The shape `batonSettled` must have (a Signal is anyone's to send: a bad one must not break the graph). */
+function isNotice(r: unknown): r is DelegationResult {
+  const n = r as Partial<DelegationResult> | null;
+  return (
+    typeof n?.id === 'string' &&
+    typeof n.outcome === 'string' &&
+    n.outcome in NODE_STATE_CODES &&
+    !['PENDING', 'RUNNING', 'SKIPPED'].includes(n.outcome) &&
+    Array.isArray(n.reasons) &&
+    n.reasons.every((x) => typeof x === 'string') &&
+    typeof n.remote === 'object' &&
+    n.remote !== null &&
+    Array.isArray(n.artifacts) &&
+    n.artifacts.every((a) => typeof a?.artifactId === 'string' && typeof a.sha256 === 'string' && typeof a.size === 'number')
+  );
 }

@@ -11,7 +11,8 @@ import type {
   RequestNotice,
   Review,
 } from '../src/shared/delegation-types';
-import type { FollowUp, GraphRecord } from '../src/shared/graph-types';
+import type { DelegationResult } from '../src/shared/delegation-result';
+import type { FollowUp, GraphPageRequest, GraphRecord } from '../src/shared/graph-types';
 
 /** The full delegation record (what `baton show --json` prints). */
 export const statusQuery = defineQuery<DelegationRecord>('status');
@@ -46,8 +47,14 @@ export const requestSignal = defineSignal<[RequestNotice]>('batonRequest');
 /** Sent to the `notify` workflow (when it asked with `remoteTask`) once the remote task is known. */
 export const remoteTaskSignal = defineSignal<[RemoteTaskNotice]>('batonRemoteTask');
 
-/** The graph record (what `baton graph show --json` prints). */
-export const graphStatusQuery = defineQuery<GraphRecord>('graphStatus');
+/**
+ * Sent to the `notify` workflow (when it asked with `settled`) as the delegation ends: its result, with
+ * artifacts by reference (no parts).
+ */
+export const settledSignal = defineSignal<[DelegationResult]>('batonSettled');
+
+/** One page of the graph record (what `baton graph show --json` prints); the first 100 nodes without a request. */
+export const graphStatusQuery = defineQuery<GraphRecord, [GraphPageRequest?]>('graphStatus');
 
 /** Adds a node to a running graph; resolves with its id and delegation id once it is in the graph. */
 export const addFollowUpUpdate = defineUpdate<{ nodeId: string; delegationId: string }, [FollowUp]>('addFollowUp');

@@ -39,6 +39,12 @@ function positiveInt(value: string): number {
   return n;
 }
 
+function nonNegativeInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('a whole number of 0 or more');
+  return n;
+}
+
 /** A port to listen on; 0 lets the system pick a free one (the ready line prints it). */
 function listenPort(value: string): number {
   return value === '0' ? 0 : port(value);
@@ -264,10 +270,15 @@ graph
 
 graph
   .command('show')
-  .description('print a graph: the DAG with node states, contexts and the latest accepted artifacts')
+  .description('print a graph: a page of its nodes with their states, the contexts and the latest accepted artifacts')
   .argument('<id>', 'graph id')
+  .option('--offset <n>', 'skip the first n nodes (of those --state selects)', nonNegativeInt)
+  .option('--limit <n>', 'nodes per page, at most 1000 (default 100)', positiveInt)
+  .option('--state <state>', 'only nodes in this state: PENDING, RUNNING, SKIPPED, SETTLED or an outcome (ACCEPTED, ...)')
   .option('--json', 'print JSON')
-  .action((id: string, o: { json?: boolean }) => run(() => graphShowCommand(id, { ...o, ...globals() })));
+  .action((id: string, o: { json?: boolean; offset?: number; limit?: number; state?: string }) =>
+    run(() => graphShowCommand(id, { ...o, ...globals() })),
+  );
 
 graph
   .command('add')

@@ -5,8 +5,10 @@ import { randomUUID } from 'node:crypto';
 import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type ConnectionLike } from '@temporalio/client';
 import type { Caller } from '../shared/delegation-types';
 import { parseGraphSpec } from '../shared/graph-spec';
-import { graphAttributes } from '../shared/search-attributes';
-import type { GraphNodeSpec, GraphRecord } from '../shared/graph-types';
+import { pageOfRecord } from '../shared/graph-page';
+import { graphAttributes, SA_PENDING_REQUEST, SA_REMOTE_STATE, SA_REMOTE_TASK_ID, SA_STATUS } from '../shared/search-attributes';
+import type { TaskState } from '../shared/a2a-types';
+import type { GraphNodeSpec, GraphPageRequest, GraphRecord } from '../shared/graph-types';
 import type { taskGraphWorkflow } from '../../workflows/task-graph';
 import { addFollowUpUpdate, cancelGraphUpdate, graphStatusQuery } from '../../workflows/messages';
 import { GraphNotFoundError, RequestRefusedError } from './errors';
@@ -60,8 +62,18 @@ export class GraphClient {
     return id;
   }
 
-  /** The graph now: its result once settled, the live record while it runs; another tenant's is not found. */
-  async show(id: string): Promise<GraphRecord> {
+  /**
+   * One page of the graph now (the first 100 nodes unless `page` says otherwise): the live record
+   * while it runs, its result once settled; another tenant's is not found. The page's started nodes get
+   * their remote task and their delegation's status from one visibility query, whatever the graph's size.
+   */
+  async show(id: string, page: GraphPageRequest = {}): Promise<GraphRecord> {
+    const record = await this.read(id, page);
+    await this.addLive(record);
+    return record;
+  }
+
+  private async read(id: string, page: GraphPageRequest): Promise<GraphRecord> {
     const handle = this.client.workflow.getHandle<typeof taskGraphWorkflow>(id);
     let record: GraphRecord;
     try {
@@ -69,7 +81,9 @@ export class GraphClient {
         const description = await handle.describe();
         if (description.type !== 'taskGraphWorkflow') throw new GraphNotFoundError(id);
         // A graph whose spec the worker refused has failed: result() throws with the reason.
-        return description.status.name === 'RUNNING' ? await handle.query(graphStatusQuery) : await handle.result();
+        return description.status.name === 'RUNNING'
+          ? await handle.query(graphStatusQuery, page)
+          : pageOfRecord(await handle.result(), page);
       });
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) throw new GraphNotFoundError(id);
@@ -79,16 +93,40 @@ export class GraphClient {
     return record;
   }
 
-  /** Waits until the graph settles. */
-  async result(id: string): Promise<GraphRecord> {
-    await this.show(id);
-    return this.call(() => this.client.workflow.getHandle<typeof taskGraphWorkflow>(id).result());
+  /** Fills in the started nodes' remote tasks and delegation status, from their search attributes. */
+  private async addLive(record: GraphRecord): Promise<void> {
+    const started = record.nodes.filter((n) => n.status !== 'PENDING' && n.status !== 'SKIPPED');
+    if (!started.length) return;
+    const byId = new Map(started.map((n) => [n.delegationId, n]));
+    const ids = [...byId.keys()].map((d) => `'${d.replaceAll("'", "''")}'`).join(', ');
+    // A delegation that continued as new has one row per run: the open or last one is the one to read.
+    const query = `WorkflowId IN (${ids}) AND ExecutionStatus != 'ContinuedAsNew'`;
+    await this.call(async () => {
+      for await (const wf of this.client.workflow.list({ query, pageSize: started.length })) {
+        const node = byId.get(wf.workflowId);
+        if (!node) continue;
+        const sa = wf.typedSearchAttributes;
+        const taskId = sa.get(SA_REMOTE_TASK_ID);
+        const state = sa.get(SA_REMOTE_STATE) as TaskState | undefined;
+        const status = sa.get(SA_STATUS);
+        const pendingRequest = sa.get(SA_PENDING_REQUEST);
+        node.remote = { ...(taskId ? { taskId } : {}), ...(state ? { state } : {}) };
+        if (status) node.delegation = { status, ...(pendingRequest ? { pendingRequest } : {}) };
+      }
+    });
   }
 
-  /** Reads the record every `intervalMs` until `done` holds. */
-  async until(id: string, done: (record: GraphRecord) => boolean, intervalMs = 250): Promise<GraphRecord> {
+  /** Waits until the graph settles; resolves with its first page (`page` for another). */
+  async result(id: string, page: GraphPageRequest = {}): Promise<GraphRecord> {
+    await this.read(id, {});
+    await this.call(() => this.client.workflow.getHandle<typeof taskGraphWorkflow>(id).result());
+    return this.show(id, page);
+  }
+
+  /** Reads the record (its first page, without the nodes' live state) every `intervalMs` until `done` holds. */
+  async until(id: string, done: (record: GraphRecord) => boolean, intervalMs = 250, page: GraphPageRequest = {}): Promise<GraphRecord> {
     for (;;) {
-      const record = await this.show(id);
+      const record = await this.read(id, page);
       if (done(record)) return record;
       await new Promise((r) => setTimeout(r, intervalMs));
     }
@@ -115,11 +153,10 @@ export class GraphClient {
     );
   }
 
-  /** An Update to graph `id`, refused or not found in Baton's terms. */
   /** An Update to graph `id`, after reading it: another tenant's graph is not found, like a missing one. */
   private async update<T>(id: string, call: () => Promise<T>): Promise<T> {
-    await this.show(id);
-    return this.call(() => sendUpdate(`graph ${id}`, call, () => this.show(id)));
+    await this.read(id, { limit: 1 });
+    return this.call(() => sendUpdate(`graph ${id}`, call, () => this.read(id, { limit: 1 })));
   }
 
   /** A call to Temporal, its failures said in Baton's terms. */

@@ -3,6 +3,7 @@
  * gives for them (generated from the same schemas, so the document cannot drift from the checks).
  */
 import { z } from 'zod';
+import { GRAPH_NODE_STATES, MAX_GRAPH_PAGE } from '../shared/graph-limits';
 import { PartSchema } from '../shared/a2a-types';
 import { ContractSchema, CredentialNameSchema, identifier } from '../shared/delegation-types';
 
@@ -63,6 +64,15 @@ export const ListQuerySchema = z
     outcome: z.string().optional(),
     batonVersion: z.string().optional(),
     limit: z.coerce.number().int().min(1).max(500).optional(),
+  })
+  .strict();
+
+/** `GET /graphs/{id}`: which page of nodes. */
+export const GraphPageQuerySchema = z
+  .object({
+    offset: z.coerce.number().int().min(0).optional(),
+    limit: z.coerce.number().int().min(1).max(MAX_GRAPH_PAGE).optional(),
+    state: z.enum(GRAPH_NODE_STATES).optional(),
   })
   .strict();
 

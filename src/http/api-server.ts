@@ -21,6 +21,7 @@ import {
   AnswerBodySchema,
   AuthorizeBodySchema,
   CancelBodySchema,
+  GraphPageQuerySchema,
   ListQuerySchema,
   partsOf,
   ReviewBodySchema,
@@ -307,7 +308,10 @@ export function createApiApp(opts: ApiServerOptions): express.Express {
 
   api.get(
     '/graphs/:id',
-    handle(async (req, res) => void res.json(await as(req).graphs.show(idOf(req)))),
+    handle(async (req, res) => {
+      const page = parse(GraphPageQuerySchema, req.query, 'query');
+      res.json(await as(req).graphs.show(idOf(req), page));
+    }),
   );
 
   api.use((req, _res, next) => next(new BatonError('NotFound', `no API route ${req.method} ${req.path}`)));

@@ -2,6 +2,7 @@
  * The OpenAPI 3.1 document of the HTTP API. Request bodies come from the zod schemas the server
  * checks them with; responses are described here and checked against the running server by a test.
  */
+import { GRAPH_NODE_STATES, MAX_GRAPH_PAGE } from '../shared/graph-limits';
 import { ERROR_KIND_NAMES } from '../shared/baton-error';
 import { DELEGATION_STATUSES, OUTCOMES } from '../shared/delegation-types';
 import { AnswerBodySchema, AuthorizeBodySchema, CancelBodySchema, jsonSchemaOf, ReviewBodySchema, StartBodySchema } from './api-schemas';
@@ -194,7 +195,7 @@ const schemas = {
   },
   Graph: {
     type: 'object',
-    required: ['id', 'tenant', 'status', 'nodes', 'contexts', 'lineage'],
+    required: ['id', 'tenant', 'status', 'size', 'counts', 'nodes', 'page', 'contexts', 'lineage', 'runs'],
     properties: {
       id: { type: 'string' },
       tenant: { type: 'string' },
@@ -205,23 +206,41 @@ const schemas = {
         required: ['kind', 'reasons'],
         properties: { kind: { type: 'string' }, reasons: { type: 'array', items: { type: 'string' } } },
       },
+      size: { type: 'integer', description: 'Nodes in the graph, follow-ups included.' },
+      counts: {
+        type: 'object',
+        additionalProperties: { type: 'integer' },
+        description: 'Nodes per state: PENDING, RUNNING, SKIPPED, or the outcome of a settled node.',
+      },
       nodes: {
         type: 'array',
+        description: 'One page of nodes, in spec order (follow-ups last).',
         items: {
           type: 'object',
-          required: ['id', 'agent', 'dependsOn', 'status', 'delegationId', 'artifacts'],
+          required: ['id', 'agent', 'dependsOn', 'status', 'delegationId', 'reasons', 'remote'],
           properties: {
             id: { type: 'string' },
             agent: { type: 'string' },
             dependsOn: { type: 'array', items: { type: 'string' } },
             refines: { type: 'string' },
             followUp: { type: 'boolean' },
-            status: { type: 'string' },
-            delegationId: { type: 'string' },
-            outcome: { type: 'string' },
+            status: { enum: ['PENDING', 'RUNNING', 'SETTLED', 'SKIPPED'] },
+            delegationId: { type: 'string', description: 'The node’s delegation: its turns and artifacts.' },
+            outcome: { enum: [...OUTCOMES] },
             reasons: { type: 'array', items: { type: 'string' } },
-            artifacts: { type: 'array', items: artifact },
+            remote: { type: 'object', properties: { taskId: { type: 'string' }, state: { type: 'string' } } },
+            delegation: { type: 'object', properties: { status: { type: 'string' }, pendingRequest: { type: 'string' } } },
           },
+        },
+      },
+      page: {
+        type: 'object',
+        required: ['offset', 'limit', 'total'],
+        properties: {
+          offset: { type: 'integer' },
+          limit: { type: 'integer' },
+          total: { type: 'integer', description: 'Nodes that match `state` (all nodes without it).' },
+          state: { type: 'string' },
         },
       },
       contexts: { type: 'object', additionalProperties: { type: 'string' } },
@@ -229,10 +248,18 @@ const schemas = {
         type: 'array',
         items: {
           type: 'object',
-          required: ['contextId', 'name', 'versions'],
-          properties: { contextId: { type: 'string' }, name: { type: 'string' }, versions: { type: 'array' } },
+          required: ['contextId', 'name', 'versions', 'versionCount'],
+          properties: {
+            contextId: { type: 'string' },
+            name: { type: 'string' },
+            versions: { type: 'array', description: 'The newest 20 versions, oldest first.' },
+            versionCount: { type: 'integer' },
+            latestAccepted: { type: 'string' },
+          },
         },
       },
+      lineageOmitted: { type: 'integer' },
+      runs: { type: 'integer', description: 'Workflow runs so far (a large graph continues as new).' },
     },
   },
   StartRequest: jsonSchemaOf(StartBodySchema),
@@ -412,8 +439,13 @@ export function openApiDocument(): Record<string, unknown> {
       '/graphs/{id}': {
         get: {
           operationId: 'showGraph',
-          summary: 'A task graph: nodes with their states, contexts, lineage',
-          parameters: [{ ...idParam, description: 'The graph id.' }],
+          summary: 'A task graph: a page of its nodes with their states, contexts, lineage',
+          parameters: [
+            { ...idParam, description: 'The graph id.' },
+            { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
+            { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: MAX_GRAPH_PAGE, default: 100 } },
+            { name: 'state', in: 'query', schema: { enum: [...GRAPH_NODE_STATES] }, description: 'Only nodes in this state' },
+          ],
           responses: { '200': json(ref('Graph'), 'The graph'), ...errors(401, 404, 503) },
         },
       },

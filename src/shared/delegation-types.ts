@@ -139,6 +139,11 @@ export const DelegationInputSchema = z.object({
       requests: z.boolean().optional(),
       /** Send `batonRemoteTask` once the remote task and its contextId are known (graphs use it). Default false. */
       remoteTask: z.boolean().optional(),
+      /**
+       * Send `batonSettled` with the result (artifacts by reference) when the delegation ends. Default false.
+       * A graph that continued as new learns this way how the nodes an earlier run started ended.
+       */
+      settled: z.boolean().optional(),
     })
     .strict()
     .optional(),

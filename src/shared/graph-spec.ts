@@ -3,6 +3,7 @@
  * each problem naming the node. Pure; used by the CLI, the client and the graph workflow alike.
  */
 import { BatonError } from './baton-error';
+import { MAX_GRAPH_SPEC_CHARS } from './graph-limits';
 import type { GraphNodeSpec, GraphSpec } from './graph-types';
 import { graphSchemas } from './schemas-on-demand';
 
@@ -18,27 +19,33 @@ export function normalizeNode(node: GraphNodeSpec): GraphNodeSpec {
   return node.refines && !node.dependsOn.includes(node.refines) ? { ...node, dependsOn: [...node.dependsOn, node.refines] } : node;
 }
 
-/** The first cycle found, as the node ids around it (first id repeated at the end), or undefined. */
+/**
+ * The first cycle found, as the node ids around it (first id repeated at the end), or undefined.
+ * Depth-first with an explicit stack: a chain of 10,000 nodes would overflow a recursive one.
+ */
 export function findCycle(nodes: Pick<GraphNodeSpec, 'id' | 'dependsOn'>[]): string[] | undefined {
   const deps = new Map(nodes.map((n) => [n.id, n.dependsOn]));
   const state = new Map<string, 'visiting' | 'done'>();
-  const path: string[] = [];
-  const visit = (id: string): string[] | undefined => {
-    if (state.get(id) === 'done') return undefined;
-    if (state.get(id) === 'visiting') return [...path.slice(path.indexOf(id)), id];
-    state.set(id, 'visiting');
-    path.push(id);
-    for (const dep of deps.get(id) ?? []) {
-      const cycle = visit(dep);
-      if (cycle) return cycle;
+  for (const root of nodes) {
+    if (state.has(root.id)) continue;
+    // The path from the root, each with the index of the next dependency to visit.
+    const path: { id: string; next: number }[] = [{ id: root.id, next: 0 }];
+    state.set(root.id, 'visiting');
+    while (path.length) {
+      const top = path[path.length - 1] as { id: string; next: number };
+      const dep = (deps.get(top.id) ?? [])[top.next];
+      top.next += 1;
+      if (dep === undefined) {
+        state.set(top.id, 'done');
+        path.pop();
+      } else if (state.get(dep) === 'visiting') {
+        const ids = path.map((p) => p.id);
+        return [...ids.slice(ids.indexOf(dep)), dep];
+      } else if (!state.has(dep)) {
+        state.set(dep, 'visiting');
+        path.push({ id: dep, next: 0 });
+      }
     }
-    path.pop();
-    state.set(id, 'done');
-    return undefined;
-  };
-  for (const n of nodes) {
-    const cycle = visit(n.id);
-    if (cycle) return cycle;
   }
   return undefined;
 }
@@ -82,6 +89,11 @@ export function parseGraphSpec(raw: unknown, knownAgents?: string[]): GraphSpec 
     throw new GraphSpecError(parsed.error.issues.map((i) => `${where(i.path)}: ${i.message}`));
   }
   const spec = { ...parsed.data, nodes: parsed.data.nodes.map(normalizeNode) };
+  const chars = JSON.stringify(spec).length;
+  if (chars > MAX_GRAPH_SPEC_CHARS)
+    throw new GraphSpecError([
+      `spec: ${chars} characters as JSON, over the ${MAX_GRAPH_SPEC_CHARS} a graph carries; send large inputs as artifacts, or split the graph`,
+    ]);
   const problems = graphProblems(spec.nodes, { knownAgents });
   if (problems.length) throw new GraphSpecError(problems);
   return spec;

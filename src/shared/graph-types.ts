@@ -4,7 +4,8 @@
  */
 import { z } from 'zod';
 import { PartSchema, type TaskState } from './a2a-types';
-import { ContractSchema, identifier, type ArtifactRecord, type OutcomeKind } from './delegation-types';
+import { ContractSchema, identifier, type OutcomeKind } from './delegation-types';
+import { MAX_GRAPH_CONCURRENCY, MAX_GRAPH_NODES } from './graph-limits';
 
 /** A node id: short, no slash (it becomes the last segment of `<graphId>/<nodeId>`). */
 export const nodeId = z
@@ -42,9 +43,9 @@ export const GraphSpecSchema = z
     id: identifier.optional(),
     /** fail-fast: cancel running nodes at the first node not ACCEPTED. continue: finish independent branches. Default continue. */
     failurePolicy: z.enum(FAILURE_POLICIES).default('continue'),
-    /** How many nodes may run at once. Default 4. */
-    concurrency: z.number().int().min(1).max(100).default(4),
-    nodes: z.array(GraphNodeSpecSchema).min(1).max(200),
+    /** How many nodes may run at once. Default 4, at most 1,000. */
+    concurrency: z.number().int().min(1).max(MAX_GRAPH_CONCURRENCY).default(4),
+    nodes: z.array(GraphNodeSpecSchema).min(1).max(MAX_GRAPH_NODES),
   })
   .strict();
 export type GraphSpec = z.infer<typeof GraphSpecSchema>;
@@ -67,6 +68,11 @@ export type FollowUp = z.infer<typeof FollowUpSchema>;
 
 export type NodeStatus = 'PENDING' | 'RUNNING' | 'SETTLED' | 'SKIPPED';
 
+/**
+ * One node as `graph show` lists it. The node's details (its turns, artifacts, timings) live in its
+ * delegation `<graphId>/<nodeId>`: the graph keeps only what its decisions need, so a graph of 10,000
+ * nodes stays small enough to carry across continue-as-new.
+ */
 export interface GraphNodeRecord {
   id: string;
   agent: string;
@@ -78,17 +84,17 @@ export interface GraphNodeRecord {
   /** The child delegation: `<graphId>/<nodeId>`. */
   delegationId: string;
   outcome?: OutcomeKind;
+  /** Why a node was not accepted or was skipped (the first 1,000 such nodes of a graph). */
   reasons: string[];
-  remote: { taskId?: string; contextId?: string; state?: TaskState };
-  /** The dependencies' remote tasks, sent as the message's `referenceTaskIds`. */
-  referenceTaskIds: string[];
-  /** When the node's first turn went out and when it settled (the activities' clocks). */
-  window?: { start?: string; end?: string };
-  artifacts: ArtifactRecord[];
+  /** The node's remote task and its delegation's status, read from visibility when a client shows the graph. */
+  remote: { taskId?: string; state?: TaskState };
+  delegation?: { status: string; pendingRequest?: string };
 }
 
 /** One version of an artifact: a task's artifact of that name in that context. */
 export interface ArtifactVersion {
+  /** 1 for the first version of this name in this context. */
+  version: number;
   artifactId: string;
   taskId: string;
   nodeId: string;
@@ -102,12 +108,22 @@ export interface ArtifactVersion {
 export interface LineageEntry {
   contextId: string;
   name: string;
+  /** The newest versions (at most 20), oldest first. */
   versions: ArtifactVersion[];
+  /** How many versions there were in all. */
+  versionCount: number;
   /** The artifactId of the newest accepted version, what users see by default. */
   latestAccepted?: string;
 }
 
 export type GraphOutcomeKind = 'ACCEPTED' | 'FAILED' | 'CANCELED';
+
+/** Which nodes `graph show` lists: a page, optionally of one state (a status, or an outcome for settled nodes). */
+export interface GraphPageRequest {
+  offset?: number;
+  limit?: number;
+  state?: string;
+}
 
 export interface GraphRecord {
   id: string;
@@ -119,9 +135,20 @@ export interface GraphRecord {
   outcome?: { kind: GraphOutcomeKind; reasons: string[] };
   failurePolicy: FailurePolicy;
   concurrency: number;
+  /** Nodes in the graph, follow-ups included. */
+  size: number;
+  /** Nodes per state: PENDING, RUNNING, SKIPPED, or the outcome of a settled node. */
+  counts: Record<string, number>;
+  /** One page of nodes, in spec order (follow-ups last). */
   nodes: GraphNodeRecord[];
+  /** Which page `nodes` is: `total` nodes match `state` (all nodes when unset). */
+  page: { offset: number; limit: number; total: number; state?: string };
   /** The one contextId per agent within this graph, as the agent chose it. */
   contexts: Record<string, string>;
+  /** At most 100 (context, name) pairs; `lineageOmitted` counts the pairs beyond. */
   lineage: LineageEntry[];
+  lineageOmitted?: number;
   cancel?: { by: string; reason: string };
+  /** Workflow runs so far: the graph continues as new when its history grows large. */
+  runs: number;
 }

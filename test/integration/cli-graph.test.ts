@@ -142,11 +142,11 @@ describe('baton graph', () => {
           caller: { tenant: 'acme', user: 'ops-1' },
         }).result(id);
         assert.equal(g.outcome?.kind, 'ACCEPTED');
-        // The node told the graph about its remote task, but not about its question.
+        // The node told the graph about its remote task and how it ended, but not about its question.
         const signals = ((await ctx.client.workflow.getHandle(id).fetchHistory()).events ?? []).flatMap((e) =>
           e.workflowExecutionSignaledEventAttributes ? [e.workflowExecutionSignaledEventAttributes.signalName] : [],
         );
-        assert.deepEqual(signals, ['batonRemoteTask']);
+        assert.deepEqual(signals, ['batonRemoteTask', 'batonSettled']);
       });
     } finally {
       await qa.close();

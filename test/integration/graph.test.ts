@@ -10,6 +10,7 @@ import { GraphNotFoundError, RequestRefusedError } from '../../src/client/errors
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
 import { brokenLab } from '../../src/demo/simple-agents';
 import { arcticTours, harborHotel, imageStudio, skywayAir, type WorkLog } from '../../src/demo/trip-agents';
+import type { DelegationRecord } from '../../src/shared/delegation-types';
 import type { GraphRecord } from '../../src/shared/graph-types';
 import { loopbackAgent, withWorker, type TestWorkerContext } from '../helpers/temporal';
 
@@ -27,6 +28,10 @@ export const TRIP = {
     { id: 'spa', agent: 'harbor-hotel', text: 'Book the sauna and spa for 2 on 14 Feb 2027', dependsOn: ['hotel'] },
   ],
 };
+
+/** A node's details live in its delegation: its record, as the delegation workflow returned it. */
+const detail = async (ctx: TestWorkerContext, delegationId: string): Promise<DelegationRecord> =>
+  (await ctx.client.workflow.getHandle(delegationId).result()) as DelegationRecord;
 
 const node = (g: GraphRecord, id: string) => {
   const found = g.nodes.find((n) => n.id === id);
@@ -75,7 +80,16 @@ describe('task graphs', () => {
         assert.equal(n.outcome, 'ACCEPTED');
         assert.equal(n.delegationId, `${id}/${n.id}`);
       }
-      const [flight, hotel, snow, spa] = ['flight', 'hotel', 'snowmobile', 'spa'].map((n) => node(g, n));
+      const [flight, hotel, snow, spa] = await Promise.all(
+        ['flight', 'hotel', 'snowmobile', 'spa'].map((n) => detail(ctx, node(g, n).delegationId)),
+      );
+      // A page's started nodes carry their remote tasks, from one visibility query. The index is
+      // eventually consistent: ask again until it has caught up (bounded).
+      let shown = g;
+      for (let i = 0; i < 100 && node(shown, 'spa').remote.state !== 'TASK_STATE_COMPLETED'; i++) shown = await graphs.show(id);
+      assert.equal(node(shown, 'hotel').remote.taskId, hotel?.remote.taskId);
+      assert.equal(node(shown, 'spa').remote.state, 'TASK_STATE_COMPLETED');
+      assert.equal(node(shown, 'spa').delegation?.status, 'SETTLED');
       // The agents' own clocks: hotel and snowmobile overlap; the spa starts after the hotel ended.
       const at = (taskId: string | undefined, phase: 'start' | 'end') =>
         work.find((w) => w.taskId === taskId && w.phase === phase)?.at ?? NaN;
@@ -86,19 +100,20 @@ describe('task graphs', () => {
       );
       assert.ok(at(spa?.remote.taskId, 'start') >= at(hotel?.remote.taskId, 'end'), 'spa after hotel');
       assert.ok(at(hotel?.remote.taskId, 'start') >= at(flight?.remote.taskId, 'end'), 'hotel after flight');
-      // The record's windows (the activities' clocks) overlap as well.
-      assert.ok((hotel?.window?.start ?? '') < (snow?.window?.end ?? '') && (snow?.window?.start ?? '') < (hotel?.window?.end ?? ''));
+      // The delegations' records (the activities' clocks) overlap as well.
+      const window = (r?: DelegationRecord) => ({ start: r?.turns[0]?.sentAt ?? '', end: r?.remote.history.at(-1)?.observedAt ?? '' });
+      assert.ok(window(hotel).start < window(snow).end && window(snow).start < window(hotel).end);
       // One context per agent: the spa went into the hotel's context.
       assert.deepEqual(Object.keys(g.contexts).sort(), ['arctic-tours', 'harbor-hotel', 'skyway-air']);
       assert.equal(spa?.remote.contextId, hotel?.remote.contextId);
       assert.equal(g.contexts['harbor-hotel'], hotel?.remote.contextId);
       assert.equal(work.find((w) => w.taskId === spa?.remote.taskId)?.contextId, hotel?.remote.contextId, 'the agent saw the same context');
       assert.notEqual(spa?.remote.taskId, hotel?.remote.taskId, 'a new task, not a message to the finished one');
-      // referenceTaskIds name the dependencies' remote tasks, as sent and as received.
-      assert.deepEqual(hotel?.referenceTaskIds, [flight?.remote.taskId]);
-      assert.deepEqual(snow?.referenceTaskIds, [flight?.remote.taskId]);
-      assert.deepEqual(spa?.referenceTaskIds, [hotel?.remote.taskId]);
-      assert.deepEqual(work.find((w) => w.taskId === spa?.remote.taskId)?.referenceTaskIds, [hotel?.remote.taskId]);
+      // referenceTaskIds name the dependencies' remote tasks, as the agents received them.
+      const received = (r?: DelegationRecord) => work.find((w) => w.taskId === r?.remote.taskId)?.referenceTaskIds;
+      assert.deepEqual(received(hotel), [flight?.remote.taskId]);
+      assert.deepEqual(received(snow), [flight?.remote.taskId]);
+      assert.deepEqual(received(spa), [hotel?.remote.taskId]);
       // The hotel's accepted booking went to the spa as a reference (ids and digest, not content).
       const hotelBooking = hotel?.artifacts[0];
       const sent = work.find((w) => w.taskId === spa?.remote.taskId);
@@ -160,7 +175,7 @@ describe('task graphs', () => {
       assert.equal(g.outcome?.kind, 'FAILED');
       assert.equal(node(g, 'lab').outcome, 'REMOTE_FAILED');
       assert.equal(node(g, 'long-tour').outcome, 'CANCELED');
-      assert.equal(node(g, 'long-tour').remote.state, 'TASK_STATE_CANCELED', 'the remote task was cancelled');
+      assert.equal((await detail(ctx, `${g.id}/long-tour`)).remote.state, 'TASK_STATE_CANCELED', 'the remote task was cancelled');
       assert.equal(node(g, 'ship').status, 'SKIPPED');
       assert.deepEqual(node(g, 'ship').reasons, ['fail-fast: node lab ended REMOTE_FAILED']);
       assert.deepEqual(g.cancel, { by: 'fail-fast', reason: 'fail-fast: node lab ended REMOTE_FAILED' });
@@ -199,10 +214,10 @@ describe('task graphs', () => {
       releaseSailboat();
       const g = await graphs.result(id);
       assert.equal(g.outcome?.kind, 'ACCEPTED');
-      const [first, red] = [node(g, 'sailboat'), node(g, 'red-boat')];
-      assert.equal(red.followUp, true);
-      assert.deepEqual(red.dependsOn, ['sailboat']);
-      assert.deepEqual(red.referenceTaskIds, [first.remote.taskId]);
+      assert.equal(node(g, 'red-boat').followUp, true);
+      assert.deepEqual(node(g, 'red-boat').dependsOn, ['sailboat']);
+      const [first, red] = await Promise.all([detail(ctx, `${id}/sailboat`), detail(ctx, `${id}/red-boat`)]);
+      assert.deepEqual(work.find((w) => w.taskId === red.remote.taskId)?.referenceTaskIds, [first.remote.taskId]);
       assert.equal(red.remote.contextId, first.remote.contextId);
       assert.notEqual(red.remote.taskId, first.remote.taskId);
       const svg = Buffer.from(red.artifacts[0]?.parts?.[0]?.raw ?? '', 'base64').toString('utf8');
@@ -213,12 +228,13 @@ describe('task graphs', () => {
       assert.equal(picture?.name, 'picture');
       assert.equal(picture?.contextId, first.remote.contextId);
       assert.deepEqual(
-        picture?.versions.map((v) => [v.nodeId, v.taskId, v.accepted]),
+        picture?.versions.map((v) => [v.version, v.nodeId, v.taskId, v.accepted]),
         [
-          ['sailboat', first.remote.taskId, true],
-          ['red-boat', red.remote.taskId, true],
+          [1, 'sailboat', first.remote.taskId, true],
+          [2, 'red-boat', red.remote.taskId, true],
         ],
       );
+      assert.equal(picture?.versionCount, 2);
       assert.notEqual(picture?.versions[0]?.artifactId, picture?.versions[1]?.artifactId);
       assert.equal(picture?.latestAccepted, red.artifacts[0]?.artifactId);
     });

@@ -102,7 +102,7 @@ describe('GraphState', () => {
     s.start('a1');
     s.start('b');
     assert.deepEqual(ids(s.startable()), []);
-    s.remoteKnown('a1', 't-a1', 'ctx-A');
+    s.remoteKnown('a1', 'ctx-A');
     assert.deepEqual(s.record.contexts, { A: 'ctx-A' });
     s.nodeSettled('b', accepted('t-b', 'ctx-B'));
     assert.deepEqual(ids(s.startable()), ['a2'], 'the context is known, and a slot is free');
@@ -182,10 +182,11 @@ describe('GraphState', () => {
         contextId: 'ctx',
         name: 'picture',
         latestAccepted: 'p2',
+        versionCount: 3,
         versions: [
-          { artifactId: 'p1', taskId: 't1', nodeId: 'v1', accepted: true, sha256: 'p1', size: 1 },
-          { artifactId: 'p2', taskId: 't2', nodeId: 'v2', accepted: true, sha256: 'p2', size: 1 },
-          { artifactId: 'p3', taskId: 't3', nodeId: 'v3', accepted: false, sha256: 'p3', size: 1 },
+          { version: 1, artifactId: 'p1', taskId: 't1', nodeId: 'v1', accepted: true, sha256: 'p1', size: 1 },
+          { version: 2, artifactId: 'p2', taskId: 't2', nodeId: 'v2', accepted: true, sha256: 'p2', size: 1 },
+          { version: 3, artifactId: 'p3', taskId: 't3', nodeId: 'v3', accepted: false, sha256: 'p3', size: 1 },
         ],
       },
     ]);
@@ -195,3 +196,101 @@ describe('GraphState', () => {
 function parseNode(raw: object) {
   return GraphNodeSpecSchema.parse(raw);
 }
+
+describe('GraphState at scale', () => {
+  const wide = (size: number, extra: object = {}) =>
+    parseGraphSpec({
+      concurrency: 1_000,
+      nodes: Array.from({ length: size }, (_, i) => n(`n${i}`, 'A', i >= 1_000 ? [`n${i - 1_000}`] : [])),
+      ...extra,
+    });
+  const big = (size: number) => new GraphState('g', { spec: wide(size), tenant: 'acme', owner: 'ops' });
+
+  it('runs 10,000 nodes 1,000 at a time, and carries a compact state across a continue-as-new', () => {
+    const s = big(10_000);
+    s.remoteKnown('n0', 'ctx');
+    let started = 0;
+    let carried = 0;
+    let state = s;
+    for (;;) {
+      const ready = state.startable();
+      if (!ready.length) break;
+      for (const r of ready) state.start(r.id);
+      started += ready.length;
+      assert.ok(state.runningCount <= 1_000, 'never more than the concurrency');
+      for (const r of ready.slice(0, 500))
+        state.nodeSettled(r.id, accepted(`t-${r.id}`, 'ctx', [{ artifactId: `a-${r.id}`, name: 'out', size: 1, sha256: 'x' }]));
+      // Every few rounds, go on in a "new run" from the carry, with nodes still running.
+      const carry = state.carry(4_000);
+      assert.ok(carry);
+      assert.ok(JSON.stringify(carry).length < 400_000, `the carry stays small (${JSON.stringify(carry).length} chars)`);
+      state = new GraphState('g', { spec: wide(10_000), tenant: 'acme', owner: 'ops' }, undefined, carry);
+      carried += 1;
+      for (const r of state.page({ state: 'RUNNING', limit: 1_000 }).nodes) state.nodeSettled(r.id, accepted(`t-${r.id}`, 'ctx'));
+    }
+    assert.equal(started, 10_000);
+    assert.equal(carried, 10, 'a new run after each round');
+    assert.equal(state.done, true);
+    assert.equal(state.runs, carried + 1);
+    const done = state.finish();
+    assert.equal(done.outcome?.kind, 'ACCEPTED');
+    assert.deepEqual(done.counts, { ACCEPTED: 10_000 });
+    // Bounded lineage: one name in one context, the newest 20 versions of all 10,000... of those that had one.
+    assert.equal(done.lineage.length, 1);
+    assert.equal(done.lineage[0]?.versions.length, 20);
+    assert.ok((done.lineage[0]?.versionCount ?? 0) >= 5_000);
+  });
+
+  it('sends a node what its dependency settled with, from a carry', () => {
+    const s = stateOf({ nodes: [n('a', 'A'), n('b', 'A', ['a'])] });
+    s.start('a');
+    s.nodeSettled('a', accepted('t-a', 'ctx', [{ artifactId: 'art', name: 'x', size: 2, sha256: 'ff' }]));
+    const next = new GraphState(
+      'g',
+      { spec: parseGraphSpec({ nodes: [n('a', 'A'), n('b', 'A', ['a'])] }), tenant: 'acme', owner: 'ops' },
+      undefined,
+      s.carry(10),
+    );
+    assert.deepEqual(ids(next.startable()), ['b']);
+    const req = next.start('b');
+    assert.deepEqual(req.referenceTaskIds, ['t-a']);
+    assert.equal(req.contextId, 'ctx');
+    assert.deepEqual(
+      (req.parts[1]?.data as { references: { artifactId: string }[] }).references.map((r) => r.artifactId),
+      ['art'],
+    );
+  });
+
+  it('pages nodes in spec order, filtered by state, whatever the size', () => {
+    const s = big(2_500);
+    s.remoteKnown('n0', 'ctx');
+    for (const r of s.startable()) s.start(r.id);
+    s.nodeSettled('n3', ended('REMOTE_FAILED'));
+    const page = s.page({ offset: 998, limit: 4 });
+    assert.deepEqual(ids(page.nodes), ['n998', 'n999', 'n1000', 'n1001']);
+    assert.deepEqual(page.page, { offset: 998, limit: 4, total: 2_500 });
+    assert.deepEqual(page.counts, { RUNNING: 999, REMOTE_FAILED: 1, SKIPPED: 2, PENDING: 1_498 }, 'n1003 and n2003 skipped');
+    assert.deepEqual(ids(s.page({ state: 'SKIPPED' }).nodes), ['n1003', 'n2003']);
+    assert.equal(s.page({ state: 'SKIPPED' }).nodes[1]?.reasons[0], 'depends on n1003, which was skipped');
+    assert.equal(s.page({ state: 'SETTLED' }).page.total, 1);
+    assert.equal(s.page({ limit: 5_000 }).nodes.length, 1_000, 'a page holds at most 1,000');
+    // A query's argument is anyone's: nonsense reads as the defaults.
+    assert.equal(s.page({ offset: 'x' as unknown as number, limit: -3 }).page.offset, 0);
+    assert.equal(s.page(null as unknown as undefined).nodes.length, 100);
+  });
+
+  it('refuses a spec too large to carry, and a follow-up past the limits', () => {
+    const huge = { nodes: Array.from({ length: 10 }, (_, i) => ({ id: `n${i}`, agent: 'A', text: 'x'.repeat(100_000) })) };
+    assert.match(problemsOf(huge)[0] ?? '', /characters as JSON, over the 1000000 a graph carries/);
+    assert.match(problemsOf({ nodes: Array.from({ length: 10_001 }, (_, i) => n(`n${i}`, 'A')) })[0] ?? '', /nodes: Too big/);
+    const s = big(10_000);
+    assert.match(s.refuseFollowUp(parseNode(n('more', 'A')), { tenant: 'acme', user: 'u' }) ?? '', /10000 nodes, the most one graph holds/);
+  });
+
+  it('finds no cycle in a chain of 10,000 (no recursion to overflow)', () => {
+    const chain = Array.from({ length: 10_000 }, (_, i) => ({ id: `n${i}`, dependsOn: i ? [`n${i - 1}`] : [] }));
+    assert.equal(findCycle(chain), undefined);
+    chain[0] = { id: 'n0', dependsOn: ['n9999'] };
+    assert.equal(findCycle(chain)?.length, 10_001);
+  });
+});

@@ -16,9 +16,17 @@ function renderGraph(g) {
         g.outcome ? h('span', {}, 'Outcome ', h('span', { 'data-field': 'graph-outcome' }, pill(g.outcome.kind))) : null,
         h('span', {}, `Owner ${g.tenant}/${g.owner}`),
         h('span', {}, `Failure policy ${g.failurePolicy}`),
-        h('span', {}, `${g.nodes.filter((n) => n.status === 'SETTLED').length}/${g.nodes.length} settled`),
+        h('span', { 'data-field': 'graph-progress' }, `${g.size - (g.counts.PENDING || 0) - (g.counts.RUNNING || 0)}/${g.size} done`),
+        g.runs > 1 ? h('span', {}, `run ${g.runs} (continued as new)`) : null,
       ),
     ),
+    g.page.total > g.nodes.length
+      ? h(
+          'p',
+          { class: 'muted' },
+          `Nodes ${g.page.offset + 1}–${g.page.offset + g.nodes.length} of ${g.page.total}; the API pages with ?offset= and ?limit=.`,
+        )
+      : null,
     dag(g.nodes),
     h('h2', {}, 'Nodes'),
     table(
@@ -40,7 +48,7 @@ function renderGraph(g) {
     h('h2', {}, 'Artifact lineage'),
     g.lineage.length
       ? table(
-          ['Name', 'Context', 'Versions (oldest first)'],
+          ['Name', 'Context', 'Versions (the newest 20, oldest first)'],
           g.lineage.map((l) => [
             l.name,
             h('td', { class: 'mono' }, short(l.contextId, 14)),
@@ -51,7 +59,7 @@ function renderGraph(g) {
                 h(
                   'li',
                   {},
-                  `node ${v.nodeId}, ${v.size} B, sha256 ${short(v.sha256, 12)}`,
+                  `v${v.version}: node ${v.nodeId}, ${v.size} B, sha256 ${short(v.sha256, 12)}`,
                   v.accepted ? '' : ' (not accepted)',
                   v.artifactId === l.latestAccepted ? h('strong', {}, ' ← latest accepted') : '',
                 ),

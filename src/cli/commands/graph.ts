@@ -7,10 +7,11 @@ import { parse as parseYaml } from 'yaml';
 import type { GraphClient } from '../../client/graph-client';
 import { InvalidRequestError } from '../../client/errors';
 import { GraphSpecError } from '../../shared/graph-spec';
-import type { GraphRecord } from '../../shared/graph-types';
+import { GRAPH_NODE_STATES } from '../../shared/graph-limits';
+import type { GraphPageRequest, GraphRecord } from '../../shared/graph-types';
 import { StatusLine } from '../progress';
 import { connectClient } from '../context';
-import { graphProgress, formatGraph, type LiveNodes } from '../graph-output';
+import { graphProgress, formatGraph } from '../graph-output';
 import { printJson } from '../output';
 import { UsageError } from '../usage-error';
 
@@ -43,7 +44,7 @@ async function follow(graphs: GraphClient, id: string, json?: boolean): Promise<
     await graphs.until(
       id,
       (g) => {
-        status.update(graphProgress(g), g.nodes.map((n) => `${n.id}:${n.status}`).join(','));
+        status.update(graphProgress(g), JSON.stringify(g.counts));
         return g.status === 'SETTLED';
       },
       300,
@@ -86,22 +87,23 @@ export async function graphRunCommand(
   }
 }
 
-export async function graphShowCommand(id: string, opts: { json?: boolean; config?: string }): Promise<number> {
-  const { graphs, baton, close } = await connectClient(opts.config);
+export async function graphShowCommand(
+  id: string,
+  opts: { json?: boolean; config?: string; offset?: number; limit?: number; state?: string },
+): Promise<number> {
+  const page: GraphPageRequest = {
+    ...(opts.offset !== undefined ? { offset: opts.offset } : {}),
+    ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
+    ...(opts.state ? { state: opts.state.toUpperCase() } : {}),
+  };
+  if (page.state && !(GRAPH_NODE_STATES as readonly string[]).includes(page.state))
+    throw new UsageError(`--state ${opts.state} is not a node state; use one of ${GRAPH_NODE_STATES.join(', ')}`);
+  const { graphs, close } = await connectClient(opts.config);
   try {
-    const g = await graphs.show(id);
-    if (opts.json) {
-      printJson(g);
-      return 0;
-    }
-    // Running nodes are delegations of their own: show what each is doing now (waiting for someone?).
-    const live: LiveNodes = new Map();
-    for (const n of g.nodes.filter((x) => x.status === 'RUNNING')) {
-      const r = await baton.show(n.delegationId).catch(() => undefined);
-      if (r)
-        live.set(n.id, { status: r.status, ...(r.pending ? { pending: { kind: r.pending.kind, requestId: r.pending.requestId } } : {}) });
-    }
-    process.stdout.write(`${formatGraph(g, live)}\n`);
+    // Running nodes are delegations of their own: the page says what each is doing now (waiting for someone?).
+    const g = await graphs.show(id, page);
+    if (opts.json) printJson(g);
+    else process.stdout.write(`${formatGraph(g)}\n`);
     return 0;
   } finally {
     await close();

@@ -1,0 +1,152 @@
+/**
+ * Large graphs with bounded history, on a real server: with `worker.continueAsNewAfterEvents` set low,
+ * a graph stops starting nodes once its history is full, lets the running ones settle, and goes on in a
+ * new run with its nodes' states, the agent's context and what later nodes are sent about earlier ones.
+ * Follow-ups and cancel work in a continued run; `graph show` pages through the nodes.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { GraphClient } from '../../src/client/graph-client';
+import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
+import { skywayAir, type WorkLog } from '../../src/demo/trip-agents';
+import type { DelegationRecord } from '../../src/shared/delegation-types';
+import type { GraphRecord } from '../../src/shared/graph-types';
+import { loopbackAgent, runsOf, withWorker, type TestWorkerContext } from '../helpers/temporal';
+
+type Work = Parameters<WorkLog>[0];
+const LOW = 40;
+
+const graphsFor = (ctx: TestWorkerContext): GraphClient =>
+  new GraphClient(ctx.client.connection, {
+    namespace: ctx.client.options.namespace,
+    taskQueue: ctx.taskQueue,
+    caller: { tenant: 'acme', user: 'ops-1' },
+  });
+
+const detail = async (ctx: TestWorkerContext, delegationId: string): Promise<DelegationRecord> =>
+  (await ctx.client.workflow.getHandle(delegationId).result()) as DelegationRecord;
+
+const node = (g: GraphRecord, id: string) => {
+  const found = g.nodes.find((n) => n.id === id);
+  assert.ok(found, `node ${id} on the page`);
+  return found;
+};
+
+describe('large graphs: continue-as-new', () => {
+  const work: Work[] = [];
+  let agent: RunningAgent;
+  let release: () => void = () => {};
+  const held = new Promise<void>((r) => (release = r));
+  before(async () => {
+    agent = await startAgentServer(
+      skywayAir({ workMs: 10, onWork: (w) => void work.push(w), hold: (text) => (/hold/.test(text) ? held : Promise.resolve()) }),
+    );
+  });
+  after(async () => {
+    release();
+    await agent.close();
+  });
+
+  it('runs a graph over several runs: every node once, one context, references across runs, history bounded', async () => {
+    await withWorker(
+      { 'skyway-air': loopbackAgent(agent.url, { acceptance: 'accept-any' }) },
+      async (ctx) => {
+        const graphs = graphsFor(ctx);
+        // Four chains of eight: node i depends on node i-4.
+        const nodes = Array.from({ length: 32 }, (_, i) => ({
+          id: `n${i}`,
+          agent: 'skyway-air',
+          text: `Book seat ${i}`,
+          ...(i >= 4 ? { dependsOn: [`n${i - 4}`] } : {}),
+        }));
+        const id = await graphs.start({ concurrency: 4, nodes }, { id: `large-${randomUUID()}` });
+        const g = await graphs.result(id, { limit: 1_000 });
+        assert.equal(g.outcome?.kind, 'ACCEPTED', JSON.stringify(g.outcome));
+        assert.deepEqual(g.counts, { ACCEPTED: 32 });
+
+        const runs = await runsOf(ctx.client, id);
+        assert.ok(runs.length >= 3, `the graph continued as new (${runs.length} runs)`);
+        assert.equal(g.runs, runs.length, 'the record counts the runs');
+        assert.ok(
+          runs.slice(0, -1).every((r) => r.continued),
+          'every run but the last continued as new',
+        );
+        // A run stops starting nodes at the threshold; the running ones (at most 4) settle in it.
+        const longest = Math.max(...runs.map((r) => r.events));
+        assert.ok(longest <= LOW + 4 * 12, `every run stays near the threshold (longest ${longest} events)`);
+
+        // Every node ran once, all in the one context the first node opened.
+        const records = await Promise.all(nodes.map((n) => detail(ctx, `${id}/${n.id}`)));
+        const starts = work.filter((w) => w.phase === 'start' && records.some((r) => r.remote.taskId === w.taskId));
+        assert.equal(starts.length, 32, 'one remote task per node');
+        assert.deepEqual([...new Set(starts.map((w) => w.contextId))], [g.contexts['skyway-air']]);
+        // What a node is sent about its dependency, across runs: the dependency's task and accepted artifact.
+        for (let i = 4; i < 32; i++) {
+          const [dep, self] = [records[i - 4], records[i]];
+          const sent = work.find((w) => w.taskId === self?.remote.taskId && w.phase === 'start');
+          assert.deepEqual(sent?.referenceTaskIds, [dep?.remote.taskId], `n${i} references n${i - 4}`);
+          assert.equal(
+            (sent?.data[0] as { references: { artifactId: string }[] }).references[0]?.artifactId,
+            dep?.artifacts[0]?.artifactId,
+          );
+        }
+
+        // Pages: a slice of the nodes in spec order, and a filter by state.
+        const page = await graphs.show(id, { offset: 10, limit: 5 });
+        assert.deepEqual(
+          page.nodes.map((n) => n.id),
+          ['n10', 'n11', 'n12', 'n13', 'n14'],
+        );
+        assert.deepEqual(page.page, { offset: 10, limit: 5, total: 32 });
+        assert.equal((await graphs.show(id, { state: 'PENDING' })).page.total, 0);
+        assert.equal((await graphs.show(id, { state: 'ACCEPTED', limit: 1 })).page.total, 32);
+      },
+      { continueAsNewAfterEvents: LOW },
+    );
+  });
+
+  it('takes a follow-up and a cancel in a continued run; the follow-up references a node of an earlier run', async () => {
+    await withWorker(
+      { 'skyway-air': loopbackAgent(agent.url, { acceptance: 'accept-any' }) },
+      async (ctx) => {
+        const graphs = graphsFor(ctx);
+        const quick = Array.from({ length: 12 }, (_, i) => ({ id: `q${i}`, agent: 'skyway-air', text: `Book seat ${i}` }));
+        const id = await graphs.start({
+          concurrency: 2,
+          nodes: [
+            ...quick,
+            { id: 'held', agent: 'skyway-air', text: 'Please hold the seat', dependsOn: ['q11'] },
+            { id: 'after', agent: 'skyway-air', text: 'Then book the return', dependsOn: ['held'] },
+          ],
+        });
+        const running = await graphs.until(id, (g) => g.counts.RUNNING === 1 && node(g, 'held').status === 'RUNNING', 50, { limit: 20 });
+        assert.ok(running.runs >= 2, `the graph continued as new before the held node (run ${running.runs})`);
+
+        const added = await graphs.addFollowUp(id, {
+          id: 'extra',
+          agent: 'skyway-air',
+          text: 'Book a seat for the dog',
+          dependsOn: ['q0'],
+        });
+        assert.equal(added.delegationId, `${id}/extra`);
+        await graphs.until(id, (g) => node(g, 'extra').status === 'SETTLED', 50);
+        const extra = await detail(ctx, added.delegationId);
+        assert.equal(extra.outcome?.kind, 'ACCEPTED');
+        const q0 = await detail(ctx, `${id}/q0`);
+        const sent = work.find((w) => w.taskId === extra.remote.taskId && w.phase === 'start');
+        assert.deepEqual(sent?.referenceTaskIds, [q0.remote.taskId], 'the follow-up references q0, settled in the first run');
+
+        const cancelled = await graphs.cancel(id, 'the flight was called off');
+        assert.equal(cancelled.outcome?.kind, 'CANCELED');
+        const g = await graphs.show(id);
+        assert.equal(node(g, 'held').outcome, 'CANCELED');
+        assert.equal(node(g, 'after').status, 'SKIPPED');
+        assert.deepEqual(node(g, 'after').reasons, ['graph cancelled: the flight was called off']);
+        assert.equal(node(g, 'extra').followUp, true);
+        assert.deepEqual(g.counts, { ACCEPTED: 13, CANCELED: 1, SKIPPED: 1 });
+      },
+      { continueAsNewAfterEvents: LOW },
+    );
+  });
+});
