@@ -1,4 +1,4 @@
-// Baton's web app: the inbox, a delegation's page, a graph's page. It speaks only the HTTP API
+// Baton's web app: the inbox, the delegations and graphs, a delegation's page, a graph's page. It speaks only the HTTP API
 // (/api/v1, the same one other services use) and never puts remote text into markup: everything an
 // agent wrote is set as textContent. Browser ES modules, no build step; this one routes.
 import { api, TOKEN_KEY } from './api.js';
@@ -6,6 +6,7 @@ import { fill, notice } from './dom.js';
 import { delegationPage } from './pages/delegation.js';
 import { delegationsPage } from './pages/delegations.js';
 import { graphPage } from './pages/graph.js';
+import { graphsPage } from './pages/graphs.js';
 import { inboxPage } from './pages/inbox.js';
 import { signInPage } from './pages/sign-in.js';
 
@@ -35,6 +36,7 @@ async function route() {
     if (page === 'd' && arg) await delegationPage(decodeURIComponent(arg), controller.signal);
     else if (page === 'g' && arg) await graphPage(decodeURIComponent(arg), controller.signal);
     else if (page === 'delegations') await delegationsPage(controller.signal, arg);
+    else if (page === 'graphs') await graphsPage(controller.signal, arg);
     else await inboxPage(controller.signal);
   } catch (err) {
     if (controller.signal.aborted) return;

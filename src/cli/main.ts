@@ -21,7 +21,7 @@ import { listCommand } from './commands/list';
 import { showCommand } from './commands/show';
 import { answerCommand, authorizeCommand, cancelCommand, reviewCommand } from './commands/steer';
 import { watchCommand } from './commands/watch';
-import { graphAddCommand, graphCancelCommand, graphRunCommand, graphShowCommand } from './commands/graph';
+import { graphAddCommand, graphCancelCommand, graphListCommand, graphRunCommand, graphShowCommand } from './commands/graph';
 import { workerCommand } from './commands/worker';
 import { webhookCommand } from './commands/webhook';
 import { uiCommand } from './commands/ui';
@@ -267,6 +267,16 @@ graph
   .option('--detach', 'print the id and return once started')
   .option('--json', 'print JSON')
   .action((spec: string, o: { id?: string; detach?: boolean; json?: boolean }) => run(() => graphRunCommand(spec, { ...o, ...globals() })));
+
+graph
+  .command('ls')
+  .description("list the caller's graphs, newest first")
+  .option('--status <status>', 'running or settled', oneOf(['RUNNING', 'SETTLED']))
+  .option('--limit <n>', 'at most this many', positiveInt, 50)
+  .option('--json', 'print JSON')
+  .action((o: { status?: string; limit: number; json?: boolean }) =>
+    run(() => graphListCommand({ ...o, status: o.status?.toLowerCase() as 'running' | 'settled' | undefined, ...globals() })),
+  );
 
 graph
   .command('show')

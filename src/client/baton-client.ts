@@ -76,6 +76,13 @@ export const UNVERSIONED = 'none';
 
 const FILTER_VALUE = /^[A-Za-z0-9_.:@/-]+$/;
 
+/** A value for a visibility query, quoted; refused (InvalidRequestError) unless it is a plain identifier. */
+export function quoted(field: string, value: string): string {
+  if (!FILTER_VALUE.test(value))
+    throw new InvalidRequestError(`${field} ${JSON.stringify(value)} may use letters, digits and . _ : @ / - only`);
+  return `'${value}'`;
+}
+
 export { DelegationNotFoundError, InvalidRequestError, RequestRefusedError };
 
 /** Which credentials a delegation's agent accepts, said for a refusal. */
@@ -117,18 +124,26 @@ export class BatonClient {
    * caller, never from the filter: a contextId or an id is not a permission.
    */
   async list(filter: ListFilter = {}): Promise<DelegationSummary[]> {
-    const quoted = (field: string, value: string): string => {
-      if (!FILTER_VALUE.test(value))
-        throw new InvalidRequestError(`${field} ${JSON.stringify(value)} may use letters, digits and . _ : @ / - only`);
-      return `'${value}'`;
-    };
-    const clauses = [`WorkflowType = 'delegationWorkflow'`, `${SA_TENANT.name} = ${quoted('tenant', this.opts.caller.tenant)}`];
+    const clauses = this.ownDelegations();
     if (filter.status) clauses.push(`${SA_STATUS.name} = ${quoted('status', filter.status.toUpperCase())}`);
     if (filter.agent) clauses.push(`${SA_AGENT.name} = ${quoted('agent', filter.agent)}`);
     if (filter.outcome) clauses.push(`${SA_OUTCOME.name} = ${quoted('outcome', filter.outcome.toUpperCase())}`);
     if (filter.batonVersion === UNVERSIONED) clauses.push(`${SA_BATON_VERSION.name} IS NULL`);
     else if (filter.batonVersion) clauses.push(`${SA_BATON_VERSION.name} = ${quoted('batonVersion', filter.batonVersion)}`);
-    const limit = filter.limit ?? 50;
+    return this.rows(clauses, filter.limit ?? 50);
+  }
+
+  /** The caller's delegations, each once: a delegation that continued as new is its open or last run. */
+  private ownDelegations(): string[] {
+    return [
+      `WorkflowType = 'delegationWorkflow'`,
+      `${SA_TENANT.name} = ${quoted('tenant', this.opts.caller.tenant)}`,
+      `ExecutionStatus != 'ContinuedAsNew'`,
+    ];
+  }
+
+  /** One visibility query: the rows that match all of `clauses`, newest first. */
+  private async rows(clauses: string[], limit: number): Promise<DelegationSummary[]> {
     const rows: DelegationSummary[] = [];
     if (limit <= 0) return rows;
     const listed = this.client.workflow.list({ query: clauses.join(' AND '), pageSize: Math.min(limit, 100) });
@@ -158,9 +173,11 @@ export class BatonClient {
    * delegation's record for its prompt. Oldest first: the longest wait is answered first.
    */
   async inbox(limit = 50): Promise<DelegationRecord[]> {
-    const waiting = (
-      await Promise.all(['WAITING_INPUT', 'WAITING_AUTH', 'WAITING_REVIEW'].map((status) => this.list({ status, limit })))
-    ).flat();
+    // One visibility query for every kind of wait.
+    const waiting = await this.rows(
+      [...this.ownDelegations(), `${SA_STATUS.name} IN ('WAITING_INPUT', 'WAITING_AUTH', 'WAITING_REVIEW')`],
+      limit,
+    );
     // One delegation gone, or whose worker is down (it cannot take an answer now either), does not
     // keep the others out of the inbox.
     const records = await Promise.all(

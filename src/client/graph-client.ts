@@ -6,7 +6,16 @@ import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, ty
 import type { Caller } from '../shared/delegation-types';
 import { parseGraphSpec } from '../shared/graph-spec';
 import { pageOfRecord } from '../shared/graph-page';
-import { graphAttributes, SA_PENDING_REQUEST, SA_REMOTE_STATE, SA_REMOTE_TASK_ID, SA_STATUS } from '../shared/search-attributes';
+import {
+  graphAttributes,
+  SA_BATON_VERSION,
+  SA_PENDING_REQUEST,
+  SA_REMOTE_STATE,
+  SA_REMOTE_TASK_ID,
+  SA_STATUS,
+  SA_TENANT,
+} from '../shared/search-attributes';
+import { quoted } from './baton-client';
 import type { TaskState } from '../shared/a2a-types';
 import type { GraphNodeSpec, GraphPageRequest, GraphRecord } from '../shared/graph-types';
 import type { taskGraphWorkflow } from '../../workflows/task-graph';
@@ -18,6 +27,27 @@ import { temporalCall } from './temporal-call';
 
 /** Graph workflow ids without an explicit one. */
 export const GRAPH_ID_PREFIX = 'graph-';
+
+/** One graph in a list: what visibility says about it, without reading the graph itself. */
+export interface GraphSummary {
+  id: string;
+  /** RUNNING while the workflow runs (cancelling included), SETTLED once it returned its record, FAILED when its spec was refused, or Temporal's own word (TERMINATED, …). */
+  status: string;
+  /** When the graph's current run started (a graph that continued as new: its latest run). */
+  started: string;
+  closed?: string;
+  /** The Baton version that started it. */
+  batonVersion?: string;
+}
+
+/** Which graphs `list` returns: running, settled (closed), or all; newest first. */
+export interface GraphListFilter {
+  status?: 'running' | 'settled';
+  limit?: number;
+}
+
+/** Temporal's execution status as a graph's status in a list. */
+const LISTED_STATUS: Record<string, string> = { RUNNING: 'RUNNING', COMPLETED: 'SETTLED' };
 
 export class GraphClient {
   readonly client: Client;
@@ -114,6 +144,36 @@ export class GraphClient {
         if (status) node.delegation = { status, ...(pendingRequest ? { pendingRequest } : {}) };
       }
     });
+  }
+
+  /**
+   * The caller's graphs, newest first, in one visibility query; the tenant comes from the caller. A graph
+   * that continued as new is one row (its open or last run).
+   */
+  async list(filter: GraphListFilter = {}): Promise<GraphSummary[]> {
+    const clauses = [
+      `WorkflowType = 'taskGraphWorkflow'`,
+      `${SA_TENANT.name} = ${quoted('tenant', this.opts.caller.tenant)}`,
+      `ExecutionStatus != 'ContinuedAsNew'`,
+    ];
+    if (filter.status === 'running') clauses.push(`ExecutionStatus = 'Running'`);
+    if (filter.status === 'settled') clauses.push(`ExecutionStatus != 'Running'`);
+    const limit = filter.limit ?? 50;
+    const rows: GraphSummary[] = [];
+    await this.call(async () => {
+      for await (const wf of this.client.workflow.list({ query: clauses.join(' AND '), pageSize: Math.min(limit, 100) })) {
+        const version = wf.typedSearchAttributes.get(SA_BATON_VERSION);
+        rows.push({
+          id: wf.workflowId,
+          status: LISTED_STATUS[wf.status.name] ?? wf.status.name,
+          started: (wf.executionTime ?? wf.startTime).toISOString(),
+          ...(wf.closeTime ? { closed: wf.closeTime.toISOString() } : {}),
+          ...(version ? { batonVersion: version } : {}),
+        });
+        if (rows.length >= limit) break;
+      }
+    });
+    return rows;
   }
 
   /** Waits until the graph settles; resolves with its first page (`page` for another). */

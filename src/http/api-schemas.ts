@@ -76,6 +76,11 @@ export const GraphPageQuerySchema = z
   })
   .strict();
 
+/** `GET /graphs`: running or settled graphs, how many. */
+export const GraphListQuerySchema = z
+  .object({ status: z.enum(['running', 'settled']).optional(), limit: z.coerce.number().int().min(1).max(500).optional() })
+  .strict();
+
 /** Text becomes a text part; parts pass as given. */
 export function partsOf(body: { text?: string; parts?: z.infer<typeof PartSchema>[] }): z.infer<typeof PartSchema>[] {
   return [...(body.text !== undefined ? [{ text: body.text, mediaType: 'text/plain' }] : []), ...(body.parts ?? [])];

@@ -14,6 +14,7 @@ import type { BatonClient } from '../client/baton-client';
 import { asBatonError } from '../errors/as-baton-error';
 import { BatonError } from '../shared/baton-error';
 import type { GraphClient } from '../client/graph-client';
+import { GraphNodeSpecSchema } from '../shared/graph-types';
 import { projectRoot } from '../runtime/project-root';
 import { changeKeyOf } from '../shared/delegation-result';
 import type { Caller, DelegationRecord } from '../shared/delegation-types';
@@ -21,6 +22,7 @@ import {
   AnswerBodySchema,
   AuthorizeBodySchema,
   CancelBodySchema,
+  GraphListQuerySchema,
   GraphPageQuerySchema,
   ListQuerySchema,
   partsOf,
@@ -304,6 +306,47 @@ export function createApiApp(opts: ApiServerOptions): express.Express {
   api.get(
     '/inbox',
     handle(async (req, res) => void res.json({ requests: (await as(req).baton.inbox()).map(inboxItem) })),
+  );
+
+  api.get(
+    '/graphs',
+    handle(async (req, res) => {
+      const q = parse(GraphListQuerySchema, req.query, 'query');
+      res.json({ graphs: await as(req).graphs.list(q) });
+    }),
+  );
+
+  // The body is a graph spec, as `baton graph run` reads from a file (its `id` names the graph).
+  api.post(
+    '/graphs',
+    handle(async (req, res) => {
+      const id = await as(req).graphs.start(req.body);
+      log.info({ graphId: id, caller: as(req).caller }, 'graph started over HTTP');
+      res
+        .status(201)
+        .location(`/api/v1/graphs/${encodeURIComponent(id)}`)
+        .json({ id });
+    }),
+  );
+
+  api.post(
+    '/graphs/:id/nodes',
+    handle(async (req, res) => {
+      const node = parse(GraphNodeSpecSchema, req.body, 'node');
+      const added = await as(req).graphs.addFollowUp(idOf(req), node);
+      res
+        .status(201)
+        .location(`/api/v1/delegations/${encodeURIComponent(added.delegationId)}`)
+        .json(added);
+    }),
+  );
+
+  api.post(
+    '/graphs/:id/cancel',
+    handle(async (req, res) => {
+      const body = parse(CancelBodySchema, req.body, 'cancel');
+      res.json(await as(req).graphs.cancel(idOf(req), body.reason));
+    }),
   );
 
   api.get(

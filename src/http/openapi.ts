@@ -3,6 +3,7 @@
  * checks them with; responses are described here and checked against the running server by a test.
  */
 import { GRAPH_NODE_STATES, MAX_GRAPH_PAGE } from '../shared/graph-limits';
+import { GraphNodeSpecSchema, GraphSpecSchema } from '../shared/graph-types';
 import { ERROR_KIND_NAMES } from '../shared/baton-error';
 import { DELEGATION_STATUSES, OUTCOMES } from '../shared/delegation-types';
 import { AnswerBodySchema, AuthorizeBodySchema, CancelBodySchema, jsonSchemaOf, ReviewBodySchema, StartBodySchema } from './api-schemas';
@@ -262,6 +263,19 @@ const schemas = {
       runs: { type: 'integer', description: 'Workflow runs so far (a large graph continues as new).' },
     },
   },
+  GraphSummary: {
+    type: 'object',
+    required: ['id', 'status', 'started'],
+    properties: {
+      id: { type: 'string' },
+      status: { type: 'string', description: 'RUNNING, SETTLED, FAILED (its spec was refused), or Temporal’s word (TERMINATED, …).' },
+      started: { type: 'string', format: 'date-time', description: 'When its current run started.' },
+      closed: { type: 'string', format: 'date-time' },
+      batonVersion: { type: 'string' },
+    },
+  },
+  GraphSpec: jsonSchemaOf(GraphSpecSchema),
+  GraphNode: jsonSchemaOf(GraphNodeSpecSchema),
   StartRequest: jsonSchemaOf(StartBodySchema),
   AnswerRequest: jsonSchemaOf(AnswerBodySchema),
   AuthorizeRequest: jsonSchemaOf(AuthorizeBodySchema),
@@ -436,6 +450,60 @@ export function openApiDocument(): Record<string, unknown> {
           },
         },
       },
+      '/graphs': {
+        get: {
+          operationId: 'listGraphs',
+          summary: 'The caller’s graphs, newest first',
+          parameters: [
+            { name: 'status', in: 'query', schema: { enum: ['running', 'settled'] } },
+            { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
+          ],
+          responses: {
+            '200': json(
+              { type: 'object', required: ['graphs'], properties: { graphs: { type: 'array', items: ref('GraphSummary') } } },
+              'Matching graphs',
+            ),
+            ...errors(400, 401, 503),
+          },
+        },
+        post: {
+          operationId: 'startGraph',
+          summary: 'Start a task graph from a spec (the format of `baton graph run` files)',
+          requestBody: body(ref('GraphSpec')),
+          responses: {
+            '201': json(ref('Started'), 'Started; the Location header names the graph'),
+            ...errors(400, 401, 409, 413, 503),
+          },
+        },
+      },
+      '/graphs/{id}/nodes': {
+        post: {
+          operationId: 'addGraphNode',
+          summary: 'Add a follow-up node to a running graph (a refinement names the node it `refines`)',
+          parameters: [{ ...idParam, description: 'The graph id.' }],
+          requestBody: body(ref('GraphNode')),
+          responses: {
+            '201': json(
+              {
+                type: 'object',
+                required: ['nodeId', 'delegationId'],
+                properties: { nodeId: { type: 'string' }, delegationId: { type: 'string' } },
+              },
+              'Added; the node runs once its dependencies are ACCEPTED',
+            ),
+            ...errors(400, 401, 404, 409, 503),
+          },
+        },
+      },
+      '/graphs/{id}/cancel': {
+        post: {
+          operationId: 'cancelGraph',
+          summary: 'Cancel the graph: its running nodes (and their remote tasks) are cancelled, the rest skipped',
+          parameters: [{ ...idParam, description: 'The graph id.' }],
+          requestBody: body(ref('CancelRequest')),
+          responses: { '200': json(ref('Graph'), 'The settled graph (its first page of nodes)'), ...errors(400, 401, 404, 409, 503) },
+        },
+      },
       '/graphs/{id}': {
         get: {
           operationId: 'showGraph',
@@ -446,7 +514,7 @@ export function openApiDocument(): Record<string, unknown> {
             { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: MAX_GRAPH_PAGE, default: 100 } },
             { name: 'state', in: 'query', schema: { enum: [...GRAPH_NODE_STATES] }, description: 'Only nodes in this state' },
           ],
-          responses: { '200': json(ref('Graph'), 'The graph'), ...errors(401, 404, 503) },
+          responses: { '200': json(ref('Graph'), 'The graph'), ...errors(400, 401, 404, 503) },
         },
       },
     },

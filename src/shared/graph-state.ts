@@ -254,11 +254,11 @@ export class GraphState {
 
   /**
    * The input of a node's delegation: its request, the graph's tenant and owner, the node's policy and
-   * contract. The delegation tells the graph its remote task (for the agent's context) and, with
-   * `settled`, how it ended (a graph that continues as new has no child result for the nodes an earlier
+   * contract. The delegation tells the graph its remote task (for the agent's context) and, in a graph
+   * that may continue as new (`large`), how it ended (there is no child result for the nodes an earlier
    * run started); requests are answered at the node itself (`baton answer <graphId>/<nodeId>`), not through the graph.
    */
-  delegationInput(id: string, request: NodeRequest, opts: { settled?: boolean } = {}): DelegationInput {
+  delegationInput(id: string, request: NodeRequest, opts: { large?: boolean } = {}): DelegationInput {
     const spec = this.specs[this.at(id)] as GraphNodeSpec;
     return {
       agent: spec.agent,
@@ -269,7 +269,11 @@ export class GraphState {
       ...(request.contextId ? { contextId: request.contextId } : {}),
       ...(request.referenceTaskIds.length ? { referenceTaskIds: request.referenceTaskIds } : {}),
       ...(spec.contract ? { contract: spec.contract } : {}),
-      notify: { workflowId: this.header.id, remoteTask: true, requests: false, ...(opts.settled ? { settled: true } : {}) },
+      // A graph that may continue as new learns how the node ended by Signal, and its remote task only
+      // while the agent's context is not known yet (every Signal waits on the graph's lock at the server).
+      notify: opts.large
+        ? { workflowId: this.header.id, remoteTask: !request.contextId, requests: false, settled: true }
+        : { workflowId: this.header.id, remoteTask: true, requests: false },
     };
   }
 

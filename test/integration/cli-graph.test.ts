@@ -66,9 +66,21 @@ describe('baton graph', () => {
       assert.match(shown.stdout, /^ {4}snowmobile +ACCEPTED +arctic-tours +after flight/m);
       assert.match(shown.stdout, /^ {6}spa +ACCEPTED +harbor-hotel +after hotel/m);
       assert.match(shown.stdout, /^ {2}booking +v2 of 2 .* node spa /m, 'the latest accepted booking in the hotel context');
+      assert.match(shown.stdout, /^progress +4 ACCEPTED of 4 node\(s\)$/m);
+      // A page of one state, and the lines that say where the next page starts.
+      const page = await runCli(['graph', 'show', g.id, '--state', 'accepted', '--limit', '2'], env);
+      assert.equal(page.code, 0, page.stderr);
+      assert.match(page.stdout, /^nodes +1–2 of 4 ACCEPTED \(next: --offset 2\)$/m);
+      assert.equal((await runCli(['graph', 'show', g.id, '--state', 'sideways'], env)).code, 2);
       const foreign = await runCli(['graph', 'show', g.id], { ...env, BATON_TENANT: 'globex' });
       assert.equal(foreign.code, 1);
       assert.match(foreign.stderr, /no graph with id/);
+      // Listed for its tenant, once settled (visibility is eventually consistent: asked again, bounded).
+      let listed: { id: string; status: string }[] = [];
+      for (let i = 0; i < 100 && !listed.some((r) => r.id === g.id); i++)
+        listed = JSON.parse((await runCli(['graph', 'ls', '--status', 'settled', '--json'], env)).stdout) as typeof listed;
+      assert.equal(listed.find((r) => r.id === g.id)?.status, 'SETTLED');
+      assert.deepEqual(JSON.parse((await runCli(['graph', 'ls', '--json'], { ...env, BATON_TENANT: 'globex' })).stdout), []);
 
       const started = await runCli(['graph', 'run', example('sailboat.yaml'), '--detach', '--json'], env);
       assert.equal(started.code, 0, started.stderr);

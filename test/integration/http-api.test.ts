@@ -306,6 +306,73 @@ describe('HTTP API', () => {
       { policies },
     );
   });
+
+  it('starts, lists, extends and cancels graphs; pages their nodes; another tenant sees none of it', async () => {
+    const registry = { 'supplier-qa': loopbackAgent(agents[0]?.url ?? ''), 'skyway-air': loopbackAgent(agents[1]?.url ?? '') };
+    await withWorker(registry, async (ctx) =>
+      serve(ctx, async (_api, call) => {
+        // A spec the client refuses: every problem named, nothing started.
+        const bad = await call('POST', '/graphs', { body: { nodes: [{ id: 'a', agent: 'skyway-air', text: 'x', dependsOn: ['ghost'] }] } });
+        assert.equal(bad.status, 400);
+        assert.match(bad.body.error.message, /node a: depends on unknown node ghost/);
+
+        const spec = {
+          concurrency: 2,
+          nodes: [
+            // The agent asks a question nobody answers: the graph runs until it is cancelled.
+            { id: 'check', agent: 'supplier-qa', text: 'Verify inspection-92 against order A1042' },
+            ...Array.from({ length: 5 }, (_, i) => ({ id: `seat-${i}`, agent: 'skyway-air', text: `Book seat ${i} on HEL-ROV` })),
+          ],
+        };
+        const started = await call('POST', '/graphs', { body: { ...spec, id: `api-graph-${Date.now()}` } });
+        assert.equal(started.status, 201);
+        const id = started.body.id as string;
+        assert.equal((await call('POST', '/graphs', { body: { ...spec, id } })).status, 409, 'an id names one graph');
+
+        // A follow-up through the API, refused when it breaks the graph, taken otherwise.
+        const refused = await call('POST', `/graphs/${id}/nodes`, {
+          body: { id: 'x', agent: 'skyway-air', text: 'hi', dependsOn: ['nope'] },
+        });
+        assert.equal(refused.status, 409);
+        assert.match(refused.body.error.message, /depends on unknown node nope/);
+        const added = await call('POST', `/graphs/${id}/nodes`, {
+          body: { id: 'seat-5', agent: 'skyway-air', text: 'Book seat 5 too', dependsOn: ['seat-0'] },
+        });
+        assert.equal(added.status, 201);
+        assert.deepEqual(added.body, { nodeId: 'seat-5', delegationId: `${id}/seat-5` });
+        assert.equal(
+          (await call('POST', `/graphs/${id}/nodes`, { token: GLOBEX, body: { id: 'y', agent: 'skyway-air', text: 'hi' } })).status,
+          404,
+        );
+
+        // Listed for its tenant (running, then settled), not for another.
+        const listed = (await call('GET', '/graphs?status=running')).body.graphs as { id: string; status: string }[];
+        assert.equal(listed.find((g) => g.id === id)?.status, 'RUNNING');
+        assert.deepEqual((await call('GET', '/graphs', { token: GLOBEX })).body.graphs, []);
+        assert.equal((await call('GET', '/graphs?status=sideways')).status, 400);
+
+        // A page of nodes, of one state.
+        const page = await call('GET', `/graphs/${id}?offset=2&limit=3`);
+        assert.deepEqual(
+          page.body.nodes.map((n: { id: string }) => n.id),
+          ['seat-1', 'seat-2', 'seat-3'],
+        );
+        assert.deepEqual(page.body.page, { offset: 2, limit: 3, total: 7 });
+        assert.equal((await call('GET', `/graphs/${id}?limit=5000`)).status, 400);
+
+        assert.equal((await call('POST', `/graphs/${id}/cancel`, { token: GLOBEX, body: {} })).status, 404);
+        const cancelled = await call('POST', `/graphs/${id}/cancel`, { body: { reason: 'flight called off' } });
+        assert.equal(cancelled.status, 200);
+        assert.equal(cancelled.body.outcome.kind, 'CANCELED');
+        assert.equal((await call('POST', `/graphs/${id}/cancel`, { body: {} })).status, 409, 'a settled graph takes no cancel');
+        let settled: { id: string; status: string }[] = [];
+        // The visibility index is eventually consistent: ask again until it has caught up (bounded).
+        for (let i = 0; i < 100 && !settled.some((g) => g.id === id); i++)
+          settled = (await call('GET', '/graphs?status=settled')).body.graphs;
+        assert.equal(settled.find((g) => g.id === id)?.status, 'SETTLED');
+      }),
+    );
+  });
 });
 
 const batonOf = (ctx: TestWorkerContext): BatonClient =>

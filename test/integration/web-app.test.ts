@@ -151,7 +151,19 @@ describe('web app in Chromium', () => {
         assert.equal(await page.locator('svg.dag path[marker-end]').count(), 1, 'one edge: flight → hotel');
         assert.equal(await page.locator('svg.dag a[data-node="hotel"]').getAttribute('href'), `#/d/${encodeURIComponent(`${id}/hotel`)}`);
         await page.locator('[data-field="graph-outcome"]', { hasText: 'ACCEPTED' }).waitFor();
+        assert.equal(await page.locator('[data-field="graph-progress"]').innerText(), '2/2 done');
+        assert.equal(await page.locator('[data-action="cancel-graph"]').count(), 0, 'a settled graph has no cancel button');
         assert.doesNotMatch(await page.locator('main').innerText(), /\bnull\b|\bundefined\b/);
+        // The graph list links to it once visibility has it (eventually consistent: the page is read again).
+        const link = page.locator(`main a[href="#/g/${encodeURIComponent(id)}"]`);
+        await page.goto(`${api.url}/#/graphs/settled`);
+        await page.locator('[data-field="graph-filters"]').waitFor();
+        for (let i = 0; i < 50 && !(await link.count()); i++) {
+          await page.reload();
+          await page.locator('[data-field="graph-filters"]').waitFor();
+        }
+        assert.equal(await link.count(), 1, 'the settled graphs list it');
+        assert.match(await page.locator('main table').innerText(), /SETTLED/);
         assert.deepEqual(problems, []);
       }),
     );

@@ -1,11 +1,31 @@
-// One task graph: the DAG with node states, the nodes, and artifact lineage; refreshed until it settles.
+// One task graph: the DAG with node states, the nodes, and artifact lineage; refreshed until it settles, with a cancel button while it runs.
 import { api } from '../api.js';
 import { dag } from '../dag.js';
-import { fill, h, pill, short, table } from '../dom.js';
+import { fill, h, pill, prependNotice, short, table } from '../dom.js';
+
+function cancelButton(g) {
+  return h(
+    'button',
+    {
+      class: 'secondary',
+      'data-action': 'cancel-graph',
+      onclick: async (e) => {
+        e.target.disabled = true;
+        try {
+          await api(`/graphs/${encodeURIComponent(g.id)}/cancel`, { method: 'POST', body: { reason: 'cancelled from the web app' } });
+        } catch (err) {
+          prependNotice(`${err.type}: ${err.message}`);
+        }
+      },
+    },
+    'Cancel graph',
+  );
+}
 
 function renderGraph(g) {
   fill(
     h('h1', {}, 'Graph ', h('span', { class: 'mono' }, g.id)),
+    g.status === 'RUNNING' ? cancelButton(g) : null,
     h(
       'div',
       { class: 'card' },

@@ -151,3 +151,25 @@ export async function graphCancelCommand(id: string, opts: { reason?: string; js
     await close();
   }
 }
+
+export async function graphListCommand(opts: {
+  status?: 'running' | 'settled';
+  limit: number;
+  json?: boolean;
+  config?: string;
+}): Promise<number> {
+  const { graphs, close } = await connectClient(opts.config);
+  try {
+    const rows = await graphs.list({ ...(opts.status ? { status: opts.status } : {}), limit: opts.limit });
+    if (opts.json) printJson(rows);
+    else if (!rows.length) process.stdout.write(`no ${opts.status ? `${opts.status} ` : ''}graphs\n`);
+    else
+      for (const g of rows)
+        process.stdout.write(
+          `${g.id.padEnd(44)} ${g.status.padEnd(10)} ${g.started}${g.closed ? `  closed ${g.closed}` : ''} ${g.batonVersion ? `v${g.batonVersion}` : 'v<0.2'}\n`,
+        );
+    return 0;
+  } finally {
+    await close();
+  }
+}
