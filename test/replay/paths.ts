@@ -36,6 +36,8 @@ export const REQUIRED_PATHS = [
   'continue-as-new',
   'continued',
   'sparse-poll',
+  'graph-continue-as-new',
+  'graph-continued',
 ] as const;
 export type ReplayPath = (typeof REQUIRED_PATHS)[number];
 
@@ -92,6 +94,9 @@ export function pathsOf(history: History): ReplayPath[] {
     paths.add('graph');
     if (updates.some((u) => u.name === 'addFollowUp')) paths.add('graph-follow-up');
     if (updates.some((u) => u.name === 'cancelGraph')) paths.add('graph-cancel');
+    // A large graph's run that continued as new with nodes running, and one that went on from another.
+    if (events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes) paths.add('graph-continue-as-new');
+    if (events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId) paths.add('graph-continued');
     return [...paths];
   }
   if (type !== 'delegationWorkflow') return [];
