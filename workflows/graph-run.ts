@@ -106,7 +106,7 @@ export class GraphRun {
    * Starts every node that may start now, and waits until something changes. Once the history is full
    * it starts nothing more and, as soon as no child is being started and no handler runs, returns what
    * the next run needs. Running nodes go on: their delegations tell the next run how they ended. A start
-   * the server has not confirmed yet must be waited for: servers measured here drop the start of a
+   * the server has not confirmed yet must be waited for: the dev server drops the start of a
    * child whose parent closed first (a graph that did not wait lost 328 of 10,000 nodes).
    */
   async advance(): Promise<GraphCarry | undefined> {

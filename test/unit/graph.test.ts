@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { findCycle, GraphSpecError, parseGraphSpec } from '../../src/shared/graph-spec';
+import { pageOfRecord } from '../../src/shared/graph-page';
+import { projectRoot } from '../../src/runtime/project-root';
 import { GraphState } from '../../src/shared/graph-state';
 import type { DelegationResult } from '../../src/shared/delegation-result';
 import { GraphNodeSpecSchema, type GraphSpecInput } from '../../src/shared/graph-types';
@@ -292,5 +296,43 @@ describe('GraphState at scale', () => {
     assert.equal(findCycle(chain), undefined);
     chain[0] = { id: 'n0', dependsOn: ['n9999'] };
     assert.equal(findCycle(chain)?.length, 10_001);
+  });
+});
+
+describe('a settled graph read as a page', () => {
+  it('reads a record Baton 0.3.0 wrote (every node with its details) as 0.4.0 pages it', () => {
+    // The result of a graph with a follow-up, as the 0.3.0 corpus recorded it.
+    const history = JSON.parse(
+      readFileSync(join(projectRoot(), 'test', 'replay', 'histories', '0.3.0-36-graph-follow-up.json'), 'utf8'),
+    ) as {
+      events: { workflowExecutionCompletedEventAttributes?: { result: { payloads: { data: string }[] } } }[];
+    };
+    const payload = history.events.at(-1)?.workflowExecutionCompletedEventAttributes?.result.payloads[0]?.data ?? '';
+    const stored = JSON.parse(Buffer.from(payload, 'base64').toString('utf8')) as Parameters<typeof pageOfRecord>[0];
+    const page = pageOfRecord(stored, { limit: 1 });
+    assert.equal(page.size, 2);
+    assert.deepEqual(page.counts, { ACCEPTED: 2 });
+    assert.deepEqual(page.page, { offset: 0, limit: 1, total: 2 });
+    assert.deepEqual(Object.keys(page.nodes[0] ?? {}).sort(), [
+      'agent',
+      'delegationId',
+      'dependsOn',
+      'id',
+      'outcome',
+      'reasons',
+      'remote',
+      'status',
+    ]);
+    assert.equal(page.nodes[0]?.remote.taskId, stored.nodes[0]?.remote.taskId, 'the remote task is kept, the artifacts are not');
+    assert.equal(page.runs, 1);
+    assert.deepEqual(
+      page.lineage[0]?.versions.map((v) => v.version),
+      [1, 2],
+    );
+    assert.equal(page.lineage[0]?.versionCount, 2);
+    assert.deepEqual(
+      pageOfRecord(stored, { state: 'ACCEPTED', offset: 1 }).nodes.map((n) => [n.id, n.followUp]),
+      [['red-boat', true]],
+    );
   });
 });
