@@ -161,6 +161,7 @@ describe('baton dev', () => {
     writeFileSync(config, 'encryption:\n  currentKey: dev-1\n  keys:\n    dev-1: { fromEnv: BATON_DEV_KEY }\n');
     const env = userEnv({ BATON_CONFIG: config, BATON_DEV_KEY: randomBytes(32).toString('base64') });
     const dev = new CliProcess(devArgs(join(dir, 'db.sqlite')), env);
+    let checked = false;
     try {
       await dev.waitFor('Baton dev stack is up.');
       const address = /^ {2}Temporal {5}(127\.0\.0\.1:\d+) /m.exec(dev.stdout)?.[1];
@@ -210,9 +211,12 @@ describe('baton dev', () => {
       assert.equal(decoded.headers.get('access-control-allow-origin'), uiUrl);
       const payloads = ((await decoded.json()) as { payloads: { data: string }[] }).payloads;
       assert.ok(payloads.some((p) => Buffer.from(p.data, 'base64').toString('utf8').includes(text)));
+      checked = true;
     } finally {
       dev.child.kill('SIGTERM');
-      assert.deepEqual(await dev.exited, { code: 0, signal: null });
+      const exited = await dev.exited;
+      // After a failure above, that failure is the one to see (with the stack's output), not the exit code.
+      if (checked) assert.deepEqual(exited, { code: 0, signal: null }, dev.stderr);
     }
   });
 });
