@@ -19,8 +19,9 @@ import {
   type NodeStateCode,
   type NodeStateWord,
 } from './graph-carry';
+import { onPage, pageWindow } from './graph-page';
 import { graphProblems, normalizeNode } from './graph-spec';
-import { DEFAULT_GRAPH_PAGE, MAX_GRAPH_NODES, MAX_GRAPH_PAGE, MAX_GRAPH_SPEC_CHARS } from './graph-limits';
+import { MAX_GRAPH_NODES, MAX_GRAPH_PAGE, MAX_GRAPH_SPEC_CHARS } from './graph-limits';
 import type { GraphInput, GraphNodeRecord, GraphNodeSpec, GraphPageRequest, GraphRecord } from './graph-types';
 import { delegationSchemas, graphSchemas } from './schemas-on-demand';
 
@@ -57,6 +58,8 @@ export class GraphState {
   private readonly waiting: number[] = [];
   /** Per node, the nodes that depend on it. */
   private readonly dependents: number[][] = [];
+  /** Running node indexes, tracked apart so a graph of 10,000 nodes is not scanned for them. */
+  private readonly runningSet = new Set<number>();
   /** PENDING nodes with every dependency ACCEPTED, in spec order. */
   private readonly ready: number[] = [];
   private readonly notes = new Map<string, string[]>();
@@ -214,9 +217,6 @@ export class GraphState {
       .filter((i) => !this.header.contexts[(this.specs[i] as GraphNodeSpec).agent])
       .map((i) => (this.specs[i] as GraphNodeSpec).agent);
   }
-
-  /** Running node indexes, tracked apart so a graph of 10,000 nodes is not scanned for them. */
-  private readonly runningSet = new Set<number>();
 
   private get running(): number[] {
     return [...this.runningSet];
@@ -518,28 +518,20 @@ export class GraphState {
   }
 
   /** One page of the graph: nodes in spec order, optionally of one state (a status, or an outcome). */
-  page(req: GraphPageRequest = {}): GraphRecord {
-    return this.pageOf(req ?? {}, MAX_GRAPH_PAGE);
+  page(req?: GraphPageRequest): GraphRecord {
+    return this.pageOf(req, MAX_GRAPH_PAGE);
   }
 
-  private pageOf(req: GraphPageRequest, most: number): GraphRecord {
-    // A query's argument is anyone's: numbers are taken only when they are numbers.
-    const num = (v: unknown, otherwise: number): number => (typeof v === 'number' && Number.isFinite(v) ? Math.floor(v) : otherwise);
-    const offset = Math.max(0, num(req?.offset, 0));
-    const limit = Math.min(most, Math.max(1, num(req?.limit, DEFAULT_GRAPH_PAGE)));
-    if (typeof req?.state !== 'string') req = { ...req, state: undefined };
-    const wanted = req.state ? (NODE_STATE_CODES as Record<string, NodeStateCode | undefined>)[req.state] : undefined;
-    const settledWanted = req.state === 'SETTLED';
-    const matches = (code: NodeStateCode): boolean =>
-      !req.state || code === wanted || (settledWanted && code !== 'P' && code !== 'R' && code !== 'S');
+  private pageOf(req: GraphPageRequest | undefined, most: number): GraphRecord {
+    const { offset, limit, state } = pageWindow(req, most);
     const nodes: GraphNodeRecord[] = [];
     let total = 0;
     for (const [i, code] of this.codes.entries()) {
-      if (!matches(code)) continue;
+      if (!onPage(NODE_STATE_WORDS[code], state)) continue;
       if (total >= offset && nodes.length < limit) nodes.push(this.row(i));
       total += 1;
     }
-    return { ...this.headerCopy(), nodes, page: { offset, limit, total, ...(req.state ? { state: req.state } : {}) } };
+    return { ...this.headerCopy(), nodes, page: { offset, limit, total, ...(state ? { state } : {}) } };
   }
 
   /** The whole graph (every node): the workflow's result, and what the tests read. */
