@@ -126,7 +126,7 @@ const SECTION: ReportSection<GraphFigures> = {
   heading: [
     '## One task graph of 10,000 nodes (continue-as-new)',
     '',
-    'One graph whose nodes come in layers as wide as its concurrency (node i waits for node i − concurrency and is sent its task and artifact), to an agent that completes at once, on one worker process as shipped (`maxConcurrentActivities: 100`, `continueAsNewAfterEvents` 4,000). The graph continues as new whenever its history reaches the threshold, with nodes still running (decision 0022).',
+    'One graph whose nodes come in layers as wide as its concurrency (node i waits for node i − concurrency and is sent its task and artifact), to an agent that completes at once, on one `baton worker` as shipped (`maxConcurrentActivities: 100`, `continueAsNewAfterEvents` 4,000, each V8 heap capped at 256 MiB: decision 0023). The graph continues as new whenever its history reaches the threshold, with nodes still running (decision 0022).',
   ],
   rows: [
     ['nodes, at most running at once', (f) => `${f.nodes}, ${f.concurrency}`],

@@ -142,7 +142,7 @@ const SECTION: ReportSection<LongTaskFigures> = {
   heading: [
     '## Remote tasks that work for an hour, on one worker (sparse reads)',
     '',
-    'Each delegation follows a task that works for an hour, by poll with `sparsePoll: { after: 0s, every }`: every read is one attempt of an activity that Temporal retries, so no activity slot is held between reads. One worker process with `maxConcurrentActivities: 100`; the agent counts the reads of each task.',
+    'Each delegation follows a task that works for an hour, by poll with `sparsePoll: { after: 0s, every }`: every read is one attempt of an activity that Temporal retries, so no activity slot is held between reads. One `baton worker` as shipped, with `maxConcurrentActivities: 100` and its V8 heaps capped at the default 256 MiB (decision 0023; RSS and CPU are those of the command and its capped worker process together); the agent counts the reads of each task.',
   ],
   rows: [
     ['tasks, read every', (f) => `${f.count}, ${f.every}`],

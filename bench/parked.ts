@@ -4,7 +4,7 @@
  *
  *   node lib/bench/parked.js --count 3000 [--node-options "--max-old-space-size=256"]
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -14,6 +14,7 @@ import { startAgentServer } from '../src/demo/agent-server';
 import { supplierQa } from '../src/demo/supplier-qa';
 import { startTemporal } from '../src/runtime/temporal-server';
 import { CliProcess, userEnv } from '../test/helpers/cli';
+import { treeCpuSeconds, treeRssBytes } from './process-tree';
 
 /** The V8 heap cap docs/operations.md suggests for workers (each isolate: the main and the workflow thread). */
 export const HEAP_CAP = '--max-old-space-size=192';
@@ -73,18 +74,11 @@ export async function watchedWorker(
   const { worker, queue } = await workerProcess(kind, address, lines);
   const pid = worker.child.pid ?? 0;
   let peak = 0;
-  const sample = setInterval(() => {
-    const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
-    peak = Math.max(peak, rss);
-  }, 1_000);
+  const sample = setInterval(() => (peak = Math.max(peak, treeRssBytes(pid))), 1_000);
   return {
     queue,
     peakRssMiB: () => peak / 2 ** 20,
-    // User and system time so far, from /proc.
-    cpuSeconds: () => {
-      const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-      return (Number(f[11]) + Number(f[12])) / 100;
-    },
+    cpuSeconds: () => treeCpuSeconds(pid),
     stop: async () => {
       clearInterval(sample);
       worker.child.kill('SIGTERM');
@@ -115,7 +109,7 @@ export async function measureParked(o: ParkOptions): Promise<ParkedFigures> {
     ['agents:', `  supplier-qa: { card: "${o.agent.url}", allowHttp: true, allowPrivateNetwork: true }`],
     o.workerEnv,
   );
-  const rss = (): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${worker.child.pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+  const rss = (): number => treeRssBytes(worker.child.pid ?? 0);
   try {
     const rssIdle = rss();
     const baton = new BatonClient(o.connection, { namespace: o.namespace, taskQueue: queue, caller: { tenant: 'bench', user: 'bench' } });

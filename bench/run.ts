@@ -37,6 +37,7 @@ import * as benchActivities from './activities';
 import { directCall } from './direct-call';
 import { measureLargeGraph, withGraphSection, writeGraph } from './large-graph';
 import { measureLongTasks, withLongTaskSection, writeLongTasks } from './long-tasks';
+import { treeCpuSeconds } from './process-tree';
 import { HEAP_CAP, measureParked } from './parked';
 import { bareCallWorkflow } from './workflows';
 import { CliProcess, userEnv } from '../test/helpers/cli';
@@ -159,12 +160,6 @@ const quantile = (xs: number[], q: number): number => {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? NaN;
 };
 const ms = (n: number): string => `${n.toFixed(0)} ms`;
-
-/** CPU seconds (user and system) process `pid` used so far, from /proc (clock ticks of 1/100 s). */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 /** Runs `fn(0 … count-1)`, at most `concurrency` at once; the results in order. */
 async function inParallel<T>(count: number, concurrency: number, fn: (i: number) => Promise<T>): Promise<T[]> {
@@ -516,12 +511,12 @@ async function main(): Promise<number> {
         await (
           await run()
         )();
-        const cpu0 = cpuSeconds(proc.pid);
+        const cpu0 = treeCpuSeconds(proc.pid);
         const t = performance.now();
         const waits = await inParallel(size.burst, 100, () => run());
         await inParallel(waits.length, 100, (i) => (waits[i] as () => Promise<unknown>)());
         const seconds = (performance.now() - t) / 1000;
-        return { seconds, cpuMsEach: ((cpuSeconds(proc.pid) - cpu0) * 1000) / size.burst };
+        return { seconds, cpuMsEach: ((treeCpuSeconds(proc.pid) - cpu0) * 1000) / size.burst };
       } finally {
         await proc.stop();
       }

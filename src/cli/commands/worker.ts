@@ -1,6 +1,7 @@
 /**
  * `baton worker`: a worker for an existing Temporal server (the production shape).
  */
+import { getHeapStatistics } from 'node:v8';
 import { InvalidRequestError } from '../../client/errors';
 import { describeIssues, loadConfig } from '../../config/load';
 import { DeploymentSchema } from '../../config/schema';
@@ -35,6 +36,8 @@ export async function workerCommand(opts: { config?: string; buildId?: string })
       {
         taskQueue: config.temporal.taskQueue,
         agents: Object.keys(config.agents),
+        // Each V8 heap's cap (`--max-heap`, or a heap flag given to Node).
+        heapLimitMiB: Math.round(getHeapStatistics().heap_size_limit / 2 ** 20),
         ...(deployment ? { deployment: deployment.name, buildId: deployment.buildId, behavior: deployment.behavior } : {}),
       },
       'worker started',
