@@ -31,9 +31,12 @@ export interface BatonWorkerOptions {
   workflowBundle?: { code: string } | { codePath: string };
   /** Passed to the activities (tests shorten the poll interval). */
   activityOverrides?: Partial<Pick<ActivityDeps, 'poll' | 'lookup' | 'cardTtlMs' | 'streamSilenceMs'>>;
-  /** Extra worker options (slots, shutdown grace). */
+  /** Extra worker options (slots, shutdown grace; interceptors: tests on the time-skipping server hold its clock during activities). */
   workerOptions?: Partial<
-    Pick<WorkerOptions, 'maxConcurrentActivityTaskExecutions' | 'maxConcurrentWorkflowTaskExecutions' | 'shutdownGraceTime'>
+    Pick<
+      WorkerOptions,
+      'maxConcurrentActivityTaskExecutions' | 'maxConcurrentWorkflowTaskExecutions' | 'shutdownGraceTime' | 'interceptors'
+    >
   >;
 }
 

@@ -6,6 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { WorkerOptions } from '@temporalio/worker';
 import { projectRoot } from '../../src/runtime/project-root';
 import { ALL_SEARCH_ATTRIBUTES } from '../../src/shared/search-attributes';
 
@@ -61,4 +62,32 @@ export async function timeSkippingEnvironment(): Promise<TestWorkflowEnvironment
     searchAttributes: Object.fromEntries(ALL_SEARCH_ATTRIBUTES.map((key) => [key.name, 2])),
   });
   return env;
+}
+
+/**
+ * 👉 Worker interceptors that hold the time-skipping server's clock while an activity runs. The
+ * server skips time whenever no workflow task is in flight, also during an activity: a read that takes
+ * a few real milliseconds then passes its 30 s timeout in skipped time and is tried again, and now and
+ * then the server's count of locks goes wrong and it stops skipping altogether (temporalio/sdk-java
+ * issue 2246; a month-long wait then stalled for good). Held, skipped time passes as real time would.
+ */
+export function clockHeldDuringActivities(env: TestWorkflowEnvironment): NonNullable<WorkerOptions['interceptors']> {
+  const testService = env.connection.testService;
+  if (!testService) throw new Error('not a time-skipping environment: it has no test service');
+  return {
+    activity: [
+      () => ({
+        inbound: {
+          async execute(input, next) {
+            await testService.lockTimeSkipping({});
+            try {
+              return await next(input);
+            } finally {
+              await testService.unlockTimeSkipping({});
+            }
+          },
+        },
+      }),
+    ],
+  };
 }

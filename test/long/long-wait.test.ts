@@ -15,7 +15,7 @@ import { installTemporalRuntime } from '../../src/runtime/logger';
 import { createBatonWorker } from '../../src/runtime/worker';
 import { DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS } from '../../src/shared/delegation-carry';
 import { runsOf, testBundle } from '../helpers/temporal';
-import { timeSkippingEnvironment } from '../helpers/time-skipping';
+import { clockHeldDuringActivities, timeSkippingEnvironment } from '../helpers/time-skipping';
 
 const SECRET_ENV = 'BATON_TEST_LONG_WAIT_SECRET';
 const DAYS = 30;
@@ -48,6 +48,7 @@ describe('a month-long wait', () => {
       },
       logger: pino({ level: 'warn' }, pino.destination(2)),
       workflowBundle: await testBundle(),
+      workerOptions: { interceptors: clockHeldDuringActivities(env) },
     });
     await worker.runUntil(async () => {
       const baton = new BatonClient(env.client.connection, {
@@ -67,6 +68,8 @@ describe('a month-long wait', () => {
       assert.equal(waiting.status, 'REMOTE_ACTIVE', 'still following the remote task after a month');
       const reads = DAYS * 24 * 12;
       assert.ok(waiting.remoteCalls >= reads, `read at least every 5 minutes: ${waiting.remoteCalls} calls for ${reads} backstop ticks`);
+      // The send, the push registration and a first read: no read was tried twice.
+      assert.ok(waiting.remoteCalls <= reads + 10, `each tick read once: ${waiting.remoteCalls} calls for ${reads} backstop ticks`);
       const runs = await runsOf(env.client, id);
       const longest = Math.max(...runs.map((r) => r.events));
       assert.ok(runs.length >= 10, `continued as new along the way (${runs.length} runs)`);
