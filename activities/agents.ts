@@ -74,18 +74,23 @@ export function agentActivities(ctx: ActivityContext) {
     resolveAgent: (input: ResolveInput): Promise<Resolved> => resolveAgent(ctx, input),
 
     /** Which of `agents` the registry lacks, and which of `policies` are unknown (graphs check before they start). */
-    async checkNames(input: {
-      agents: string[];
-      policies: string[];
-    }): Promise<{ unknownAgents: string[]; unknownPolicies: string[]; knownAgents: string[]; continueAsNewAfterEvents?: number }> {
+    async checkNames(input: { agents: string[]; policies: string[] }): Promise<{
+      unknownAgents: string[];
+      unknownPolicies: string[];
+      knownAgents: string[];
+      continueAsNewAfterEvents?: number;
+      graphBackstop?: string;
+    }> {
       const knownAgents = agents.names;
       const afterEvents = deps.config.worker?.continueAsNewAfterEvents;
+      const backstop = deps.config.worker?.graphBackstop;
       return {
         unknownAgents: input.agents.filter((a) => !knownAgents.includes(a)),
         unknownPolicies: input.policies.filter((p) => !deps.policies.has(p)),
         knownAgents,
         // The graph keeps the worker's threshold for all its runs, as a delegation does.
         ...(afterEvents ? { continueAsNewAfterEvents: afterEvents } : {}),
+        ...(backstop ? { graphBackstop: backstop } : {}),
       };
     },
   };

@@ -8,6 +8,7 @@ import { acceptanceActivities } from './acceptance';
 import { agentActivities } from './agents';
 import { cancelActivities } from './cancel';
 import { activityContext, type ActivityContext, type ActivityDeps } from './context';
+import { graphNodeActivities } from './graph-nodes';
 import { observeActivities } from './observe';
 import { sendActivities } from './send';
 
@@ -21,6 +22,7 @@ export function createActivities(deps: ActivityDeps) {
     ...observeActivities(ctx),
     ...cancelActivities(ctx),
     ...acceptanceActivities(ctx),
+    ...graphNodeActivities(ctx),
   });
 }
 

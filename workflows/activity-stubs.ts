@@ -48,3 +48,6 @@ export function sparseReads(every: string) {
 
 /** Registry lookups a graph makes before it starts nodes (and for each follow-up). */
 export const checking = proxyLocalActivities<BatonActivities>({ startToCloseTimeout: '10s', retry: { maximumAttempts: 5 } });
+
+/** A graph asking the server how nodes an earlier run started have ended (one describe per node). */
+export const describing = proxyActivities<BatonActivities>({ startToCloseTimeout: '2m', retry: RETRY });

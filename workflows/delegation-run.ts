@@ -34,7 +34,7 @@ import type { SendOutcome } from '../src/shared/send-outcome';
 import { SA_BATON_VERSION, searchAttributesOf } from '../src/shared/search-attributes';
 import { local, observing, quick, RETRY, sending, sparseReads } from './activity-stubs';
 import { remoteTaskSignal, requestSignal, settledSignal } from './messages';
-import { resultOf } from '../src/shared/delegation-result';
+import { resultOf, settledNotice } from '../src/shared/delegation-result';
 
 /** Reads at most this many times in the read-after-send window, whatever the budget. */
 const MAX_READS_AFTER_SEND = 1_000;
@@ -536,23 +536,7 @@ export class DelegationRun {
    */
   async announceSettled(): Promise<void> {
     if (!this.input.notify?.settled) return;
-    const result = resultOf(this.record);
-    // By reference: a graph keeps what its later nodes are sent, never the content.
-    const artifacts = result.artifacts.map(({ artifactId, name, mediaType, size, sha256 }) => ({
-      artifactId,
-      ...(name !== undefined ? { name } : {}),
-      ...(mediaType !== undefined ? { mediaType } : {}),
-      size,
-      sha256,
-    }));
-    const notice = {
-      id: result.id,
-      outcome: result.outcome,
-      accepted: result.accepted,
-      reasons: result.reasons,
-      remote: result.remote,
-      artifacts,
-    };
+    const notice = settledNotice(resultOf(this.record));
     await CancellationScope.nonCancellable(() => this.tell((target) => target.signal(settledSignal, notice), 'how it ended'));
   }
 

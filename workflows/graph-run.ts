@@ -12,6 +12,7 @@ import {
   getExternalWorkflowHandle,
   ParentClosePolicy,
   patched,
+  sleep,
   startChild,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -19,10 +20,11 @@ import { brokenResult, resultOf, type DelegationResult } from '../src/shared/del
 import type { CancelRequest, RemoteTaskNotice } from '../src/shared/delegation-types';
 import { DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS } from '../src/shared/delegation-carry';
 import { NODE_STATE_CODES, type GraphCarry } from '../src/shared/graph-carry';
+import { DEFAULT_GRAPH_BACKSTOP } from '../src/shared/graph-limits';
 import { GraphState } from '../src/shared/graph-state';
 import type { FollowUp, GraphInput, GraphNodeSpec, GraphRecord } from '../src/shared/graph-types';
 import { SA_BATON_VERSION, startingAttributes } from '../src/shared/search-attributes';
-import { checking } from './activity-stubs';
+import { checking, describing } from './activity-stubs';
 import { delegationWorkflow } from './delegation';
 import { refuse } from './refusal';
 
@@ -31,6 +33,8 @@ import { refuse } from './refusal';
  * graph can continue as new while they run. Graphs recorded before it replay the way they were run.
  */
 export const GRAPH_CONTINUE_AS_NEW = 'graph-continue-as-new';
+/** Marks runs that ask the server about the nodes an earlier run started (see `watchCarried`). */
+export const GRAPH_BACKSTOP = 'graph-backstop';
 
 /** Characters of input and carry together past which a graph stays in one run (Temporal refuses payloads over 2 MB). */
 const MAX_CARRY_CHARS = 1_800_000;
@@ -39,6 +43,8 @@ export class GraphRun {
   readonly state: GraphState;
   private readonly scopes = new Map<string, CancellationScope>();
   private afterEvents: number;
+  /** How often `watchCarried` asks (`worker.graphBackstop`, kept for every run). */
+  private backstop: string;
   /** Whether this graph may continue as new (its nodes report by Signal); false for graphs recorded before. */
   private readonly continues: boolean;
   /** Set once this run found its carry too large to continue as new. */
@@ -53,6 +59,7 @@ export class GraphRun {
   ) {
     this.state = new GraphState(id, input, workflowInfo().typedSearchAttributes.get(SA_BATON_VERSION), carried);
     this.afterEvents = carried?.afterEvents ?? DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS;
+    this.backstop = carried?.backstop ?? DEFAULT_GRAPH_BACKSTOP;
     this.continues = carried !== undefined || patched(GRAPH_CONTINUE_AS_NEW);
   }
 
@@ -65,6 +72,7 @@ export class GraphRun {
     const policies = [...new Set(nodes.flatMap((n) => (n.acceptance ? [n.acceptance] : [])))];
     const found = await checking.checkNames({ agents: [...new Set(nodes.map((n) => n.agent))], policies });
     if (found.continueAsNewAfterEvents) this.afterEvents = found.continueAsNewAfterEvents;
+    if (found.graphBackstop) this.backstop = found.graphBackstop;
     return [
       ...nodes
         .filter((n) => found.unknownAgents.includes(n.agent))
@@ -130,8 +138,9 @@ export class GraphRun {
 
   private readyToCarry(): GraphCarry | undefined {
     if (this.starting > 0 || !allHandlersFinished()) return undefined;
-    const carry = this.state.carry(this.afterEvents);
-    if (!carry) return undefined;
+    const state = this.state.carry(this.afterEvents);
+    if (!state) return undefined;
+    const carry: GraphCarry = { ...state, backstop: this.backstop };
     const chars = JSON.stringify(carry).length + JSON.stringify(this.input).length;
     if (chars > MAX_CARRY_CHARS) {
       log.warn('the graph is too large to continue as new; it goes on in this run', { graphId: workflowInfo().workflowId, chars });
@@ -156,6 +165,33 @@ export class GraphRun {
     await CancellationScope.nonCancellable(async () => {
       this.cancelNodes(running);
       await condition(() => this.state.done);
+    });
+  }
+
+  /**
+   * Nodes an earlier run started tell this run how they ended only by Signal, and a delegation
+   * terminated by hand (or timed out by the server) sends none: every `backstop`, while any of them
+   * runs, the server is asked. Goes on while the graph is cancelled, which waits for them.
+   */
+  async watchCarried(): Promise<void> {
+    const carried = this.state.runningIds();
+    // Runs recorded before the backstop replay without it.
+    if (!carried.length || !patched(GRAPH_BACKSTOP)) return;
+    await CancellationScope.nonCancellable(async () => {
+      for (;;) {
+        await sleep(this.backstop);
+        const unheard = carried.filter((id) => this.state.isRunning(id));
+        if (!unheard.length) return;
+        try {
+          const ended = await describing.endedDelegations(unheard.map((id) => this.state.node(id).delegationId));
+          for (const result of ended) this.settled(result);
+        } catch (err) {
+          log.warn('could not learn how nodes of an earlier run are doing; asking again later', {
+            graphId: workflowInfo().workflowId,
+            error: (err as Error).message,
+          });
+        }
+      }
     });
   }
 

@@ -39,6 +39,7 @@ export async function taskGraphWorkflow(input: GraphInput, carried?: GraphCarry)
   // A continued run checked its names in the first run.
   const unknown = carried ? [] : await run.unknownNames(input.spec.nodes);
   if (unknown.length) throw invalidSpec(unknown);
+  void run.watchCarried();
   let carry: GraphCarry | undefined;
   try {
     while (!state.done && !carry) carry = await run.advance();

@@ -276,7 +276,6 @@ export const ArtifactsSchema = z
   .strict()
   .refine((a) => a.store !== 's3' || a.s3 !== undefined, { message: 'store s3 needs the s3 section (bucket, …)', path: ['s3'] });
 
-/** The worker's own limits. */
 /** Where an encryption key is: a variable or a file holding 32 bytes, base64 (or 64 hex digits). */
 const KeySourceSchema = z.union([
   z.object({ fromEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name') }).strict(),
@@ -330,6 +329,7 @@ export const DeploymentSchema = z
   .strict();
 export type DeploymentConfig = z.infer<typeof DeploymentSchema>;
 
+/** The worker's own limits. */
 export const WorkerSchema = z
   .object({
     /**
@@ -347,6 +347,12 @@ export const WorkerSchema = z
      * A delegation keeps the value it was first resolved with.
      */
     continueAsNewAfterEvents: z.number().int().min(10).max(40_000).optional(),
+    /**
+     * How often a graph asks the server about the nodes an earlier run of it started and that have not
+     * told it how they ended: a delegation terminated by hand (or timed out by the server) never does.
+     * Unset: 10m. A graph keeps the value it was first given.
+     */
+    graphBackstop: DurationSchema.optional(),
     /**
      * Worker Versioning (docs/decisions/0017-upgrades.md): the worker joins a Temporal worker
      * deployment as one build. Unset (the default): an unversioned worker, upgraded in place, where

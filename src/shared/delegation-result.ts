@@ -34,6 +34,21 @@ export function resultOf(record: DelegationRecord): DelegationResult {
   };
 }
 
+/**
+ * What a delegation tells the graph that started it when it ends (`batonSettled`): its result without
+ * the record, artifacts by reference. A graph keeps what its later nodes are sent, never the content.
+ */
+export function settledNotice(result: DelegationResult): DelegationResult {
+  const artifacts = result.artifacts.map(({ artifactId, name, mediaType, size, sha256 }) => ({
+    artifactId,
+    ...(name !== undefined ? { name } : {}),
+    ...(mediaType !== undefined ? { mediaType } : {}),
+    size,
+    sha256,
+  }));
+  return { id: result.id, outcome: result.outcome, accepted: result.accepted, reasons: result.reasons, remote: result.remote, artifacts };
+}
+
 /** The result for a delegation workflow that failed or was terminated instead of returning a record. */
 export function brokenResult(id: string, why: string): DelegationResult {
   return { id, outcome: 'ERROR', accepted: false, reasons: [why], remote: {}, artifacts: [] };

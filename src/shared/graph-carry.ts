@@ -58,6 +58,8 @@ export interface GraphCarry {
   lineageOmitted: number;
   /** The threshold the first run was given (the worker's `worker.continueAsNewAfterEvents`). */
   afterEvents: number;
+  /** How often the run asks about nodes an earlier run started (the worker's `worker.graphBackstop`); absent: 10m. */
+  backstop?: string;
   /** Runs before this one. */
   runs: number;
 }

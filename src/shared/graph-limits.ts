@@ -19,3 +19,6 @@ export const DEFAULT_GRAPH_PAGE = 100;
 /** What a page may select: a node's status, or the outcome of a settled one. */
 export const GRAPH_NODE_STATES = [...(Object.keys(NODE_STATE_CODES) as NodeStateWord[]), 'SETTLED'] as const;
 export const MAX_GRAPH_PAGE = 1_000;
+
+/** How often a run asks about the nodes an earlier run started, unless `worker.graphBackstop` says otherwise. */
+export const DEFAULT_GRAPH_BACKSTOP = '10m';

@@ -222,6 +222,11 @@ export class GraphState {
     return [...this.runningSet];
   }
 
+  /** The nodes running now. */
+  runningIds(): string[] {
+    return this.running.map((i) => (this.specs[i] as GraphNodeSpec).id);
+  }
+
   /** Marks a node started and says what to send it. */
   start(id: string): NodeRequest {
     const i = this.at(id);

@@ -87,6 +87,8 @@ export async function withWorker<T>(
     streamSilenceMs?: number;
     /** `worker.continueAsNewAfterEvents`: low, to see delegations continue as new within a test. */
     continueAsNewAfterEvents?: number;
+    /** `worker.graphBackstop`: short, to see a continued graph ask about its carried nodes within a test. */
+    graphBackstop?: string;
   } = {},
 ): Promise<T> {
   installTemporalRuntime(pino({ level: 'warn' }, pino.destination(2)));
@@ -111,8 +113,15 @@ export async function withWorker<T>(
         agents,
         ...(opts.artifactsPath ? { artifacts: { path: opts.artifactsPath, inlineMaxBytes: 64 * 1024, ...opts.inline } as never } : {}),
         ...(opts.push ? { push: opts.push } : {}),
-        ...(opts.continueAsNewAfterEvents
-          ? { worker: { maxCachedWorkflows: 100, maxConcurrentActivities: 100, continueAsNewAfterEvents: opts.continueAsNewAfterEvents } }
+        ...(opts.continueAsNewAfterEvents || opts.graphBackstop
+          ? {
+              worker: {
+                maxCachedWorkflows: 100,
+                maxConcurrentActivities: 100,
+                ...(opts.continueAsNewAfterEvents ? { continueAsNewAfterEvents: opts.continueAsNewAfterEvents } : {}),
+                ...(opts.graphBackstop ? { graphBackstop: opts.graphBackstop } : {}),
+              },
+            }
           : {}),
       },
       logger,
@@ -160,6 +169,8 @@ export interface WorkflowRun {
   runId: string;
   events: number;
   continued: boolean;
+  /** Updates this run accepted. */
+  updates: number;
 }
 
 /** Every run of a workflow id, oldest first, walked back from the latest through their start events. */
@@ -169,7 +180,12 @@ export async function runsOf(client: Client, workflowId: string): Promise<Workfl
   while (runId) {
     const history: temporal.api.history.v1.IHistory = await client.workflow.getHandle(workflowId, runId).fetchHistory();
     const events = history.events ?? [];
-    runs.unshift({ runId, events: events.length, continued: !!events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes });
+    runs.unshift({
+      runId,
+      events: events.length,
+      continued: !!events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes,
+      updates: events.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes).length,
+    });
     runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
   }
   return runs;

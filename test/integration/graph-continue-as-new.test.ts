@@ -27,6 +27,9 @@ const graphsFor = (ctx: TestWorkerContext): GraphClient =>
 const detail = async (ctx: TestWorkerContext, delegationId: string): Promise<DelegationRecord> =>
   (await ctx.client.workflow.getHandle(delegationId).result()) as DelegationRecord;
 
+/** `count` nodes to the agent, each quick, none depending on another. */
+const quick = (count: number) => Array.from({ length: count }, (_, i) => ({ id: `q${i}`, agent: 'skyway-air', text: `Book seat ${i}` }));
+
 const node = (g: GraphRecord, id: string) => {
   const found = g.nodes.find((n) => n.id === id);
   assert.ok(found, `node ${id} on the page`);
@@ -38,115 +41,168 @@ describe('large graphs: continue-as-new', () => {
   let agent: RunningAgent;
   let release: () => void = () => {};
   const held = new Promise<void>((r) => (release = r));
+  let openGate: () => void = () => {};
+  const gate = new Promise<void>((r) => (openGate = r));
   before(async () => {
     agent = await startAgentServer(
-      skywayAir({ workMs: 10, onWork: (w) => void work.push(w), hold: (text) => (/hold/.test(text) ? held : Promise.resolve()) }),
+      skywayAir({
+        workMs: 10,
+        onWork: (w) => void work.push(w),
+        hold: (text) => (/hold/.test(text) ? held : /gate/.test(text) ? gate : Promise.resolve()),
+      }),
     );
   });
+  /** Runs `fn` with a worker for the agent whose graphs continue as new after LOW events, and a GraphClient. */
+  const withGraphs = (fn: (graphs: GraphClient, ctx: TestWorkerContext) => Promise<void>, opts: { graphBackstop?: string } = {}) =>
+    withWorker({ 'skyway-air': loopbackAgent(agent.url, { acceptance: 'accept-any' }) }, (ctx) => fn(graphsFor(ctx), ctx), {
+      continueAsNewAfterEvents: LOW,
+      ...opts,
+    });
   after(async () => {
     release();
+    openGate();
     await agent.close();
   });
 
   it('runs a graph over several runs: every node once, one context, references across runs, history bounded', async () => {
-    await withWorker(
-      { 'skyway-air': loopbackAgent(agent.url, { acceptance: 'accept-any' }) },
-      async (ctx) => {
-        const graphs = graphsFor(ctx);
-        // Four chains of eight: node i depends on node i-4.
-        const nodes = Array.from({ length: 32 }, (_, i) => ({
-          id: `n${i}`,
-          agent: 'skyway-air',
-          text: `Book seat ${i}`,
-          ...(i >= 4 ? { dependsOn: [`n${i - 4}`] } : {}),
-        }));
-        const id = await graphs.start({ concurrency: 4, nodes }, { id: `large-${randomUUID()}` });
-        const g = await graphs.result(id, { limit: 1_000 });
-        assert.equal(g.outcome?.kind, 'ACCEPTED', JSON.stringify(g.outcome));
-        assert.deepEqual(g.counts, { ACCEPTED: 32 });
+    await withGraphs(async (graphs, ctx) => {
+      // Four chains of eight: node i depends on node i-4.
+      const nodes = Array.from({ length: 32 }, (_, i) => ({
+        id: `n${i}`,
+        agent: 'skyway-air',
+        text: `Book seat ${i}`,
+        ...(i >= 4 ? { dependsOn: [`n${i - 4}`] } : {}),
+      }));
+      const id = await graphs.start({ concurrency: 4, nodes }, { id: `large-${randomUUID()}` });
+      const g = await graphs.result(id, { limit: 1_000 });
+      assert.equal(g.outcome?.kind, 'ACCEPTED', JSON.stringify(g.outcome));
+      assert.deepEqual(g.counts, { ACCEPTED: 32 });
 
-        const runs = await runsOf(ctx.client, id);
-        assert.ok(runs.length >= 3, `the graph continued as new (${runs.length} runs)`);
-        assert.equal(g.runs, runs.length, 'the record counts the runs');
-        assert.ok(
-          runs.slice(0, -1).every((r) => r.continued),
-          'every run but the last continued as new',
-        );
-        // A run stops starting nodes at the threshold; the running ones (at most 4) settle in it.
-        const longest = Math.max(...runs.map((r) => r.events));
-        assert.ok(longest <= LOW + 4 * 12, `every run stays near the threshold (longest ${longest} events)`);
+      const runs = await runsOf(ctx.client, id);
+      assert.ok(runs.length >= 3, `the graph continued as new (${runs.length} runs)`);
+      assert.equal(g.runs, runs.length, 'the record counts the runs');
+      assert.ok(
+        runs.slice(0, -1).every((r) => r.continued),
+        'every run but the last continued as new',
+      );
+      // A run stops starting nodes at the threshold; the running ones (at most 4) settle in it.
+      const longest = Math.max(...runs.map((r) => r.events));
+      assert.ok(longest <= LOW + 4 * 12, `every run stays near the threshold (longest ${longest} events)`);
 
-        // Every node ran once, all in the one context the first node opened.
-        const records = await Promise.all(nodes.map((n) => detail(ctx, `${id}/${n.id}`)));
-        const starts = work.filter((w) => w.phase === 'start' && records.some((r) => r.remote.taskId === w.taskId));
-        assert.equal(starts.length, 32, 'one remote task per node');
-        assert.deepEqual([...new Set(starts.map((w) => w.contextId))], [g.contexts['skyway-air']]);
-        // What a node is sent about its dependency, across runs: the dependency's task and accepted artifact.
-        for (let i = 4; i < 32; i++) {
-          const [dep, self] = [records[i - 4], records[i]];
-          const sent = work.find((w) => w.taskId === self?.remote.taskId && w.phase === 'start');
-          assert.deepEqual(sent?.referenceTaskIds, [dep?.remote.taskId], `n${i} references n${i - 4}`);
-          assert.equal(
-            (sent?.data[0] as { references: { artifactId: string }[] }).references[0]?.artifactId,
-            dep?.artifacts[0]?.artifactId,
-          );
-        }
+      // Every node ran once, all in the one context the first node opened.
+      const records = await Promise.all(nodes.map((n) => detail(ctx, `${id}/${n.id}`)));
+      const starts = work.filter((w) => w.phase === 'start' && records.some((r) => r.remote.taskId === w.taskId));
+      assert.equal(starts.length, 32, 'one remote task per node');
+      assert.deepEqual([...new Set(starts.map((w) => w.contextId))], [g.contexts['skyway-air']]);
+      // What a node is sent about its dependency, across runs: the dependency's task and accepted artifact.
+      for (let i = 4; i < 32; i++) {
+        const [dep, self] = [records[i - 4], records[i]];
+        const sent = work.find((w) => w.taskId === self?.remote.taskId && w.phase === 'start');
+        assert.deepEqual(sent?.referenceTaskIds, [dep?.remote.taskId], `n${i} references n${i - 4}`);
+        assert.equal((sent?.data[0] as { references: { artifactId: string }[] }).references[0]?.artifactId, dep?.artifacts[0]?.artifactId);
+      }
 
-        // Pages: a slice of the nodes in spec order, and a filter by state.
-        const page = await graphs.show(id, { offset: 10, limit: 5 });
-        assert.deepEqual(
-          page.nodes.map((n) => n.id),
-          ['n10', 'n11', 'n12', 'n13', 'n14'],
-        );
-        assert.deepEqual(page.page, { offset: 10, limit: 5, total: 32 });
-        assert.equal((await graphs.show(id, { state: 'PENDING' })).page.total, 0);
-        assert.equal((await graphs.show(id, { state: 'ACCEPTED', limit: 1 })).page.total, 32);
-      },
-      { continueAsNewAfterEvents: LOW },
-    );
+      // Pages: a slice of the nodes in spec order, and a filter by state.
+      const page = await graphs.show(id, { offset: 10, limit: 5 });
+      assert.deepEqual(
+        page.nodes.map((n) => n.id),
+        ['n10', 'n11', 'n12', 'n13', 'n14'],
+      );
+      assert.deepEqual(page.page, { offset: 10, limit: 5, total: 32 });
+      assert.equal((await graphs.show(id, { state: 'PENDING' })).page.total, 0);
+      assert.equal((await graphs.show(id, { state: 'ACCEPTED', limit: 1 })).page.total, 32);
+    });
   });
 
   it('takes a follow-up and a cancel in a continued run; the follow-up references a node of an earlier run', async () => {
-    await withWorker(
-      { 'skyway-air': loopbackAgent(agent.url, { acceptance: 'accept-any' }) },
-      async (ctx) => {
-        const graphs = graphsFor(ctx);
-        const quick = Array.from({ length: 12 }, (_, i) => ({ id: `q${i}`, agent: 'skyway-air', text: `Book seat ${i}` }));
+    await withGraphs(async (graphs, ctx) => {
+      const id = await graphs.start({
+        concurrency: 2,
+        nodes: [
+          ...quick(12),
+          { id: 'held', agent: 'skyway-air', text: 'Please hold the seat', dependsOn: ['q11'] },
+          { id: 'after', agent: 'skyway-air', text: 'Then book the return', dependsOn: ['held'] },
+        ],
+      });
+      const running = await graphs.until(id, (g) => g.counts.RUNNING === 1 && node(g, 'held').status === 'RUNNING', 50, { limit: 20 });
+      assert.ok(running.runs >= 2, `the graph continued as new before the held node (run ${running.runs})`);
+
+      const added = await graphs.addFollowUp(id, {
+        id: 'extra',
+        agent: 'skyway-air',
+        text: 'Book a seat for the dog',
+        dependsOn: ['q0'],
+      });
+      assert.equal(added.delegationId, `${id}/extra`);
+      await graphs.until(id, (g) => node(g, 'extra').status === 'SETTLED', 50);
+      const extra = await detail(ctx, added.delegationId);
+      assert.equal(extra.outcome?.kind, 'ACCEPTED');
+      const q0 = await detail(ctx, `${id}/q0`);
+      const sent = work.find((w) => w.taskId === extra.remote.taskId && w.phase === 'start');
+      assert.deepEqual(sent?.referenceTaskIds, [q0.remote.taskId], 'the follow-up references q0, settled in the first run');
+
+      const cancelled = await graphs.cancel(id, 'the flight was called off');
+      assert.equal(cancelled.outcome?.kind, 'CANCELED');
+      const g = await graphs.show(id);
+      assert.equal(node(g, 'held').outcome, 'CANCELED');
+      assert.equal(node(g, 'after').status, 'SKIPPED');
+      assert.deepEqual(node(g, 'after').reasons, ['graph cancelled: the flight was called off']);
+      assert.equal(node(g, 'extra').followUp, true);
+      assert.deepEqual(g.counts, { ACCEPTED: 13, CANCELED: 1, SKIPPED: 1 });
+    });
+  });
+
+  it('takes every follow-up sent while it continues as new, each once', async () => {
+    await withGraphs(async (graphs, ctx) => {
+      // The gate node keeps the graph open while the quick ones take it through run after run.
+      const id = await graphs.start({
+        concurrency: 4,
+        nodes: [{ id: 'gate', agent: 'skyway-air', text: 'Wait at the gate' }, ...quick(40)],
+      });
+      const extra = Array.from({ length: 12 }, (_, i) => `extra${i}`);
+      const added = [];
+      for (const nodeId of extra) added.push(await graphs.addFollowUp(id, { id: nodeId, agent: 'skyway-air', text: `Book ${nodeId}` }));
+      openGate();
+      assert.deepEqual(
+        added.map((a) => a.delegationId),
+        extra.map((nodeId) => `${id}/${nodeId}`),
+      );
+      const g = await graphs.result(id, { limit: 1_000 });
+      assert.deepEqual(g.counts, { ACCEPTED: 53 });
+      const runs = await runsOf(ctx.client, id);
+      const taking = runs.filter((r) => r.updates > 0).length;
+      assert.ok(taking >= 2, `follow-ups were taken by ${taking} of ${runs.length} runs`);
+      for (const nodeId of extra) {
+        const r = await detail(ctx, `${id}/${nodeId}`);
+        assert.equal(work.filter((w) => w.phase === 'start' && w.text === `Book ${nodeId}`).length, 1, `${nodeId} sent once`);
+        assert.equal(work.filter((w) => w.phase === 'start' && w.taskId === r.remote.taskId).length, 1, `${nodeId} one remote task`);
+      }
+    });
+  });
+
+  it('learns of a node an earlier run started whose delegation was terminated by hand', async () => {
+    await withGraphs(
+      async (graphs, ctx) => {
         const id = await graphs.start({
           concurrency: 2,
           nodes: [
-            ...quick,
-            { id: 'held', agent: 'skyway-air', text: 'Please hold the seat', dependsOn: ['q11'] },
+            { id: 'held', agent: 'skyway-air', text: 'Please hold the seat' },
             { id: 'after', agent: 'skyway-air', text: 'Then book the return', dependsOn: ['held'] },
+            ...quick(12),
           ],
         });
-        const running = await graphs.until(id, (g) => g.counts.RUNNING === 1 && node(g, 'held').status === 'RUNNING', 50, { limit: 20 });
-        assert.ok(running.runs >= 2, `the graph continued as new before the held node (run ${running.runs})`);
+        // The quick nodes fill the first run's history while the held one runs: it is carried.
+        const carried = await graphs.until(id, (g) => g.runs >= 2 && g.counts.ACCEPTED === 12, 50, { limit: 20 });
+        assert.equal(node(carried, 'held').status, 'RUNNING');
+        await ctx.client.workflow.getHandle(`${id}/held`).terminate('stuck, stopped by an operator');
 
-        const added = await graphs.addFollowUp(id, {
-          id: 'extra',
-          agent: 'skyway-air',
-          text: 'Book a seat for the dog',
-          dependsOn: ['q0'],
-        });
-        assert.equal(added.delegationId, `${id}/extra`);
-        await graphs.until(id, (g) => node(g, 'extra').status === 'SETTLED', 50);
-        const extra = await detail(ctx, added.delegationId);
-        assert.equal(extra.outcome?.kind, 'ACCEPTED');
-        const q0 = await detail(ctx, `${id}/q0`);
-        const sent = work.find((w) => w.taskId === extra.remote.taskId && w.phase === 'start');
-        assert.deepEqual(sent?.referenceTaskIds, [q0.remote.taskId], 'the follow-up references q0, settled in the first run');
-
-        const cancelled = await graphs.cancel(id, 'the flight was called off');
-        assert.equal(cancelled.outcome?.kind, 'CANCELED');
-        const g = await graphs.show(id);
-        assert.equal(node(g, 'held').outcome, 'CANCELED');
+        const g = await graphs.result(id);
+        assert.equal(node(g, 'held').outcome, 'ERROR');
+        assert.deepEqual(node(g, 'held').reasons, ['its delegation workflow was terminated without saying how it ended']);
         assert.equal(node(g, 'after').status, 'SKIPPED');
-        assert.deepEqual(node(g, 'after').reasons, ['graph cancelled: the flight was called off']);
-        assert.equal(node(g, 'extra').followUp, true);
-        assert.deepEqual(g.counts, { ACCEPTED: 13, CANCELED: 1, SKIPPED: 1 });
+        assert.deepEqual(g.counts, { ACCEPTED: 12, ERROR: 1, SKIPPED: 1 });
       },
-      { continueAsNewAfterEvents: LOW },
+      { graphBackstop: '1s' },
     );
   });
 });

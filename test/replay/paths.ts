@@ -38,6 +38,7 @@ export const REQUIRED_PATHS = [
   'sparse-poll',
   'graph-continue-as-new',
   'graph-continued',
+  'graph-backstop',
 ] as const;
 export type ReplayPath = (typeof REQUIRED_PATHS)[number];
 
@@ -97,6 +98,8 @@ export function pathsOf(history: History): ReplayPath[] {
     // A large graph's run that continued as new with nodes running, and one that went on from another.
     if (events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes) paths.add('graph-continue-as-new');
     if (events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId) paths.add('graph-continued');
+    // A continued run asked the server about nodes an earlier run started.
+    if (events.some((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'endedDelegations')) paths.add('graph-backstop');
     return [...paths];
   }
   if (type !== 'delegationWorkflow') return [];
