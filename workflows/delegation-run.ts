@@ -45,6 +45,9 @@ export const RESOLVE_IN_SEND = 'resolve-in-send';
 /** The patch under which a delegation with a long history continues as new (asked only when it would). */
 export const CONTINUE_AS_NEW = 'continue-as-new';
 
+/** The patch under which search attributes are written only when they change (asked only when they would not). */
+export const PUBLISH_ON_CHANGE = 'publish-on-change';
+
 /** A step of the delegation: what an observation says comes next, a review to wait for, or the end. */
 export type Step = NextStep | { kind: 'review' } | { kind: 'settled' };
 
@@ -68,6 +71,8 @@ export class DelegationRun {
   private deadlineAt?: number;
   /** The request the `notify` workflow was last told about. */
   private announced?: string;
+  /** The search attributes this run last wrote (`publish`), as JSON. */
+  private published?: string;
   /** History events after which this delegation continues as new (the worker's setting, from the resolve). */
   private afterEvents = DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS;
   /** Set when replaying a run recorded before continue-as-new existed: it goes on as it did. */
@@ -104,9 +109,17 @@ export class DelegationRun {
     return this.state.record;
   }
 
-  /** Shows the record's status, outcome and pending request in the search attributes. */
+  /**
+   * Shows the record's status, outcome and pending request in the search attributes. Only a change is
+   * written: a push delegation's backstop read every 5 minutes would otherwise cost an event and a
+   * visibility write each time.
+   */
   publish(): void {
-    upsertSearchAttributes(searchAttributesOf(this.record));
+    const pairs = searchAttributesOf(this.record);
+    const shown = JSON.stringify(pairs);
+    if (shown === this.published && patched(PUBLISH_ON_CHANGE)) return;
+    this.published = shown;
+    upsertSearchAttributes(pairs);
   }
 
   // ── Handlers ────────────────────────────────────────────────────────────────────────────────────

@@ -171,6 +171,8 @@ export interface WorkflowRun {
   continued: boolean;
   /** Updates this run accepted. */
   updates: number;
+  /** Search attribute writes in this run. */
+  upserts: number;
 }
 
 /** Every run of a workflow id, oldest first, walked back from the latest through their start events. */
@@ -185,6 +187,7 @@ export async function runsOf(client: Client, workflowId: string): Promise<Workfl
       events: events.length,
       continued: !!events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes,
       updates: events.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes).length,
+      upserts: events.filter((e) => e.upsertWorkflowSearchAttributesEventAttributes).length,
     });
     runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
   }

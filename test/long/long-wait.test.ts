@@ -75,6 +75,13 @@ describe('a month-long wait', () => {
       assert.ok(runs.length >= 10, `continued as new along the way (${runs.length} runs)`);
       assert.ok(longest <= DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS + 20, `every run stays under the threshold (longest ${longest} events)`);
       assert.ok(runs.slice(0, -1).every((r) => r.continued));
+      // A read that changes nothing writes no search attributes (a visibility write each, otherwise): a
+      // run writes them once, and the SDK notes each patch it asks (TemporalChangeVersion).
+      const upserts = runs.map((r) => r.upserts);
+      assert.ok(
+        upserts.every((n) => n <= 5),
+        `search attribute writes per run: ${upserts.join(', ')}`,
+      );
 
       const cancelled = await baton.cancel(id, 'no longer needed');
       assert.equal(cancelled.outcome?.kind, 'CANCELED');
