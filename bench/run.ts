@@ -108,7 +108,7 @@ function sideBySide(runs: { dev?: RunFigures; cluster?: RunFigures }): string[] 
   row('calls to the agent per delegation, stream (agent works 3 s)', '≤ 3', (f) => (f.calls.stream ?? NaN).toFixed(1));
   row('history events per delegation (bare workflow)', '≤ 14', (f) => `${f.events.baton} (${f.events.bare})`);
   row(
-    'parked in WAITING_INPUT: highest worker RSS, as shipped (heap capped)',
+    'parked in WAITING_INPUT: highest worker RSS, as shipped (capped at 192 MiB)',
     '≤ 512 MiB',
     (f) => `${f.parked.shippedPeakMiB.toFixed(0)} MiB (${f.parked.cappedPeakMiB.toFixed(0)} MiB), ${f.parked.count} parked`,
   );
@@ -439,8 +439,9 @@ async function main(): Promise<number> {
       perMode[mode] = (agent.calls() - before) / size.modeRuns;
     }
 
-    // 5. Parked delegations, on a worker process of their own so its memory can be read: as shipped,
-    // and with the heap cap docs/operations.md suggests for workers.
+    // 5. Parked delegations, on a worker process of their own so its memory can be read: as shipped
+    // (each heap capped at 256 MiB, decision 0023), and with the lower cap docs/operations.md suggests
+    // for workers that mostly park.
     const park = (workerEnv?: Record<string, string>) =>
       measureParked({
         client,
@@ -660,7 +661,7 @@ async function main(): Promise<number> {
       '',
       `## ${size.parked} delegations parked in WAITING_INPUT (one worker process)`,
       '',
-      `| Figure | As shipped | Heap capped (\`NODE_OPTIONS=${HEAP_CAP}\`) | Target |`,
+      `| Figure | As shipped (256 MiB per heap) | Heap capped lower (\`NODE_OPTIONS=${HEAP_CAP}\`) | Target |`,
       '|---|---|---|---|',
     );
     const mib = (b: number): string => `${(b / 2 ** 20).toFixed(0)} MiB`;
@@ -758,7 +759,7 @@ async function main(): Promise<number> {
       '- **Remote requests.** To a stream agent, the send is one SendStreamingMessage followed for the window, and the observing activity one SubscribeToTask whose settled copy of the task needs no confirming read: an agent that works 3 s costs 2 calls. Poll: the send, GetTasks at 5, 25, 105 and 425 ms in the window, then GetTask every 250 ms growing to 5 s (set `readAfterSendMs: 0` for agents known to be slow). Push: send, register, one read per push.',
       "- **The burst** starts every delegation at once (100 at a time) and waits for all: what a queue of work costs. Each side runs on a worker process of its own, as shipped (`baton worker`, and the SDK's defaults with the same workflow cache of 100 for the bare workflow), and its CPU time is read from /proc.",
       '- **History** stays flat while a delegation polls: the polls and heartbeats of the one long observing activity are not history events.',
-      "- **Parked delegations** hold no activity and make no calls. Worker memory: every workflow evaluates the bundle's modules afresh (a reusable V8 context gives each workflow its own module scope), except preloaded ones: zod itself is preloaded once per worker thread (decision 0012), and the schemas built with it are built only when a workflow first validates a message (decision 0020), which took most of the garbage a new workflow made. What remains is V8 growing its heaps lazily while work arrives; it collects them once the worker is quiet. A heap cap (`NODE_OPTIONS`) bounds the peak too, at some GC time while parking; docs/operations.md explains the choice.",
+      "- **Parked delegations** hold no activity and make no calls. Worker memory: every workflow evaluates the bundle's modules afresh (a reusable V8 context gives each workflow its own module scope), except preloaded ones: zod itself is preloaded once per worker thread (decision 0012), and the schemas built with it are built only when a workflow first validates a message (decision 0020), which took most of the garbage a new workflow made. What remains is V8 growing its heaps lazily while work arrives, up to the cap (`baton worker` caps each heap at 256 MiB by default, decision 0023); it collects them once the worker is quiet. A lower cap bounds the peak further, at some GC time while parking; docs/operations.md explains the choice.",
       "- **Payload encryption** (decision 0019) runs the codec in the client and the worker's main thread, outside the workflow sandbox: each payload is encoded once more (protobuf), sealed with AES-256-GCM (hardware-accelerated) and grows by 28 bytes plus the metadata. A delegation of this size carries a few kilobytes of payloads, what the codec costs is CPU in the client and the worker, on the same two cores as the server. Compare it within one run.",
       '- **Two workers** on one machine share its two cores with the server and the agents, so they cannot add throughput here; the figure says so rather than show scaling.',
       '',
