@@ -32,10 +32,11 @@ export function graphNodeActivities(ctx: ActivityContext) {
           if (!CLOSED.has(status)) return undefined;
           if (status === 'COMPLETED') return settledNotice(resultOf((await handle.result()) as DelegationRecord));
           const word = status === 'TIMED_OUT' ? 'timed out' : status.toLowerCase();
-          return {
-            ...brokenResult(id, `its delegation workflow was ${word} without saying how it ended`),
-            ...(status === 'CANCELLED' ? { outcome: 'CANCELED' as const } : {}),
-          };
+          return brokenResult(
+            id,
+            `its delegation workflow was ${word} without saying how it ended`,
+            status === 'CANCELLED' ? 'CANCELED' : 'ERROR',
+          );
         } catch (err) {
           if (err instanceof WorkflowNotFoundError) return brokenResult(id, 'its delegation workflow no longer exists');
           throw err;

@@ -238,7 +238,7 @@ export class GraphRun {
       (result) => this.nodeEnded(nodeId, result),
       (err: unknown) => {
         const result = isCancellation(err)
-          ? { ...brokenResult(node.delegationId, 'cancelled before the delegation started'), outcome: 'CANCELED' as const }
+          ? brokenResult(node.delegationId, 'cancelled before the delegation started', 'CANCELED')
           : brokenResult(node.delegationId, `the delegation workflow did not finish: ${(err as Error).message}`);
         this.nodeEnded(nodeId, result);
       },

@@ -10,7 +10,7 @@ import { artifactsGcCommand } from './commands/artifacts-gc';
 import { artifactsGetCommand } from './commands/artifacts-get';
 import { agentsCommand } from './commands/agents';
 import { configCheckCommand } from './commands/config-check';
-import { delegateCommand } from './commands/delegate';
+import { delegateCommand, type DelegateOptions } from './commands/delegate';
 import { demoCommand } from './commands/demo';
 import { graphDemoCommand } from './commands/demo-graphs';
 import { devCommand } from './commands/dev';
@@ -179,20 +179,7 @@ program
   .option('--ref <taskId...>', 'remote tasks this work refers to (referenceTaskIds)')
   .option('--wait', 'wait for the outcome and print the record')
   .option('--json', 'print JSON')
-  .action(
-    (o: {
-      agent: string;
-      text?: string;
-      dataFile?: string;
-      policy?: string;
-      id?: string;
-      deadline?: string;
-      context?: string;
-      ref?: string[];
-      wait?: boolean;
-      json?: boolean;
-    }) => run(() => delegateCommand({ ...o, ...globals() })),
-  );
+  .action((o: Omit<DelegateOptions, 'config'>) => run(() => delegateCommand({ ...o, ...globals() })));
 
 program
   .command('show')

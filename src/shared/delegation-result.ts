@@ -49,9 +49,12 @@ export function settledNotice(result: DelegationResult): DelegationResult {
   return { id: result.id, outcome: result.outcome, accepted: result.accepted, reasons: result.reasons, remote: result.remote, artifacts };
 }
 
-/** The result for a delegation workflow that failed or was terminated instead of returning a record. */
-export function brokenResult(id: string, why: string): DelegationResult {
-  return { id, outcome: 'ERROR', accepted: false, reasons: [why], remote: {}, artifacts: [] };
+/**
+ * The result for a delegation workflow that failed, was terminated or was cancelled instead of
+ * returning a record: ERROR unless it was a cancel.
+ */
+export function brokenResult(id: string, why: string, outcome: 'ERROR' | 'CANCELED' = 'ERROR'): DelegationResult {
+  return { id, outcome, accepted: false, reasons: [why], remote: {}, artifacts: [] };
 }
 
 /**
