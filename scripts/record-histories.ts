@@ -13,6 +13,7 @@
  * its in-flight workflows (say so in the release notes).
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -39,13 +40,23 @@ interface Recorded {
   closed: boolean;
 }
 
-function runDrivers(address: string, files: string[]): Promise<number> {
+/** Runs the driver tests against the recording server; resolves with the names of those that failed. */
+function runDrivers(address: string, files: string[]): Promise<string[]> {
   return new Promise((resolveRun) => {
-    const child = spawn(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=180000', '--test-force-exit', ...files], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-      env: { ...process.env, TEMPORAL_ADDRESS: address, BATON_LOG_LEVEL: 'error' },
+    const child = spawn(
+      process.execPath,
+      ['--test', '--test-reporter=tap', '--test-concurrency=2', '--test-timeout=180000', '--test-force-exit', ...files],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+        env: { ...process.env, TEMPORAL_ADDRESS: address, BATON_LOG_LEVEL: 'error' },
+      },
+    );
+    const failed: string[] = [];
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const m = /^\s*not ok \d+ - (.*)$/.exec(line);
+      if (m?.[1]) failed.push(m[1]);
     });
-    child.once('exit', (code) => resolveRun(code ?? 1));
+    child.once('close', (code) => resolveRun(code === 0 ? [] : failed.length ? failed : [`the test runner exited with ${code}`]));
   });
 }
 
@@ -130,8 +141,11 @@ async function main(): Promise<number> {
   try {
     process.stderr.write(`recording on ${server.address}: running the integration and chaos tests as drivers (about 6 minutes)\n`);
     const drivers = [join(root, 'lib', 'test', 'integration'), join(root, 'lib', 'test', 'chaos')];
-    const code = await runDrivers(server.address, drivers);
-    if (code !== 0) process.stderr.write('some driver tests failed; their histories are recorded all the same, check them\n');
+    const failed = await runDrivers(server.address, drivers);
+    if (failed.length) {
+      process.stderr.write(`${failed.length} driver test(s) failed; their histories are recorded all the same, check them:\n`);
+      for (const name of failed) process.stderr.write(`  not ok: ${name}\n`);
+    }
     const cli = projectCliPaths().find((p) => existsSync(p));
     if (!cli) throw new Error('no temporal CLI in .baton/tools: run npm run setup');
     found = await collect(server.address, server.namespace, cli);

@@ -92,6 +92,7 @@ function inputOf(options: DelegateOptions): DelegationInput {
     referenceTaskIds: options.referenceTaskIds,
     contract: options.contract,
     ...(options.onRequest ? { notify: { workflowId: workflowInfo().workflowId } } : {}),
+    resolveInSend: true,
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -169,7 +169,8 @@ export class DelegationRun {
    * reply): one activity. A delegation recorded before that replays its local activity, then the send.
    */
   async begin(): Promise<NextStep> {
-    if (!patched(RESOLVE_IN_SEND)) {
+    // 👉 Starters since 0.6.0 say so in the input; the patch is asked only of inputs that do not.
+    if (!this.input.resolveInSend && !patched(RESOLVE_IN_SEND)) {
       this.resolved(await local.resolveAgent({ delegationId: this.id, ...this.resolveInput }));
       return this.sendFirstTurn();
     }

@@ -204,6 +204,7 @@ export class BatonClient {
       ...(req.contextId ? { contextId: req.contextId } : {}),
       ...(req.referenceTaskIds?.length ? { referenceTaskIds: req.referenceTaskIds } : {}),
       ...(req.contract ? { contract: req.contract } : {}),
+      resolveInSend: true,
     });
     if (!parsed.success) throw new InvalidRequestError(`invalid delegation: ${describeIssues(parsed.error).join('; ')}`);
     const id = req.id ?? `${DELEGATION_ID_PREFIX}${randomUUID()}`;

@@ -346,7 +346,7 @@ export const WorkerSchema = z
      * (51,200 events; warnings from 10,240). It also does when the server suggests it. Unset: 4,000.
      * A delegation keeps the value it was first resolved with.
      */
-    continueAsNewAfterEvents: z.number().int().min(10).max(40_000).optional(),
+    continueAsNewAfterEvents: z.number().int().min(8).max(40_000).optional(),
     /**
      * How often a graph asks the server about the nodes an earlier run of it started and that have not
      * told it how they ended: a delegation terminated by hand (or timed out by the server) never does.

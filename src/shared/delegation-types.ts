@@ -147,6 +147,13 @@ export const DelegationInputSchema = z.object({
     })
     .strict()
     .optional(),
+  /**
+   * Set by every starter since 0.6.0: the first send resolves the agent (one activity). The workflow
+   * reads it here rather than asking `patched('resolve-in-send')`, whose marker and
+   * `TemporalChangeVersion` upsert cost two events and a visibility write per delegation. An input
+   * without it (an older starter, or a start by hand) asks the patch as before, so both replay.
+   */
+  resolveInSend: z.literal(true).optional(),
 });
 export type DelegationInput = z.infer<typeof DelegationInputSchema>;
 

@@ -279,6 +279,7 @@ export class GraphState {
       notify: opts.large
         ? { workflowId: this.header.id, remoteTask: !request.contextId, requests: false, settled: true }
         : { workflowId: this.header.id, remoteTask: true, requests: false },
+      resolveInSend: true,
     };
   }
 

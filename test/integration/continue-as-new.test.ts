@@ -20,7 +20,7 @@ import { batonFor, loopbackAgent, runsOf, testServer, withWorker, type WorkflowR
 
 const ASK = [{ text: 'Verify inspection report inspection-92 against order A1042', mediaType: 'text/plain' }];
 const COMPLETE = [{ text: 'Verify inspection report inspection-92 against order A1042 for SN-4471', mediaType: 'text/plain' }];
-const LOW = 10;
+const LOW = 8;
 
 /** Waits until the delegation has run in at least `count` runs (the last one still open). */
 async function untilRuns(client: Client, id: string, count: number): Promise<void> {

@@ -5,14 +5,17 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { temporal } from '@temporalio/proto';
 import { BatonClient } from '../../src/client/baton-client';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
 import { supplierQa } from '../../src/demo/supplier-qa';
+import { startingAttributes } from '../../src/shared/search-attributes';
 import { statusQuery } from '../../workflows/messages';
 import { batonFor, loopbackAgent, withWorker, type TestWorkerContext } from '../helpers/temporal';
 
 const REQUEST = [{ text: 'Verify inspection report inspection-92 against order A1042 for product SN-4471', mediaType: 'text/plain' }];
 
+const EventType = temporal.api.enums.v1.EventType;
 const batonOf = (ctx: TestWorkerContext): BatonClient => batonFor(ctx);
 
 describe('delegation to supplier-qa', () => {
@@ -125,6 +128,42 @@ describe('delegation to supplier-qa', () => {
         assert.equal(refused.remote.taskId, undefined, 'nothing was sent to a refused agent');
       },
     );
+  });
+
+  it('costs one workflow task, one activity and one search-attribute write when the agent completes at once', async () => {
+    const instant = await startAgentServer(supplierQa({ workMs: 0 }));
+    try {
+      await withWorker({ 'supplier-qa': loopbackAgent(instant.url) }, async (ctx) => {
+        const kinds = async (id: string) =>
+          ((await ctx.client.workflow.getHandle(id).fetchHistory()).events ?? []).map((e) => EventType[e.eventType ?? 0]);
+
+        // As started by Baton (0.6.0 on): the input says the first send resolves; no patch is asked.
+        const id = await batonOf(ctx).start({ agent: 'supplier-qa', parts: REQUEST });
+        assert.equal((await batonOf(ctx).result(id)).outcome?.kind, 'ACCEPTED');
+        const fast = await kinds(id);
+        assert.equal(fast.length, 12, `twelve events: ${fast.join(', ')}`);
+        assert.equal(fast.filter((k) => k === 'EVENT_TYPE_MARKER_RECORDED').length, 0, 'no patch marker');
+        assert.equal(fast.filter((k) => k === 'EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES').length, 1, 'one write, at the end');
+        assert.equal(fast.filter((k) => k === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED').length, 1);
+
+        // As an older starter (or a start by hand) sends it: the same path, under the patch.
+        const old = `${id}-old`;
+        const input = { agent: 'supplier-qa', parts: REQUEST, tenant: 'acme', owner: 'ops-1' };
+        await ctx.client.workflow.start('delegationWorkflow', {
+          workflowId: old,
+          taskQueue: ctx.taskQueue,
+          args: [input],
+          typedSearchAttributes: startingAttributes(input),
+        });
+        assert.equal((await batonOf(ctx).result(old)).outcome?.kind, 'ACCEPTED');
+        const patched = await kinds(old);
+        assert.equal(patched.length, 14, `fourteen events: ${patched.join(', ')}`);
+        assert.equal(patched.filter((k) => k === 'EVENT_TYPE_MARKER_RECORDED').length, 1, 'the patch marker');
+        assert.equal(patched.filter((k) => k === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED').length, 1, 'still one activity');
+      });
+    } finally {
+      await instant.close();
+    }
   });
 
   it('refuses invalid input before starting anything', async () => {
