@@ -21,6 +21,8 @@ import {
   SA_TENANT,
   startingAttributes,
   SA_BATON_VERSION,
+  SA_SERVED_CONTEXT,
+  SA_SERVICE,
   TEMPORAL_DEPLOYMENT_VERSION,
 } from '../shared/search-attributes';
 import { describeIssues } from '../config/load';
@@ -43,6 +45,22 @@ export interface StartDelegation {
   referenceTaskIds?: string[];
   /** Deadline and limits for this delegation, over the agent's defaults. */
   contract?: Contract;
+  /**
+   * The A2A task this delegation is, when Baton serves an agent (`serve.services`): the service and
+   * the caller's contextId, as search attributes, so ListTasks can find it.
+   */
+  served?: { service: string; contextId: string };
+  /**
+   * With an `id`: when a delegation with that id exists already, return the id instead of refusing
+   * (a retried A2A SendMessage gives the task the first one started). Default false.
+   */
+  reuseExisting?: boolean;
+}
+
+/** Options of an answer or authorization. */
+export interface UpdateOptions {
+  /** Temporal's Update id: the same id sent twice is applied once (a retried A2A message). Default: a fresh one. */
+  updateId?: string;
 }
 
 /** Filters for `list`; every value is matched exactly. */
@@ -214,13 +232,22 @@ export class BatonClient {
           workflowId: id,
           taskQueue: this.opts.taskQueue,
           args: [parsed.data],
-          typedSearchAttributes: startingAttributes(parsed.data),
+          typedSearchAttributes: [
+            ...startingAttributes(parsed.data),
+            ...(req.served
+              ? [
+                  { key: SA_SERVICE, value: req.served.service },
+                  { key: SA_SERVED_CONTEXT, value: req.served.contextId },
+                ]
+              : []),
+          ],
           staticSummary: `Delegation to ${parsed.data.agent}`,
           // An id names one delegation for good: a retried start after it ended must not run it again.
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
         })
         .catch((err: unknown) => {
           if (err instanceof WorkflowExecutionAlreadyStartedError) {
+            if (req.reuseExisting && req.id) return;
             throw new RequestRefusedError(`a delegation with id ${id} exists already: nothing was started; choose another id`);
           }
           throw err;
@@ -282,9 +309,9 @@ export class BatonClient {
   }
 
   /** Answers the pending input request; resolves once the answer went out to the agent. */
-  answer(id: string, requestId: string, parts: Part[]): Promise<{ messageId: string }> {
+  answer(id: string, requestId: string, parts: Part[], opts: UpdateOptions = {}): Promise<{ messageId: string }> {
     return this.update(id, () =>
-      this.client.workflow.getHandle(id).executeUpdate(answerUpdate, { args: [{ requestId, parts, caller: this.opts.caller }] }),
+      this.client.workflow.getHandle(id).executeUpdate(answerUpdate, { args: [{ requestId, parts, caller: this.opts.caller }], ...opts }),
     );
   }
 
@@ -293,7 +320,7 @@ export class BatonClient {
    * worker reads its value). A name the delegation may not send is refused here, before the workflow
    * is asked, with the names it may.
    */
-  async authorize(id: string, requestId: string, credential: string): Promise<{ messageId: string }> {
+  async authorize(id: string, requestId: string, credential: string, opts: UpdateOptions = {}): Promise<{ messageId: string }> {
     const record = await this.show(id);
     // Checked here only while an authentication is pending; otherwise the workflow says what is wrong.
     const allowed = record.pending?.kind === 'auth' ? (record.pending.credentials ?? record.agent.credentials) : undefined;
@@ -303,7 +330,9 @@ export class BatonClient {
     return this.update(
       id,
       () =>
-        this.client.workflow.getHandle(id).executeUpdate(authorizeUpdate, { args: [{ requestId, credential, caller: this.opts.caller }] }),
+        this.client.workflow
+          .getHandle(id)
+          .executeUpdate(authorizeUpdate, { args: [{ requestId, credential, caller: this.opts.caller }], ...opts }),
       record,
     );
   }

@@ -427,6 +427,69 @@ export const ApiSchema = z
   .strict();
 export type ApiConfig = z.infer<typeof ApiSchema>;
 
+/** A skill a served agent lists on its card (A2A AgentSkill). */
+const ServedSkillSchema = z
+  .object({
+    id: name,
+    name: z.string().min(1).max(200),
+    description: z.string().min(1).max(2000),
+    tags: z.array(z.string().min(1).max(100)).max(32).default([]),
+    examples: z.array(z.string().min(1).max(500)).max(16).optional(),
+  })
+  .strict();
+
+/**
+ * One A2A agent Baton serves (`serve.services.<name>`): its card, and what runs each task. Today a
+ * task is a delegation to one configured agent (`delegate`): a durable gateway that adds acceptance,
+ * the contract and the record in front of that agent.
+ */
+export const ServedAgentSchema = z
+  .object({
+    /** The card's description: what the agent does, for callers and their models. */
+    description: z.string().min(1).max(2000),
+    /** The card's version. Default 1.0.0. */
+    version: z.string().min(1).max(64).default('1.0.0'),
+    skills: z.array(ServedSkillSchema).min(1).max(32),
+    /** Media types callers may send. Default text/plain and application/json. */
+    inputModes: z.array(z.string().min(1)).min(1).default(['text/plain', 'application/json']),
+    /** Media types of the results. Default application/json and text/plain. */
+    outputModes: z.array(z.string().min(1)).min(1).default(['application/json', 'text/plain']),
+    /** Each task is a delegation to this configured agent, under this policy and contract. */
+    delegate: z
+      .object({
+        /** A name under `agents`. */
+        agent: name,
+        /** Acceptance policy; default the agent's own. */
+        policy: name.optional(),
+        contract: ContractSchema.optional(),
+      })
+      .strict(),
+  })
+  .strict();
+export type ServedAgentConfig = z.infer<typeof ServedAgentSchema>;
+
+/** The A2A agents Baton serves, each at `<base>/a2a/<name>` (`baton ui`, `baton dev`, `baton serve`). */
+export const ServeSchema = z
+  .object({
+    /**
+     * The URL callers reach Baton at, written into each card (behind a proxy it is not the listen
+     * address). Default: the address the server listens on.
+     */
+    publicUrl: z.url({ protocol: /^https?$/ }).optional(),
+    /** Largest request body a caller may send, in bytes. Default 1 MiB, as for the HTTP API. */
+    maxRequestBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(64 * 1024 * 1024)
+      .default(1024 * 1024),
+    /** How often an open stream or a blocking send reads the task, in ms. Default 250. */
+    pollMs: z.number().int().min(20).max(10_000).default(250),
+    services: z.record(name, ServedAgentSchema).default({}),
+  })
+  .strict();
+export type ServeConfig = z.infer<typeof ServeSchema>;
+
 export const ConfigSchema = z
   .object({
     temporal: z
@@ -482,6 +545,8 @@ export const ConfigSchema = z
     encryption: EncryptionSchema.optional(),
     worker: WorkerSchema.default({ maxCachedWorkflows: 100, maxConcurrentActivities: 100 }),
     api: ApiSchema.default({ listen: { host: '127.0.0.1', port: 41230 }, callers: [], rateLimit: { requestsPerMinute: 600, burst: 120 } }),
+    /** A2A agents Baton serves itself. Default: none. */
+    serve: ServeSchema.optional(),
   })
   .strict();
 /** A loaded config: the file's fields, and where Temporal is as the loader resolved it (runtime/temporal-target). */

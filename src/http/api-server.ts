@@ -51,6 +51,8 @@ export interface ApiServerOptions {
   codec?: CodecServerOptions;
   /** Where artifact bytes stored by reference are read for downloads (the configured store). Default: none, only inline artifacts. */
   artifacts?: ArtifactStore;
+  /** The A2A agents Baton serves (`serve.services`), mounted at `/a2a`. Default: none. */
+  servedAgents?: express.Router;
 }
 
 function parse<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
@@ -365,6 +367,7 @@ export function createApiApp(opts: ApiServerOptions): express.Express {
     res.status(e.httpStatus).json({ error: { type: e.kind, message: e.message } });
   });
   app.use('/api/v1', api);
+  if (opts.servedAgents) app.use('/a2a', opts.servedAgents);
   if (opts.codec) app.use('/codec', codecRouter(opts.codec));
 
   const uiDir = opts.uiDir === undefined ? join(projectRoot(), 'ui') : opts.uiDir;

@@ -15,6 +15,7 @@ import type { BatonConfig } from '../config/schema';
 import { startApiServer } from './api-server';
 import { CallerTokens } from './caller-tokens';
 import { codecTokens } from './codec-server';
+import { servedAgentsRouter } from '../serve/served-agents-router';
 
 export interface RunningUi {
   /** The server's base URL. */
@@ -23,6 +24,8 @@ export interface RunningUi {
   signInUrl?: string;
   /** The codec server's endpoint, when it is served (payload encryption on and a codec token set). */
   codecUrl?: string;
+  /** The base URL of each A2A agent Baton serves (`serve.services`), by name. */
+  servedAgents: Record<string, string>;
   close(): Promise<void>;
 }
 
@@ -77,21 +80,42 @@ export async function startUi(
     ...dataConverterOption(config),
   };
   try {
+    const baton = new BatonClient(connection, opts);
+    const artifacts = configuredStore(config, logger.child({ component: 'artifact-store' }));
+    let base = '';
+    const served = config.serve && Object.keys(config.serve.services).length ? config.serve : undefined;
+    const servedAgents = served
+      ? servedAgentsRouter({
+          serve: served,
+          agents: config.agents,
+          baton,
+          tokens,
+          baseUrl: () => served.publicUrl ?? base,
+          rateLimit: config.api.rateLimit,
+          artifacts,
+          logger,
+        })
+      : undefined;
     const server = await startApiServer({
-      baton: new BatonClient(connection, opts),
+      baton,
       graphs: new GraphClient(connection, opts),
       tokens,
       logger,
       host,
       port,
       rateLimit: config.api.rateLimit,
-      artifacts: configuredStore(config, logger.child({ component: 'artifact-store' })),
+      artifacts,
       ...(codecServer ? { codec: codecServer } : {}),
+      ...(servedAgents ? { servedAgents } : {}),
     });
+    base = server.url;
     return {
       url: server.url,
       ...(generated ? { signInUrl: `${server.url}/#token=${generated}` } : {}),
       ...(codecServer ? { codecUrl: `${server.url}/codec` } : {}),
+      servedAgents: Object.fromEntries(
+        Object.keys(served?.services ?? {}).map((name) => [name, `${(served?.publicUrl ?? server.url).replace(/\/$/, '')}/a2a/${name}`]),
+      ),
       close: async () => {
         await server.close();
         await connection.close();

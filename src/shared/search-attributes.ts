@@ -24,6 +24,12 @@ export const SA_PENDING_REQUEST = defineSearchAttributeKey('BatonPendingRequest'
 /** The Baton version that started the delegation or graph (set at start, never changed). */
 export const SA_BATON_VERSION = defineSearchAttributeKey('BatonVersion', SearchAttributeType.KEYWORD);
 
+/** The served agent (`serve.services.<name>`) a delegation is a task of, when a caller started it over A2A. */
+export const SA_SERVICE = defineSearchAttributeKey('BatonService', SearchAttributeType.KEYWORD);
+
+/** The contextId the A2A caller's task is in (the caller's, not the remote agent's): ListTasks filters by it. */
+export const SA_SERVED_CONTEXT = defineSearchAttributeKey('BatonServedContext', SearchAttributeType.KEYWORD);
+
 export const ALL_SEARCH_ATTRIBUTES = [
   SA_STATUS,
   SA_OUTCOME,
@@ -33,6 +39,8 @@ export const ALL_SEARCH_ATTRIBUTES = [
   SA_REMOTE_STATE,
   SA_PENDING_REQUEST,
   SA_BATON_VERSION,
+  SA_SERVICE,
+  SA_SERVED_CONTEXT,
 ];
 
 /**

@@ -77,6 +77,9 @@ export async function devCommand(opts: DevOptions): Promise<number> {
     ...(ui.codecUrl ? [`  Codec server ${ui.codecUrl}  (payloads are encrypted; the Web UI decodes through it)`] : []),
     ...(stack.push ? [`  Webhook      ${stack.push.webhook.url}/push/<delegation id>  (skyway-air pushes)`] : []),
     ...stack.agents.map((a) => `  Agent        ${a.name.padEnd(12)} ${a.url}`),
+    ...Object.entries(ui.servedAgents).map(
+      ([name, url]) => `  Serves A2A   ${name.padEnd(12)} ${url}  (card: ${url}/.well-known/agent-card.json)`,
+    ),
     '',
     'Try:  npx baton delegate --agent supplier-qa --text "Verify inspection-92 against order A1042, product SN-4471" --wait',
     '      npx baton delegate --agent portal-gate --text "Stock for BOLT-M8?"   then   npx baton authorize <id> --credential portal',

@@ -24,6 +24,10 @@ export async function uiCommand(opts: { config?: string; host?: string; port?: n
               `Payloads are encrypted; the codec server is off: set ${config.encryption.codecServer.tokensFromEnv.join(' or ')} to serve ${ui.url}/codec`,
             ]
           : []),
+      ...Object.entries(ui.servedAgents).map(
+        ([name, url]) =>
+          `Serves A2A agent ${name} at ${url}  (card: ${url}/.well-known/agent-card.json; callers use their api.callers tokens)`,
+      ),
       'Stop: Ctrl-C',
       '',
     ].join('\n'),

@@ -1,0 +1,424 @@
+/**
+ * One A2A agent Baton serves: the SDK's request handler interface, backed by Temporal. Each task is a
+ * delegation workflow; reads are its record (Query, or the result once closed) and visibility; a
+ * turn is the delegation's own validated Update. Nothing is kept in this process, so a restarted
+ * server, or another replica, answers for every task.
+ */
+import { AgentCard, Message as SdkMessage, StreamResponse as SdkStreamResponse, Task as SdkTask } from '@a2a-js/sdk';
+import type {
+  CancelTaskRequest,
+  DeleteTaskPushNotificationConfigRequest,
+  GetTaskPushNotificationConfigRequest,
+  GetTaskRequest,
+  ListTaskPushNotificationConfigsRequest,
+  ListTaskPushNotificationConfigsResponse,
+  ListTasksRequest,
+  ListTasksResponse,
+  SendMessageRequest,
+  SubscribeToTaskRequest,
+  TaskPushNotificationConfig,
+} from '@a2a-js/sdk';
+import { taskStateToJSON } from '@a2a-js/sdk';
+import {
+  A2AError,
+  PushNotificationNotSupportedError,
+  RequestMalformedError,
+  TaskNotCancelableError,
+  TaskNotFoundError,
+  UnsupportedOperationError,
+} from '@a2a-js/sdk/errors';
+import type { A2ARequestHandler, ServerCallContext, User } from '@a2a-js/sdk/server';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { Logger } from 'pino';
+import { quoted, type BatonClient } from '../client/baton-client';
+import { temporalCall } from '../client/temporal-call';
+import type { ServedAgentConfig } from '../config/schema';
+import { asBatonError } from '../errors/as-baton-error';
+import { isRef, verified, type ArtifactStore } from '../artifacts/store';
+import { MessageSchema, TaskStateSchema, type Part } from '../shared/a2a-types';
+import { BatonError } from '../shared/baton-error';
+import type { Caller, DelegationRecord } from '../shared/delegation-types';
+import { readRecord } from '../shared/record-version';
+import { SA_SERVED_CONTEXT, SA_SERVICE, SA_TENANT } from '../shared/search-attributes';
+import { statusQuery } from '../../workflows/messages';
+import { servedContextId, servedTaskId, turnUpdateId } from './task-id';
+import { changesBetween, INTERRUPTED_STATES, servedTask, TERMINAL_STATES, visibilityClauseFor, type WireTask } from './task-view';
+
+/** The caller a bearer token named, as the SDK's handlers pass it on. */
+export class CallerUser implements User {
+  constructor(readonly caller: Caller) {}
+  get isAuthenticated(): boolean {
+    return true;
+  }
+  get userName(): string {
+    return `${this.caller.tenant}/${this.caller.user}`;
+  }
+}
+
+export interface ServedAgentOptions {
+  /** The service's name (`serve.services.<name>`). */
+  name: string;
+  config: ServedAgentConfig;
+  /** The card, built once the server knows the URL it is reached at. */
+  card: () => AgentCard;
+  /** A client on the Temporal connection; each request acts as its own caller through it. */
+  baton: BatonClient;
+  /** Where artifacts kept by digest are read, to hand them to the caller. Default: none. */
+  artifacts?: ArtifactStore;
+  /** How often a blocking send or an open stream reads the task, in ms. */
+  pollMs: number;
+  logger: Logger;
+}
+
+/**
+ * How long a blocking SendMessage waits before it answers with the task as it is. Node's fetch gives
+ * up on a response whose headers have not come in 300 s, so a longer wait would only fail the caller.
+ */
+const BLOCKING_WAIT_MS = 240_000;
+
+/** An open stream with nothing new says so again this often: fetch gives up on a body silent for 300 s. */
+const STREAM_KEEPALIVE_MS = 120_000;
+
+/** Largest artifact handed over inline from the store: the SDK's client refuses a stream event above 4 MiB. */
+const INLINE_FROM_STORE_MAX = 3 * 1024 * 1024;
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+export class ServedAgent implements A2ARequestHandler {
+  constructor(private readonly o: ServedAgentOptions) {}
+
+  getAgentCard(): Promise<AgentCard> {
+    return Promise.resolve(this.o.card());
+  }
+
+  getAuthenticatedExtendedAgentCard(): Promise<AgentCard> {
+    return Promise.reject(new UnsupportedOperationError('this agent has no extended card'));
+  }
+
+  sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<SdkMessage | SdkTask> {
+    return this.guard(async () => {
+      const caller = callerOf(context);
+      const turn = await this.takeMessage(params, caller);
+      if (params.configuration?.returnImmediately) return SdkTask.fromJSON(await this.view(turn.id, caller));
+      const deadline = Date.now() + BLOCKING_WAIT_MS;
+      let last: WireTask | undefined;
+      for await (const task of this.watch(turn.id, caller)) {
+        last = task;
+        if (settledForTurn(task, turn.answered) || Date.now() > deadline) break;
+      }
+      return SdkTask.fromJSON(last);
+    });
+  }
+
+  async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<SdkStreamResponse, void, undefined> {
+    const caller = callerOf(context);
+    const turn = await this.guard(() => this.takeMessage(params, caller));
+    yield* this.stream(turn.id, caller, (task) => settledForTurn(task, turn.answered));
+  }
+
+  async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<SdkStreamResponse, void, undefined> {
+    const caller = callerOf(context);
+    const first = await this.guard(() => this.view(params.id, caller));
+    if (TERMINAL_STATES.has(first.status.state))
+      throw new UnsupportedOperationError(`task ${params.id} has ended (${first.status.state}): read it with GetTask`);
+    // A subscription follows the task, across its turns, to its end.
+    yield* this.stream(params.id, caller, (task) => TERMINAL_STATES.has(task.status.state));
+  }
+
+  getTask(params: GetTaskRequest, context: ServerCallContext): Promise<SdkTask> {
+    return this.guard(async () => SdkTask.fromJSON(await this.view(params.id, callerOf(context))));
+  }
+
+  cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<SdkTask> {
+    return this.guard(async () => {
+      const caller = callerOf(context);
+      const before = await this.view(params.id, caller);
+      if (before.status.state === 'TASK_STATE_CANCELED') return SdkTask.fromJSON(before);
+      if (TERMINAL_STATES.has(before.status.state))
+        throw new TaskNotCancelableError(`task ${params.id} has ended (${before.status.state}) and cannot be canceled`);
+      try {
+        await this.o.baton.as(caller).cancel(params.id, 'canceled by the A2A caller');
+      } catch (err) {
+        // Settled between the read and the cancel: said below from what it settled as.
+        if (!(asBatonError(err)?.kind === 'Refused')) throw err;
+      }
+      const after = await this.view(params.id, caller);
+      // A race with completion is reported as it ended, never as a cancel that did not happen.
+      if (after.status.state !== 'TASK_STATE_CANCELED')
+        throw new TaskNotCancelableError(`task ${params.id} ended as ${after.status.state} before the cancel took effect`);
+      return SdkTask.fromJSON(after);
+    });
+  }
+
+  listTasks(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
+    return this.guard(async () => {
+      const caller = callerOf(context);
+      const pageSize = params.pageSize ?? 50;
+      if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100) throw new RequestMalformedError('pageSize is 1 to 100');
+      const clauses = [
+        `WorkflowType = 'delegationWorkflow'`,
+        `${SA_TENANT.name} = ${quoted('tenant', caller.tenant)}`,
+        `${SA_SERVICE.name} = '${this.o.name}'`,
+        `ExecutionStatus != 'ContinuedAsNew'`,
+      ];
+      if (params.contextId) clauses.push(`${SA_SERVED_CONTEXT.name} = ${malformedAs(() => quoted('contextId', params.contextId))}`);
+      if (params.status) {
+        const state = TaskStateSchema.safeParse(taskStateToJSON(params.status));
+        if (!state.success) throw new RequestMalformedError(`status ${String(params.status)} is not a task state`);
+        clauses.push(visibilityClauseFor(state.data));
+      }
+      const query = clauses.join(' AND ');
+      const temporal = this.o.baton.client;
+      let nextPageToken: Uint8Array | undefined;
+      try {
+        nextPageToken = params.pageToken ? Buffer.from(params.pageToken, 'base64url') : undefined;
+      } catch {
+        throw new RequestMalformedError('pageToken is not one this server gave');
+      }
+      const page = await this.call(() =>
+        temporal.workflowService.listWorkflowExecutions({ namespace: temporal.options.namespace, query, pageSize, nextPageToken }),
+      );
+      const ids = (page.executions ?? []).map((e) => e.execution?.workflowId ?? '').filter(Boolean);
+      const tasks = await Promise.all(
+        ids.map((id) => this.view(id, caller, { artifacts: params.includeArtifacts === true }).catch(() => undefined)),
+      );
+      const total = await this.call(() => temporal.workflow.count(query));
+      return {
+        tasks: tasks.filter((t): t is WireTask => !!t).map((t) => SdkTask.fromJSON(params.includeArtifacts ? t : { ...t, artifacts: [] })),
+        nextPageToken: page.nextPageToken?.length ? Buffer.from(page.nextPageToken).toString('base64url') : '',
+        pageSize,
+        totalSize: total.count,
+      };
+    });
+  }
+
+  createTaskPushNotificationConfig(_params: TaskPushNotificationConfig): Promise<TaskPushNotificationConfig> {
+    return Promise.reject(noPush());
+  }
+  getTaskPushNotificationConfig(_params: GetTaskPushNotificationConfigRequest): Promise<TaskPushNotificationConfig> {
+    return Promise.reject(noPush());
+  }
+  listTaskPushNotificationConfigs(_params: ListTaskPushNotificationConfigsRequest): Promise<ListTaskPushNotificationConfigsResponse> {
+    return Promise.reject(noPush());
+  }
+  deleteTaskPushNotificationConfig(_params: DeleteTaskPushNotificationConfigRequest): Promise<void> {
+    return Promise.reject(noPush());
+  }
+
+  /**
+   * Takes one message: a new task (a delegation started under an id derived from the caller and the
+   * messageId), or a turn on the task it names (the answer to what the delegation waits for).
+   */
+  private async takeMessage(params: SendMessageRequest, caller: Caller): Promise<{ id: string; answered?: string }> {
+    if (!params.message) throw new RequestMalformedError('the request has no message');
+    const parsed = MessageSchema.safeParse(SdkMessage.toJSON(params.message));
+    if (!parsed.success)
+      throw new RequestMalformedError(
+        `invalid message: ${parsed.error.issues
+          .slice(0, 3)
+          .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+          .join('; ')}`,
+      );
+    const message = parsed.data;
+    if (message.role !== 'ROLE_USER') throw new RequestMalformedError('a caller sends messages with role ROLE_USER');
+    if (message.parts.length > 64) throw new RequestMalformedError(`a message has at most 64 parts (this one has ${message.parts.length})`);
+    if (message.taskId) return this.takeTurn(message.taskId, message, caller);
+    const id = servedTaskId(this.o.name, caller, message.messageId);
+    const contextId = message.contextId || servedContextId(id);
+    malformedAs(() => quoted('contextId', contextId));
+    const delegate = this.o.config.delegate;
+    await malformedOr(() =>
+      this.o.baton.as(caller).start({
+        id,
+        agent: delegate.agent,
+        parts: message.parts,
+        ...(delegate.policy ? { policy: delegate.policy } : {}),
+        ...(delegate.contract ? { contract: delegate.contract } : {}),
+        served: { service: this.o.name, contextId },
+        reuseExisting: true,
+      }),
+    );
+    this.o.logger.info({ taskId: id, service: this.o.name, caller }, 'served task started (or found, for a retried message)');
+    return { id };
+  }
+
+  /** A message on an existing task: routed to the request its delegation waits for, or refused. */
+  private async takeTurn(
+    taskId: string,
+    message: { messageId: string; contextId?: string; parts: Part[] },
+    caller: Caller,
+  ): Promise<{ id: string; answered: string }> {
+    const { facts, record } = await this.read(taskId, caller);
+    if (message.contextId && message.contextId !== facts.contextId)
+      throw new RequestMalformedError(`task ${taskId} is in context ${facts.contextId}, not ${message.contextId}`);
+    const task = servedTask(record, facts);
+    if (TERMINAL_STATES.has(task.status.state))
+      throw new UnsupportedOperationError(
+        `task ${taskId} has ended (${task.status.state}) and takes no more messages: start a new task in context ${facts.contextId}`,
+      );
+    const pending = record.pending;
+    const updateId = turnUpdateId(taskId, caller, message.messageId);
+    const baton = this.o.baton.as(caller);
+    if (pending?.kind === 'input') {
+      await malformedOr(() => baton.answer(taskId, pending.requestId, message.parts, { updateId }));
+    } else if (pending?.kind === 'auth') {
+      const credential = message.parts
+        .map((p) => (p.data && typeof p.data === 'object' ? (p.data as { credential?: unknown }).credential : undefined))
+        .find((c): c is string => typeof c === 'string');
+      if (!credential)
+        throw new RequestMalformedError(
+          `task ${taskId} waits for authentication: answer with a data part {"credential": "<name>"} naming one of: ${(pending.credentials ?? []).join(', ') || '(none configured)'}`,
+        );
+      await malformedOr(() => baton.authorize(taskId, pending.requestId, credential, { updateId }));
+    } else {
+      throw new UnsupportedOperationError(
+        `task ${taskId} is not waiting for a message (${task.status.state}); subscribe or read it with GetTask`,
+      );
+    }
+    return { id: taskId, answered: pending.requestId };
+  }
+
+  /** Stream events for a task: its snapshot first, then each change, until `done` holds. */
+  private async *stream(id: string, caller: Caller, done: (task: WireTask) => boolean): AsyncGenerator<SdkStreamResponse, void, undefined> {
+    let before: WireTask | undefined;
+    let quietSince = Date.now();
+    for await (const task of this.watch(id, caller)) {
+      if (!before) yield SdkStreamResponse.fromJSON({ task });
+      else {
+        const events = changesBetween(before, task);
+        if (!events.length && Date.now() - quietSince >= STREAM_KEEPALIVE_MS)
+          events.push({ statusUpdate: { taskId: task.id, contextId: task.contextId, status: task.status } });
+        if (events.length) quietSince = Date.now();
+        for (const event of events) yield SdkStreamResponse.fromJSON(event);
+      }
+      before = task;
+      if (done(task)) return;
+    }
+  }
+
+  /**
+   * The task's view at every read, read at growing intervals up to `pollMs`: a task that ends at once
+   * is seen within tens of ms, a long one costs a Query every `pollMs`.
+   */
+  private async *watch(id: string, caller: Caller): AsyncGenerator<WireTask> {
+    for (let i = 0; ; i++) {
+      yield await this.guard(() => this.view(id, caller));
+      await sleep(Math.min(this.o.pollMs, 20 * 2 ** i));
+    }
+  }
+
+  /** The task as the caller sees it. */
+  private async view(id: string, caller: Caller, opts: { artifacts?: boolean } = {}): Promise<WireTask> {
+    const { facts, record } = await this.read(id, caller);
+    const accepted = record.outcome?.kind === 'ACCEPTED';
+    return servedTask(record, { ...facts, ...(accepted && opts.artifacts !== false ? { artifacts: await this.artifactsOf(record) } : {}) });
+  }
+
+  /** The delegation behind a task id, if it is one of this service's and of the caller's tenant. */
+  private async read(
+    id: string,
+    caller: Caller,
+  ): Promise<{ record: DelegationRecord; facts: { id: string; contextId: string; startedAt: string } }> {
+    const notFound = () => new TaskNotFoundError(`no task ${id}`);
+    if (!id || id.length > 200) throw notFound();
+    const handle = this.o.baton.client.workflow.getHandle(id);
+    const description = await this.call(() => handle.describe()).catch((err: unknown) => {
+      throw err instanceof WorkflowNotFoundError || asBatonError(err)?.kind === 'NotFound' ? notFound() : err;
+    });
+    const sa = description.typedSearchAttributes;
+    // Another tenant's task, or another service's, is not found: its existence does not leak.
+    if (description.type !== 'delegationWorkflow' || sa.get(SA_TENANT) !== caller.tenant || sa.get(SA_SERVICE) !== this.o.name)
+      throw notFound();
+    const record = readRecord(
+      await this.call(async () => (description.status.name === 'COMPLETED' ? await handle.result() : await handle.query(statusQuery))),
+    );
+    return {
+      record,
+      facts: { id, contextId: sa.get(SA_SERVED_CONTEXT) ?? servedContextId(id), startedAt: description.startTime.toISOString() },
+    };
+  }
+
+  /** The accepted artifacts with their parts: inline ones as they are, stored ones from the store. */
+  private async artifactsOf(record: DelegationRecord): Promise<{ artifactId: string; name?: string; parts: Part[] }[]> {
+    const out: { artifactId: string; name?: string; parts: Part[] }[] = [];
+    for (const a of record.artifacts) {
+      let parts = a.parts;
+      if (!parts && a.ref && isRef(a.ref) && this.o.artifacts && a.size <= INLINE_FROM_STORE_MAX && (await this.o.artifacts.has(a.ref))) {
+        const bytes = verified(a.ref, await this.o.artifacts.get(a.ref));
+        parts = [{ raw: bytes.toString('base64'), ...(a.mediaType ? { mediaType: a.mediaType } : {}) }];
+      }
+      parts ??= [
+        { text: `artifact ${a.name ?? a.artifactId}: ${a.size} bytes, sha256 ${a.sha256}, kept by Baton and too large to pass on here` },
+      ];
+      out.push({ artifactId: a.artifactId, ...(a.name ? { name: a.name } : {}), parts });
+    }
+    return out;
+  }
+
+  private call<T>(fn: () => Promise<T>): Promise<T> {
+    const client = this.o.baton.client;
+    return temporalCall({ connection: client.connection, namespace: client.options.namespace }, fn);
+  }
+
+  /** Runs `fn`; an error that is not the protocol's own becomes one a caller can act on, and is logged. */
+  private async guard<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      throw this.protocolError(err);
+    }
+  }
+
+  private protocolError(err: unknown): Error {
+    if (err instanceof A2AError) return err;
+    const known = asBatonError(err);
+    switch (known?.kind) {
+      case 'NotFound':
+        return new TaskNotFoundError(known.message);
+      case 'InvalidRequest':
+        return new RequestMalformedError(known.message);
+      case 'Refused':
+        return new UnsupportedOperationError(known.message);
+      case 'Unavailable':
+        this.o.logger.warn({ err: known.message, service: this.o.name }, 'served agent: Temporal unavailable');
+        return new Error(`Baton cannot reach its workflows just now (${known.message}); try again shortly`);
+      default:
+        this.o.logger.error({ err, service: this.o.name }, 'served agent: internal error');
+        return new Error('internal error (see the server log)');
+    }
+  }
+}
+
+/** Whether a task has answered the message just taken: ended, or waiting again for something new. */
+function settledForTurn(task: WireTask, answered: string | undefined): boolean {
+  if (TERMINAL_STATES.has(task.status.state)) return true;
+  return INTERRUPTED_STATES.has(task.status.state) && task.status.message?.messageId !== answered;
+}
+
+function callerOf(context: ServerCallContext): Caller {
+  const user = context.user;
+  // The router refuses a request without a known token before the SDK sees it.
+  if (!(user instanceof CallerUser)) throw new Error('unauthenticated request reached a served agent');
+  return user.caller;
+}
+
+const noPush = () => new PushNotificationNotSupportedError('this agent does not send push notifications yet: stream or poll');
+
+/** Runs `fn`; a BatonError it throws for bad input becomes the protocol's malformed-request error. */
+function malformedAs<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof BatonError && err.kind === 'InvalidRequest') throw new RequestMalformedError(err.message);
+    throw err;
+  }
+}
+
+async function malformedOr<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof BatonError && err.kind === 'InvalidRequest') throw new RequestMalformedError(err.message);
+    throw err;
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * What an A2A caller sees of a served task: a delegation's record as an A2A 1.0 Task (wire JSON).
+ * Pure: the request handler reads the record and the artifacts' bytes, this module only maps them.
+ *
+ * A remote COMPLETED is only a candidate: the caller's task is COMPLETED, with artifacts, only when
+ * the delegation's outcome is ACCEPTED; every other outcome keeps its own state and says why.
+ */
+import type { Part, TaskState } from '../shared/a2a-types';
+import type { DelegationRecord, DelegationStatus, OutcomeKind } from '../shared/delegation-types';
+
+/** The caller's view while the delegation runs. A review is Baton's own step: the caller sees work going on. */
+const STATE_OF_STATUS: Record<DelegationStatus, TaskState> = {
+  STARTING: 'TASK_STATE_SUBMITTED',
+  REMOTE_ACTIVE: 'TASK_STATE_WORKING',
+  WAITING_INPUT: 'TASK_STATE_INPUT_REQUIRED',
+  WAITING_AUTH: 'TASK_STATE_AUTH_REQUIRED',
+  WAITING_REVIEW: 'TASK_STATE_WORKING',
+  CANCELLING: 'TASK_STATE_WORKING',
+  SETTLED: 'TASK_STATE_WORKING',
+};
+
+/** The caller's view of a settled delegation: only ACCEPTED completes it. */
+const STATE_OF_OUTCOME: Record<OutcomeKind, TaskState> = {
+  ACCEPTED: 'TASK_STATE_COMPLETED',
+  REJECTED: 'TASK_STATE_FAILED',
+  REMOTE_FAILED: 'TASK_STATE_FAILED',
+  REMOTE_REJECTED: 'TASK_STATE_REJECTED',
+  CANCELED: 'TASK_STATE_CANCELED',
+  TIMED_OUT: 'TASK_STATE_FAILED',
+  ERROR: 'TASK_STATE_FAILED',
+};
+
+export const TERMINAL_STATES: ReadonlySet<TaskState> = new Set([
+  'TASK_STATE_COMPLETED',
+  'TASK_STATE_FAILED',
+  'TASK_STATE_CANCELED',
+  'TASK_STATE_REJECTED',
+]);
+
+export const INTERRUPTED_STATES: ReadonlySet<TaskState> = new Set(['TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_AUTH_REQUIRED']);
+
+export function servedState(record: Pick<DelegationRecord, 'status' | 'outcome'>): TaskState {
+  return record.status === 'SETTLED' && record.outcome ? STATE_OF_OUTCOME[record.outcome.kind] : STATE_OF_STATUS[record.status];
+}
+
+/** Which delegations a ListTasks `status` names, as a visibility clause (BatonStatus / BatonOutcome). */
+export function visibilityClauseFor(state: TaskState): string {
+  const statuses = (Object.keys(STATE_OF_STATUS) as DelegationStatus[]).filter((s) => s !== 'SETTLED' && STATE_OF_STATUS[s] === state);
+  const outcomes = (Object.keys(STATE_OF_OUTCOME) as OutcomeKind[]).filter((o) => STATE_OF_OUTCOME[o] === state);
+  const clauses = [
+    ...(statuses.length ? [`BatonStatus IN (${statuses.map((s) => `'${s}'`).join(', ')})`] : []),
+    ...(outcomes.length ? [`(BatonStatus = 'SETTLED' AND BatonOutcome IN (${outcomes.map((o) => `'${o}'`).join(', ')}))`] : []),
+  ];
+  // A settled delegation whose outcome is not written yet shows as working, like its record.
+  if (state === 'TASK_STATE_WORKING') clauses.push(`(BatonStatus = 'SETTLED' AND BatonOutcome IS NULL)`);
+  return `(${clauses.join(' OR ')})`;
+}
+
+/** What the request handler knows of a served task besides its record. */
+export interface ServedTaskFacts {
+  /** The task id the caller uses (the delegation's workflow id). */
+  id: string;
+  /** The caller's contextId. */
+  contextId: string;
+  /** When the task was started: its timestamp until the record has a later one. */
+  startedAt: string;
+  /** The accepted artifacts with their parts (read from the store when the record keeps only a digest). */
+  artifacts?: { artifactId: string; name?: string; parts: Part[] }[];
+}
+
+export interface WireMessage {
+  messageId: string;
+  contextId: string;
+  taskId: string;
+  role: 'ROLE_AGENT';
+  parts: Part[];
+  metadata?: Record<string, unknown>;
+}
+
+export interface WireTaskStatus {
+  state: TaskState;
+  timestamp: string;
+  message?: WireMessage;
+}
+
+export interface WireArtifact {
+  artifactId: string;
+  name?: string;
+  parts: Part[];
+}
+
+export interface WireTask {
+  id: string;
+  contextId: string;
+  status: WireTaskStatus;
+  artifacts: WireArtifact[];
+  history: WireMessage[];
+  metadata: Record<string, unknown>;
+}
+
+/** The latest time the record knows of: its last remote state or pending request, else the start. */
+function timestampOf(record: DelegationRecord, startedAt: string): string {
+  const times = [startedAt, ...record.remote.history.map((h) => h.observedAt), record.pending?.observedAt ?? ''];
+  return times.reduce((a, b) => (b > a ? b : a));
+}
+
+/** The status message: the agent's question while it waits, the reasons once it ends without acceptance. */
+function statusMessage(record: DelegationRecord, facts: ServedTaskFacts, state: TaskState): WireMessage | undefined {
+  const base = { contextId: facts.contextId, taskId: facts.id, role: 'ROLE_AGENT' as const };
+  if (INTERRUPTED_STATES.has(state) && record.pending) {
+    const p = record.pending;
+    return {
+      ...base,
+      messageId: p.requestId,
+      // The remote agent's own question, passed on as data: the caller decides what to make of it.
+      parts: p.prompt.length ? p.prompt : [{ text: state === 'TASK_STATE_AUTH_REQUIRED' ? 'authentication required' : 'input required' }],
+      metadata: {
+        batonRequestId: p.requestId,
+        ...(p.kind === 'auth' ? { answerWith: 'a data part {"credential": "<name>"}', credentials: p.credentials ?? [] } : {}),
+      },
+    };
+  }
+  if (TERMINAL_STATES.has(state) && state !== 'TASK_STATE_COMPLETED' && record.outcome) {
+    const reasons = record.outcome.reasons.length ? record.outcome.reasons.join('; ') : record.outcome.kind;
+    return { ...base, messageId: `${facts.id}/outcome`, parts: [{ text: `${record.outcome.kind}: ${reasons}` }] };
+  }
+  return undefined;
+}
+
+/** The served task as A2A wire JSON. Artifacts only with an accepted outcome, and only when `facts` carries them. */
+export function servedTask(record: DelegationRecord, facts: ServedTaskFacts): WireTask {
+  const state = servedState(record);
+  const message = statusMessage(record, facts, state);
+  return {
+    id: facts.id,
+    contextId: facts.contextId,
+    status: { state, timestamp: timestampOf(record, facts.startedAt), ...(message ? { message } : {}) },
+    artifacts:
+      state === 'TASK_STATE_COMPLETED'
+        ? (facts.artifacts ?? []).map((a) => ({ artifactId: a.artifactId, ...(a.name ? { name: a.name } : {}), parts: a.parts }))
+        : [],
+    history: [],
+    metadata: {
+      batonStatus: record.status,
+      ...(record.outcome ? { batonOutcome: record.outcome.kind } : {}),
+    },
+  };
+}
+
+/**
+ * What changed between two views of a task, as stream events: the new artifacts first (so a
+ * COMPLETED status arrives after its artifacts), then the status if its state or question changed.
+ */
+export function changesBetween(
+  before: WireTask | undefined,
+  after: WireTask,
+): (
+  | { artifactUpdate: { taskId: string; contextId: string; artifact: WireArtifact; append: false; lastChunk: true } }
+  | { statusUpdate: { taskId: string; contextId: string; status: WireTaskStatus } }
+)[] {
+  const events: ReturnType<typeof changesBetween> = [];
+  const seen = new Set((before?.artifacts ?? []).map((a) => a.artifactId));
+  for (const artifact of after.artifacts) {
+    if (!seen.has(artifact.artifactId))
+      events.push({ artifactUpdate: { taskId: after.id, contextId: after.contextId, artifact, append: false, lastChunk: true } });
+  }
+  const changed =
+    !before || before.status.state !== after.status.state || before.status.message?.messageId !== after.status.message?.messageId;
+  if (changed) events.push({ statusUpdate: { taskId: after.id, contextId: after.contextId, status: after.status } });
+  return events;
+}

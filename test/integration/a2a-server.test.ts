@@ -1,0 +1,358 @@
+/**
+ * Baton serving A2A: the official JavaScript client against a Baton-served agent (a durable gateway
+ * in front of supplier-qa), over JSON-RPC and HTTP+JSON, on a real Temporal server and worker.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import pino from 'pino';
+import { Message, StreamResponse, Task } from '@a2a-js/sdk';
+import type { SendMessageRequest } from '@a2a-js/sdk';
+import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
+import { RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import { GraphClient } from '../../src/client/graph-client';
+import { ServeSchema } from '../../src/config/schema';
+import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
+import { supplierQa } from '../../src/demo/supplier-qa';
+import { startApiServer, type RunningApi } from '../../src/http/api-server';
+import { CallerTokens } from '../../src/http/caller-tokens';
+import { servedAgentsRouter } from '../../src/serve/served-agents-router';
+import { servedTaskId } from '../../src/serve/task-id';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { batonFor, loopbackAgent, withWorker, type TestWorkerContext } from '../helpers/temporal';
+
+const ACME = 'acme-token-0123456789abcdef';
+const GLOBEX = 'globex-token-0123456789abcdef';
+const auth = (token: string) => ({ serviceParameters: { Authorization: `Bearer ${token}` } });
+
+type WireTask = {
+  id: string;
+  contextId: string;
+  status: { state: string; message?: { parts: { text?: string }[] } };
+  artifacts?: { name?: string; parts: { data?: unknown }[] }[];
+  metadata?: Record<string, unknown>;
+};
+const wire = (t: Task): WireTask => Task.toJSON(t) as WireTask;
+
+let seq = 0;
+const messageId = (label: string): string => `${label}-${process.pid}-${++seq}`;
+
+function request(
+  text: string,
+  opts: { id?: string; taskId?: string; contextId?: string; returnImmediately?: boolean } = {},
+): SendMessageRequest {
+  return {
+    tenant: '',
+    message: Message.fromJSON({
+      messageId: opts.id ?? messageId('m'),
+      role: 'ROLE_USER',
+      parts: [{ text }],
+      taskId: opts.taskId ?? '',
+      contextId: opts.contextId ?? '',
+    }),
+    configuration: {
+      acceptedOutputModes: [],
+      returnImmediately: opts.returnImmediately ?? false,
+      historyLength: 0,
+      taskPushNotificationConfig: undefined,
+    },
+    metadata: undefined,
+  };
+}
+
+async function asTask(result: Promise<Message | Task>): Promise<WireTask> {
+  const r = await result;
+  assert.ok('status' in r, 'a served agent answers with a Task');
+  return wire(r);
+}
+
+/** ListTasks in one context, as the caller `token` names. */
+const listIn = (client: Client, contextId: string, token: string) =>
+  client.listTasks(
+    {
+      tenant: '',
+      contextId,
+      status: 0,
+      pageSize: 10,
+      pageToken: '',
+      historyLength: 0,
+      statusTimestampAfter: undefined,
+      includeArtifacts: false,
+    },
+    auth(token),
+  );
+
+const FULL = 'Verify inspection-92 against order A1042, product SN-4471';
+
+describe('Baton serves A2A', () => {
+  const remoteTasks: string[] = [];
+  let fast: RunningAgent;
+  let slow: RunningAgent;
+  before(async () => {
+    fast = await startAgentServer(supplierQa({ workMs: 30, onTaskCreated: (id) => remoteTasks.push(id) }));
+    slow = await startAgentServer(supplierQa({ workMs: 120_000 }));
+  });
+  after(async () => {
+    await fast.close();
+    await slow.close();
+  });
+
+  const serving = async (
+    fn: (
+      ctx: TestWorkerContext,
+      api: RunningApi,
+      connect: (service: string, binding: 'JSONRPC' | 'HTTP+JSON') => Promise<Client>,
+    ) => Promise<void>,
+  ) => {
+    const agents = { 'supplier-qa': loopbackAgent(fast.url), 'slow-qa': loopbackAgent(slow.url) };
+    await withWorker(agents, async (ctx) => {
+      const baton = batonFor(ctx);
+      const tokens = new CallerTokens([
+        { token: ACME, caller: { tenant: 'acme', user: 'ops-1' } },
+        { token: GLOBEX, caller: { tenant: 'globex', user: 'ops-9' } },
+      ]);
+      const skills = [{ id: 'verify', name: 'Verify', description: 'Verifies an inspection report', tags: ['qa'] }];
+      const serve = ServeSchema.parse({
+        pollMs: 50,
+        maxRequestBytes: 64 * 1024,
+        services: {
+          'supplier-check': { description: 'Checked supplier verification', skills, delegate: { agent: 'supplier-qa' } },
+          'slow-check': { description: 'A verification that takes long', skills, delegate: { agent: 'slow-qa' } },
+        },
+      });
+      let base = '';
+      const logger = pino({ level: 'warn' });
+      const api = await startApiServer({
+        baton,
+        graphs: new GraphClient(ctx.client.connection, {
+          namespace: ctx.client.options.namespace,
+          taskQueue: ctx.taskQueue,
+          caller: { tenant: 'acme', user: 'ops-1' },
+        }),
+        tokens,
+        logger,
+        host: '127.0.0.1',
+        port: 0,
+        uiDir: null,
+        servedAgents: servedAgentsRouter({
+          serve,
+          agents,
+          baton,
+          tokens,
+          baseUrl: () => base,
+          rateLimit: { requestsPerMinute: 6000, burst: 1000 },
+          logger,
+        }),
+      });
+      base = api.url;
+      const connect = (service: string, binding: 'JSONRPC' | 'HTTP+JSON') =>
+        new ClientFactory(
+          ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+            transports: [new JsonRpcTransportFactory(), new RestTransportFactory()],
+            preferredTransports: [binding],
+          }),
+        ).createFromUrl(`${api.url}/a2a/${service}/`);
+      try {
+        await fn(ctx, api, connect);
+      } finally {
+        await api.close();
+      }
+    });
+  };
+
+  for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {
+    it(`${binding}: blocking send, a retried send, a question answered on the same task, a stream`, async () => {
+      await serving(async (_ctx, api, connect) => {
+        const card = (await (await fetch(`${api.url}/a2a/supplier-check/.well-known/agent-card.json`)).json()) as {
+          supportedInterfaces: { url: string; protocolBinding: string }[];
+          securitySchemes: Record<string, unknown>;
+        };
+        assert.deepEqual(
+          card.supportedInterfaces.map((i) => [i.protocolBinding, i.url]),
+          [
+            ['JSONRPC', `${api.url}/a2a/supplier-check/jsonrpc`],
+            ['HTTP+JSON', `${api.url}/a2a/supplier-check/rest`],
+          ],
+        );
+        assert.ok(card.securitySchemes.bearer, 'the card says callers need a bearer token');
+        const client = await connect('supplier-check', binding);
+        assert.equal(client.transport.protocolName, binding);
+
+        // Blocking: the answer is the accepted result, artifacts and all.
+        const remoteBefore = remoteTasks.length;
+        const sent = request(FULL);
+        const done = await asTask(client.sendMessage(sent, auth(ACME)));
+        assert.equal(done.status.state, 'TASK_STATE_COMPLETED');
+        assert.match(done.id, /^a2a-supplier-check-[0-9a-f]{32}$/);
+        assert.equal(done.metadata?.batonOutcome, 'ACCEPTED');
+        assert.equal(done.artifacts?.[0]?.name, 'verdict');
+        assert.deepEqual((done.artifacts?.[0]?.parts[0]?.data as { verdict?: string }).verdict, 'pass');
+
+        // The same message again (a response lost in transit): the same task, no second remote task.
+        const again = await asTask(client.sendMessage(sent, auth(ACME)));
+        assert.equal(again.id, done.id);
+        assert.equal(again.status.state, 'TASK_STATE_COMPLETED');
+        assert.equal(remoteTasks.length, remoteBefore + 1, 'one remote task for the message sent twice');
+
+        // A terminal task takes no more messages.
+        await assert.rejects(
+          client.sendMessage(request('one more thing', { taskId: done.id }), auth(ACME)),
+          (e) => e instanceof UnsupportedOperationError,
+        );
+
+        // The agent's question reaches the caller; the answer on the same task completes it.
+        const asked = await asTask(client.sendMessage(request('Verify inspection-92 against order A1042'), auth(ACME)));
+        assert.equal(asked.status.state, 'TASK_STATE_INPUT_REQUIRED');
+        assert.match(asked.status.message?.parts[0]?.text ?? '', /serial number/);
+        await assert.rejects(
+          client.sendMessage(request('SN-4471', { taskId: asked.id, contextId: 'ctx-somewhere-else' }), auth(ACME)),
+          (e) => e instanceof RequestMalformedError,
+        );
+        const answered = await asTask(client.sendMessage(request('SN-4471', { taskId: asked.id, contextId: asked.contextId }), auth(ACME)));
+        assert.equal(answered.id, asked.id);
+        assert.equal(answered.status.state, 'TASK_STATE_COMPLETED');
+        assert.equal(answered.contextId, asked.contextId);
+
+        // A stream: the task first, then its changes, the artifact before the COMPLETED status.
+        const kinds: string[] = [];
+        let last: unknown;
+        for await (const event of client.sendMessageStream(request(FULL), auth(ACME))) {
+          const json = StreamResponse.toJSON(event) as Record<string, { status?: { state: string } }>;
+          const kind = Object.keys(json)[0] as string;
+          kinds.push(kind === 'statusUpdate' ? `status:${json.statusUpdate?.status?.state}` : kind);
+          last = json;
+        }
+        assert.equal(kinds[0], 'task');
+        assert.deepEqual(kinds.slice(-2), ['artifactUpdate', 'status:TASK_STATE_COMPLETED']);
+        assert.ok(last);
+      });
+    });
+  }
+
+  it('cancel, a cancel race with the end, subscribe, ListTasks by context, and callers kept apart', async () => {
+    await serving(async (_ctx, _api, connect) => {
+      const slowClient = await connect('slow-check', 'JSONRPC');
+      const contextId = `ctx-order-${process.pid}`;
+      const started = await asTask(slowClient.sendMessage(request(FULL, { contextId, returnImmediately: true }), auth(ACME)));
+      assert.equal(started.contextId, contextId);
+      assert.ok(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING'].includes(started.status.state), started.status.state);
+
+      // Another tenant's task is not found, exactly like a missing one.
+      await assert.rejects(
+        slowClient.getTask({ tenant: '', id: started.id, historyLength: 0 }, auth(GLOBEX)),
+        (e) => e instanceof TaskNotFoundError,
+      );
+      await assert.rejects(
+        slowClient.getTask({ tenant: '', id: 'a2a-slow-check-nope', historyLength: 0 }, auth(ACME)),
+        (e) => e instanceof TaskNotFoundError,
+      );
+      // Another service's task is not this one's.
+      const other = await connect('supplier-check', 'HTTP+JSON');
+      await assert.rejects(
+        other.getTask({ tenant: '', id: started.id, historyLength: 0 }, auth(ACME)),
+        (e) => e instanceof TaskNotFoundError,
+      );
+
+      // Subscribe: a snapshot first; the cancel ends the stream with CANCELED.
+      const events: string[] = [];
+      const subscription = (async () => {
+        for await (const event of slowClient.resubscribeTask({ tenant: '', id: started.id }, auth(ACME))) {
+          const json = StreamResponse.toJSON(event) as Record<string, { status?: { state: string } }>;
+          const kind = Object.keys(json)[0] as string;
+          events.push(kind === 'statusUpdate' ? `status:${json.statusUpdate?.status?.state}` : kind);
+        }
+      })();
+      const second = await asTask(slowClient.sendMessage(request(FULL, { contextId, returnImmediately: true }), auth(ACME)));
+      const canceled = wire(await slowClient.cancelTask({ tenant: '', id: started.id, metadata: undefined }, auth(ACME)));
+      assert.equal(canceled.status.state, 'TASK_STATE_CANCELED');
+      await subscription;
+      assert.equal(events[0], 'task');
+      assert.equal(events.at(-1), 'status:TASK_STATE_CANCELED');
+      // Canceling again gives the canceled task; a completed one cannot be canceled.
+      assert.equal(
+        wire(await slowClient.cancelTask({ tenant: '', id: started.id, metadata: undefined }, auth(ACME))).status.state,
+        'TASK_STATE_CANCELED',
+      );
+      const completed = await asTask(other.sendMessage(request(FULL), auth(ACME)));
+      await assert.rejects(
+        other.cancelTask({ tenant: '', id: completed.id, metadata: undefined }, auth(ACME)),
+        (e) => e instanceof TaskNotCancelableError,
+      );
+      // A subscription to an ended task is refused (read it with GetTask).
+      await assert.rejects(
+        (async () => {
+          for await (const _ of other.resubscribeTask({ tenant: '', id: completed.id }, auth(ACME))) void _;
+        })(),
+        (e) => e instanceof UnsupportedOperationError || (e as Error).cause instanceof UnsupportedOperationError,
+      );
+
+      // ListTasks by context: both tasks of that context, the caller's own only (visibility is eventually consistent).
+      let listed: string[] = [];
+      for (let i = 0; i < 100 && listed.length < 2; i++) {
+        const page = await listIn(slowClient, contextId, ACME);
+        listed = page.tasks.map((t) => t.id).sort();
+        if (listed.length < 2) await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.deepEqual(listed, [started.id, second.id].sort());
+      const foreign = await listIn(slowClient, contextId, GLOBEX);
+      assert.equal(foreign.tasks.length, 0);
+      await slowClient.cancelTask({ tenant: '', id: second.id, metadata: undefined }, auth(ACME));
+    });
+  });
+
+  it('bad input: no token, an oversized message, a malformed message; nothing is started', async () => {
+    await serving(async (ctx, api) => {
+      const rpc = (body: unknown, token?: string) =>
+        fetch(`${api.url}/a2a/supplier-check/jsonrpc`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+          body: JSON.stringify(body),
+        });
+      const send = (parts: unknown[], id = messageId('bad')) => ({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendMessage',
+        params: { message: { messageId: id, role: 'ROLE_USER', parts } },
+      });
+      const unauthenticated = await rpc(send([{ text: 'hello' }]));
+      assert.equal(unauthenticated.status, 401);
+      const wrong = await rpc(send([{ text: 'hello' }]), 'not-a-token-of-this-server');
+      assert.equal(wrong.status, 401);
+      const bigId = messageId('big');
+      const big = await rpc(send([{ text: 'x'.repeat(100 * 1024) }], bigId), ACME);
+      assert.equal(big.status, 413);
+      const malformedId = messageId('malformed');
+      const malformed = (await (await rpc(send([{}], malformedId), ACME)).json()) as {
+        error?: { code: number; message: string };
+      };
+      assert.equal(malformed.error?.code, -32602, JSON.stringify(malformed));
+      const asAgent = (await (
+        await rpc(
+          { ...send([{ text: 'hi' }]), params: { message: { messageId: 'x1', role: 'ROLE_AGENT', parts: [{ text: 'hi' }] } } },
+          ACME,
+        )
+      ).json()) as {
+        error?: { code: number };
+      };
+      assert.equal(asAgent.error?.code, -32602);
+      const unknownTask = (await (
+        await rpc(
+          {
+            ...send([{ text: 'hi' }]),
+            params: { message: { messageId: 'x2', role: 'ROLE_USER', taskId: 'a2a-supplier-check-0', parts: [{ text: 'hi' }] } },
+          },
+          ACME,
+        )
+      ).json()) as {
+        error?: { code: number };
+      };
+      assert.equal(unknownTask.error?.code, -32001);
+      // The ids those messages would have started are free.
+      for (const id of [bigId, malformedId, 'x1']) {
+        const taskId = servedTaskId('supplier-check', { tenant: 'acme', user: 'ops-1' }, id);
+        await assert.rejects(ctx.client.workflow.getHandle(taskId).describe(), (e) => e instanceof WorkflowNotFoundError);
+      }
+      const missing = await fetch(`${api.url}/a2a/no-such-agent/.well-known/agent-card.json`);
+      assert.equal(missing.status, 404);
+    });
+  });
+});

@@ -1,0 +1,108 @@
+/**
+ * What an A2A caller sees of a served task, and its ids: pure functions, no server.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { DelegationRecord } from '../../src/shared/delegation-types';
+import { servedContextId, servedTaskId, turnUpdateId } from '../../src/serve/task-id';
+import { changesBetween, servedState, servedTask, visibilityClauseFor } from '../../src/serve/task-view';
+
+const record = (over: Partial<DelegationRecord> = {}): DelegationRecord => ({
+  id: 'a2a-svc-1',
+  tenant: 'acme',
+  owner: 'ops-1',
+  agent: { name: 'supplier-qa' },
+  status: 'REMOTE_ACTIVE',
+  remote: { history: [{ state: 'TASK_STATE_WORKING', observedAt: '2026-12-04T10:00:01.000Z' }] },
+  pending: null,
+  turns: [],
+  notes: [],
+  refusedSignals: [],
+  remoteCalls: 1,
+  artifacts: [],
+  ...over,
+});
+
+const facts = { id: 'a2a-svc-1', contextId: 'ctx-1', startedAt: '2026-12-04T10:00:00.000Z' };
+const verdict = { artifactId: 'v', name: 'verdict', parts: [{ data: { verdict: 'pass' } }] };
+
+describe('served task view', () => {
+  it('completes only with an accepted outcome; every other outcome keeps its own state and says why', () => {
+    const settled = (kind: NonNullable<DelegationRecord['outcome']>['kind']) =>
+      servedTask(record({ status: 'SETTLED', outcome: { kind, reasons: ['because'] } }), { ...facts, artifacts: [verdict] });
+    assert.equal(settled('ACCEPTED').status.state, 'TASK_STATE_COMPLETED');
+    assert.deepEqual(settled('ACCEPTED').artifacts, [verdict]);
+    for (const [kind, state] of [
+      ['REJECTED', 'TASK_STATE_FAILED'],
+      ['REMOTE_FAILED', 'TASK_STATE_FAILED'],
+      ['REMOTE_REJECTED', 'TASK_STATE_REJECTED'],
+      ['CANCELED', 'TASK_STATE_CANCELED'],
+      ['TIMED_OUT', 'TASK_STATE_FAILED'],
+      ['ERROR', 'TASK_STATE_FAILED'],
+    ] as const) {
+      const task = settled(kind);
+      assert.equal(task.status.state, state, kind);
+      assert.deepEqual(task.artifacts, [], `${kind}: no artifacts reach the caller`);
+      assert.equal(task.status.message?.parts[0]?.text, `${kind}: because`);
+    }
+  });
+
+  it('shows the agent question while waiting, with the request id as the message id', () => {
+    const pending = {
+      kind: 'input' as const,
+      requestId: 'a2a-svc-1/request-1',
+      prompt: [{ text: 'Which serial?' }],
+      taskId: 'remote-1',
+      contextId: 'rc',
+      observedAt: '2026-12-04T10:00:05.000Z',
+      statusKey: 'k',
+    };
+    const task = servedTask(record({ status: 'WAITING_INPUT', pending }), facts);
+    assert.equal(task.status.state, 'TASK_STATE_INPUT_REQUIRED');
+    assert.equal(task.status.message?.messageId, 'a2a-svc-1/request-1');
+    assert.deepEqual(task.status.message?.parts, [{ text: 'Which serial?' }]);
+    assert.equal(task.status.timestamp, '2026-12-04T10:00:05.000Z');
+    const auth = servedTask(record({ status: 'WAITING_AUTH', pending: { ...pending, kind: 'auth', credentials: ['portal'] } }), facts);
+    assert.equal(auth.status.state, 'TASK_STATE_AUTH_REQUIRED');
+    assert.deepEqual(auth.status.message?.metadata?.credentials, ['portal']);
+    // A review is Baton's own step: the caller sees work going on.
+    assert.equal(servedState({ status: 'WAITING_REVIEW' }), 'TASK_STATE_WORKING');
+    assert.equal(servedState({ status: 'STARTING' }), 'TASK_STATE_SUBMITTED');
+  });
+
+  it('streams the artifacts before the status that completes, and nothing when nothing changed', () => {
+    const working = servedTask(record(), facts);
+    const done = servedTask(record({ status: 'SETTLED', outcome: { kind: 'ACCEPTED', reasons: [] } }), { ...facts, artifacts: [verdict] });
+    assert.deepEqual(
+      changesBetween(working, done).map((e) => Object.keys(e)[0]),
+      ['artifactUpdate', 'statusUpdate'],
+    );
+    assert.deepEqual(changesBetween(working, servedTask(record(), facts)), []);
+  });
+
+  it('names the delegations a ListTasks status means', () => {
+    assert.equal(visibilityClauseFor('TASK_STATE_INPUT_REQUIRED'), "(BatonStatus IN ('WAITING_INPUT'))");
+    assert.equal(visibilityClauseFor('TASK_STATE_COMPLETED'), "((BatonStatus = 'SETTLED' AND BatonOutcome IN ('ACCEPTED')))");
+    assert.match(visibilityClauseFor('TASK_STATE_WORKING'), /'REMOTE_ACTIVE', 'WAITING_REVIEW', 'CANCELLING'/);
+    assert.match(visibilityClauseFor('TASK_STATE_FAILED'), /'REJECTED', 'REMOTE_FAILED', 'TIMED_OUT', 'ERROR'/);
+  });
+});
+
+describe('served task ids', () => {
+  const acme = { tenant: 'acme', user: 'ops-1' };
+  it('derive from service, caller and messageId, so a retried message finds its task', () => {
+    assert.equal(servedTaskId('svc', acme, 'm-1'), servedTaskId('svc', acme, 'm-1'));
+    assert.match(servedTaskId('svc', acme, 'm-1'), /^a2a-svc-[0-9a-f]{32}$/);
+    const others = [
+      servedTaskId('svc', acme, 'm-2'),
+      servedTaskId('other', acme, 'm-1'),
+      servedTaskId('svc', { tenant: 'globex', user: 'ops-1' }, 'm-1'),
+      servedTaskId('svc', { tenant: 'acme', user: 'ops-2' }, 'm-1'),
+      // Fields are length-prefixed: moving a character between them is another id.
+      servedTaskId('svc', { tenant: 'acm', user: 'eops-1' }, 'm-1'),
+    ];
+    assert.equal(new Set([servedTaskId('svc', acme, 'm-1'), ...others]).size, others.length + 1);
+    assert.notEqual(servedContextId('a'), servedContextId('b'));
+    assert.notEqual(turnUpdateId('t', acme, 'm'), turnUpdateId('t', acme, 'n'));
+  });
+});
