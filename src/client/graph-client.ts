@@ -12,6 +12,8 @@ import {
   SA_PENDING_REQUEST,
   SA_REMOTE_STATE,
   SA_REMOTE_TASK_ID,
+  SA_SERVED_CONTEXT,
+  SA_SERVICE,
   SA_STATUS,
   SA_TENANT,
 } from '../shared/search-attributes';
@@ -68,7 +70,17 @@ export class GraphClient {
    * Checks the spec (throws GraphSpecError naming each bad node; with `knownAgents`, unknown agents
    * too) and starts the graph. The id: `opts.id`, else the spec's `id`, else `graph-<uuid>`.
    */
-  async start(rawSpec: unknown, opts: { id?: string; knownAgents?: string[] } = {}): Promise<string> {
+  async start(
+    rawSpec: unknown,
+    opts: {
+      id?: string;
+      knownAgents?: string[];
+      /** The A2A task this graph is, when Baton serves it (search attributes, as for a delegation). */
+      served?: { service: string; contextId: string };
+      /** With `id`: a graph with that id existing already is not refused (a retried A2A SendMessage). */
+      reuseExisting?: boolean;
+    } = {},
+  ): Promise<string> {
     const spec = parseGraphSpec(rawSpec, opts.knownAgents);
     const id = opts.id ?? spec.id ?? `${GRAPH_ID_PREFIX}${randomUUID()}`;
     await this.call(() =>
@@ -77,13 +89,22 @@ export class GraphClient {
           workflowId: id,
           taskQueue: this.opts.taskQueue,
           args: [{ spec, tenant: this.opts.caller.tenant, owner: this.opts.caller.user }],
-          typedSearchAttributes: graphAttributes({ tenant: this.opts.caller.tenant }),
+          typedSearchAttributes: [
+            ...graphAttributes({ tenant: this.opts.caller.tenant }),
+            ...(opts.served
+              ? [
+                  { key: SA_SERVICE, value: opts.served.service },
+                  { key: SA_SERVED_CONTEXT, value: opts.served.contextId },
+                ]
+              : []),
+          ],
           staticSummary: `Task graph of ${spec.nodes.length} node(s)`,
           // An id names one graph for good: a retried start after it ended must not run it again.
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
         })
         .catch((err: unknown) => {
           if (err instanceof WorkflowExecutionAlreadyStartedError) {
+            if (opts.reuseExisting && opts.id) return;
             throw new RequestRefusedError(`a graph with id ${id} exists already: nothing was started; choose another id`);
           }
           throw err;

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { TemporalTarget } from '../runtime/temporal-target';
 import { ContractSchema, DurationSchema, identifier } from '../shared/delegation-types';
+import { PartSchema } from '../shared/a2a-types';
 
 const name = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'use lower-case letters, digits and -');
 
@@ -439,9 +440,31 @@ const ServedSkillSchema = z
   .strict();
 
 /**
- * One A2A agent Baton serves (`serve.services.<name>`): its card, and what runs each task. Today a
- * task is a delegation to one configured agent (`delegate`): a durable gateway that adds acceptance,
- * the contract and the record in front of that agent.
+ * A node of a served graph: a graph node (docs/graphs.md) whose request may take the caller's message
+ * (`withRequest`: the caller's parts after the node's own text or parts, or alone).
+ */
+const ServedNodeSchema = z
+  .object({
+    id: z.string().min(1).max(64),
+    agent: name,
+    text: z.string().min(1).max(100_000).optional(),
+    parts: z.array(PartSchema).min(1).max(32).optional(),
+    /** Send the caller's message to this node's agent. Default false. */
+    withRequest: z.boolean().default(false),
+    dependsOn: z.array(z.string()).max(64).default([]),
+    refines: z.string().optional(),
+    acceptance: name.optional(),
+    contract: ContractSchema.optional(),
+  })
+  .strict()
+  .refine((n) => !(n.text && n.parts), { message: 'give at most one of text or parts' })
+  .refine((n) => n.withRequest || n.text || n.parts, { message: 'give text or parts, or withRequest: true' });
+export type ServedNode = z.infer<typeof ServedNodeSchema>;
+
+/**
+ * One A2A agent Baton serves (`serve.services.<name>`): its card, and what runs each task: a
+ * delegation to one configured agent (`delegate`: a durable gateway that adds acceptance, the
+ * contract and the record in front of that agent), or a task graph (`graph`: a pipeline of agents).
  */
 export const ServedAgentSchema = z
   .object({
@@ -463,9 +486,24 @@ export const ServedAgentSchema = z
         policy: name.optional(),
         contract: ContractSchema.optional(),
       })
-      .strict(),
+      .strict()
+      .optional(),
+    /**
+     * Each task is a run of this graph. It completes when the graph is ACCEPTED, with the accepted
+     * artifacts of its end nodes (those no other node depends on); a node's question is the task's.
+     */
+    graph: z
+      .object({
+        failurePolicy: z.enum(['fail-fast', 'continue']).default('fail-fast'),
+        concurrency: z.number().int().min(1).max(100).default(4),
+        /** At most 100 nodes: a served task reads its whole graph on every look. */
+        nodes: z.array(ServedNodeSchema).min(1).max(100),
+      })
+      .strict()
+      .optional(),
   })
-  .strict();
+  .strict()
+  .refine((s) => !!s.delegate !== !!s.graph, { message: 'give exactly one of delegate or graph' });
 export type ServedAgentConfig = z.infer<typeof ServedAgentSchema>;
 
 /** The A2A agents Baton serves, each at `<base>/a2a/<name>` (`baton ui`, `baton dev`, `baton serve`). */

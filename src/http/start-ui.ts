@@ -81,6 +81,7 @@ export async function startUi(
   };
   try {
     const baton = new BatonClient(connection, opts);
+    const graphs = new GraphClient(connection, opts);
     const artifacts = configuredStore(config, logger.child({ component: 'artifact-store' }));
     let base = '';
     const served = config.serve && Object.keys(config.serve.services).length ? config.serve : undefined;
@@ -89,6 +90,7 @@ export async function startUi(
           serve: served,
           agents: config.agents,
           baton,
+          graphs,
           tokens,
           baseUrl: () => served.publicUrl ?? base,
           rateLimit: config.api.rateLimit,
@@ -98,7 +100,7 @@ export async function startUi(
       : undefined;
     const server = await startApiServer({
       baton,
-      graphs: new GraphClient(connection, opts),
+      graphs,
       tokens,
       logger,
       host,

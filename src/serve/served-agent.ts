@@ -35,14 +35,21 @@ import { temporalCall } from '../client/temporal-call';
 import type { ServedAgentConfig } from '../config/schema';
 import { asBatonError } from '../errors/as-baton-error';
 import { isRef, verified, type ArtifactStore } from '../artifacts/store';
-import { MessageSchema, TaskStateSchema, type Part } from '../shared/a2a-types';
+import { MessageSchema, TaskStateSchema, type Part, type TaskState } from '../shared/a2a-types';
 import { BatonError } from '../shared/baton-error';
 import type { Caller, DelegationRecord } from '../shared/delegation-types';
-import { readRecord } from '../shared/record-version';
 import { SA_SERVED_CONTEXT, SA_SERVICE, SA_TENANT } from '../shared/search-attributes';
-import { statusQuery } from '../../workflows/messages';
 import { servedContextId, servedTaskId, turnUpdateId } from './task-id';
-import { changesBetween, INTERRUPTED_STATES, servedTask, TERMINAL_STATES, visibilityClauseFor, type WireTask } from './task-view';
+import {
+  changesBetween,
+  INTERRUPTED_STATES,
+  servedTask,
+  TERMINAL_STATES,
+  visibilityClauseFor,
+  type ServedState,
+  type WireTask,
+} from './task-view';
+import type { TaskRunner } from './task-runners';
 
 /** The caller a bearer token named, as the SDK's handlers pass it on. */
 export class CallerUser implements User {
@@ -63,6 +70,8 @@ export interface ServedAgentOptions {
   card: () => AgentCard;
   /** A client on the Temporal connection; each request acts as its own caller through it. */
   baton: BatonClient;
+  /** What runs each task (a delegation, or a graph). */
+  runner: TaskRunner;
   /** Where artifacts kept by digest are read, to hand them to the caller. Default: none. */
   artifacts?: ArtifactStore;
   /** How often a blocking send or an open stream reads the task, in ms. */
@@ -78,6 +87,9 @@ const BLOCKING_WAIT_MS = 240_000;
 
 /** An open stream with nothing new says so again this often: fetch gives up on a body silent for 300 s. */
 const STREAM_KEEPALIVE_MS = 120_000;
+
+/** How long CancelTask waits for the task to end (a graph cancels its running nodes first). */
+const CANCEL_WAIT_MS = 60_000;
 
 /** Largest artifact handed over inline from the store: the SDK's client refuses a stream event above 4 MiB. */
 const INLINE_FROM_STORE_MAX = 3 * 1024 * 1024;
@@ -132,17 +144,23 @@ export class ServedAgent implements A2ARequestHandler {
   cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<SdkTask> {
     return this.guard(async () => {
       const caller = callerOf(context);
+      const deadline = Date.now() + CANCEL_WAIT_MS;
       const before = await this.view(params.id, caller);
       if (before.status.state === 'TASK_STATE_CANCELED') return SdkTask.fromJSON(before);
       if (TERMINAL_STATES.has(before.status.state))
         throw new TaskNotCancelableError(`task ${params.id} has ended (${before.status.state}) and cannot be canceled`);
       try {
-        await this.o.baton.as(caller).cancel(params.id, 'canceled by the A2A caller');
+        await this.o.runner.cancel(caller, params.id);
       } catch (err) {
         // Settled between the read and the cancel: said below from what it settled as.
         if (!(asBatonError(err)?.kind === 'Refused')) throw err;
       }
-      const after = await this.view(params.id, caller);
+      // A graph cancels its running nodes before it ends: wait for the end (bounded), then say how it ended.
+      let after = await this.view(params.id, caller);
+      for await (const task of this.watch(params.id, caller)) {
+        after = task;
+        if (TERMINAL_STATES.has(task.status.state) || Date.now() > deadline) break;
+      }
       // A race with completion is reported as it ended, never as a cancel that did not happen.
       if (after.status.state !== 'TASK_STATE_CANCELED')
         throw new TaskNotCancelableError(`task ${params.id} ended as ${after.status.state} before the cancel took effect`);
@@ -156,16 +174,19 @@ export class ServedAgent implements A2ARequestHandler {
       const pageSize = params.pageSize ?? 50;
       if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100) throw new RequestMalformedError('pageSize is 1 to 100');
       const clauses = [
-        `WorkflowType = 'delegationWorkflow'`,
+        `WorkflowType = '${this.o.runner.workflowType}'`,
         `${SA_TENANT.name} = ${quoted('tenant', caller.tenant)}`,
         `${SA_SERVICE.name} = '${this.o.name}'`,
         `ExecutionStatus != 'ContinuedAsNew'`,
       ];
       if (params.contextId) clauses.push(`${SA_SERVED_CONTEXT.name} = ${malformedAs(() => quoted('contextId', params.contextId))}`);
+      let wanted: TaskState | undefined;
       if (params.status) {
         const state = TaskStateSchema.safeParse(taskStateToJSON(params.status));
         if (!state.success) throw new RequestMalformedError(`status ${String(params.status)} is not a task state`);
-        clauses.push(visibilityClauseFor(state.data));
+        wanted = state.data;
+        // A delegation's state is in its search attributes; a graph's is read (the page may then hold fewer).
+        if (this.o.runner.workflowType === 'delegationWorkflow') clauses.push(visibilityClauseFor(state.data));
       }
       const query = clauses.join(' AND ');
       const temporal = this.o.baton.client;
@@ -184,7 +205,9 @@ export class ServedAgent implements A2ARequestHandler {
       );
       const total = await this.call(() => temporal.workflow.count(query));
       return {
-        tasks: tasks.filter((t): t is WireTask => !!t).map((t) => SdkTask.fromJSON(params.includeArtifacts ? t : { ...t, artifacts: [] })),
+        tasks: tasks
+          .filter((t): t is WireTask => !!t && (!wanted || t.status.state === wanted))
+          .map((t) => SdkTask.fromJSON(params.includeArtifacts ? t : { ...t, artifacts: [] })),
         nextPageToken: page.nextPageToken?.length ? Buffer.from(page.nextPageToken).toString('base64url') : '',
         pageSize,
         totalSize: total.count,
@@ -226,18 +249,7 @@ export class ServedAgent implements A2ARequestHandler {
     const id = servedTaskId(this.o.name, caller, message.messageId);
     const contextId = message.contextId || servedContextId(id);
     malformedAs(() => quoted('contextId', contextId));
-    const delegate = this.o.config.delegate;
-    await malformedOr(() =>
-      this.o.baton.as(caller).start({
-        id,
-        agent: delegate.agent,
-        parts: message.parts,
-        ...(delegate.policy ? { policy: delegate.policy } : {}),
-        ...(delegate.contract ? { contract: delegate.contract } : {}),
-        served: { service: this.o.name, contextId },
-        reuseExisting: true,
-      }),
-    );
+    await malformedOr(() => this.o.runner.start(caller, id, message.parts, { service: this.o.name, contextId }));
     this.o.logger.info({ taskId: id, service: this.o.name, caller }, 'served task started (or found, for a retried message)');
     return { id };
   }
@@ -248,19 +260,19 @@ export class ServedAgent implements A2ARequestHandler {
     message: { messageId: string; contextId?: string; parts: Part[] },
     caller: Caller,
   ): Promise<{ id: string; answered: string }> {
-    const { facts, record } = await this.read(taskId, caller);
+    const { facts, state } = await this.read(taskId, caller);
     if (message.contextId && message.contextId !== facts.contextId)
       throw new RequestMalformedError(`task ${taskId} is in context ${facts.contextId}, not ${message.contextId}`);
-    const task = servedTask(record, facts);
+    const task = servedTask(state, facts);
     if (TERMINAL_STATES.has(task.status.state))
       throw new UnsupportedOperationError(
         `task ${taskId} has ended (${task.status.state}) and takes no more messages: start a new task in context ${facts.contextId}`,
       );
-    const pending = record.pending;
+    const pending = state.pending;
     const updateId = turnUpdateId(taskId, caller, message.messageId);
     const baton = this.o.baton.as(caller);
     if (pending?.kind === 'input') {
-      await malformedOr(() => baton.answer(taskId, pending.requestId, message.parts, { updateId }));
+      await malformedOr(() => baton.answer(pending.delegationId, pending.requestId, message.parts, { updateId }));
     } else if (pending?.kind === 'auth') {
       const credential = message.parts
         .map((p) => (p.data && typeof p.data === 'object' ? (p.data as { credential?: unknown }).credential : undefined))
@@ -269,7 +281,7 @@ export class ServedAgent implements A2ARequestHandler {
         throw new RequestMalformedError(
           `task ${taskId} waits for authentication: answer with a data part {"credential": "<name>"} naming one of: ${(pending.credentials ?? []).join(', ') || '(none configured)'}`,
         );
-      await malformedOr(() => baton.authorize(taskId, pending.requestId, credential, { updateId }));
+      await malformedOr(() => baton.authorize(pending.delegationId, pending.requestId, credential, { updateId }));
     } else {
       throw new UnsupportedOperationError(
         `task ${taskId} is not waiting for a message (${task.status.state}); subscribe or read it with GetTask`,
@@ -309,39 +321,37 @@ export class ServedAgent implements A2ARequestHandler {
 
   /** The task as the caller sees it. */
   private async view(id: string, caller: Caller, opts: { artifacts?: boolean } = {}): Promise<WireTask> {
-    const { facts, record } = await this.read(id, caller);
-    const accepted = record.outcome?.kind === 'ACCEPTED';
-    return servedTask(record, { ...facts, ...(accepted && opts.artifacts !== false ? { artifacts: await this.artifactsOf(record) } : {}) });
+    const { facts, state, results } = await this.read(id, caller);
+    const artifacts = state.state === 'TASK_STATE_COMPLETED' && opts.artifacts !== false ? await this.artifactsOf(results) : undefined;
+    return servedTask(state, { ...facts, ...(artifacts ? { artifacts } : {}) });
   }
 
-  /** The delegation behind a task id, if it is one of this service's and of the caller's tenant. */
+  /** The task behind an id, if it is one of this service's and of the caller's tenant. */
   private async read(
     id: string,
     caller: Caller,
-  ): Promise<{ record: DelegationRecord; facts: { id: string; contextId: string; startedAt: string } }> {
+  ): Promise<{ state: ServedState; results: DelegationRecord[]; facts: { id: string; contextId: string; startedAt: string } }> {
     const notFound = () => new TaskNotFoundError(`no task ${id}`);
     if (!id || id.length > 200) throw notFound();
-    const handle = this.o.baton.client.workflow.getHandle(id);
-    const description = await this.call(() => handle.describe()).catch((err: unknown) => {
+    const description = await this.call(() => this.o.baton.client.workflow.getHandle(id).describe()).catch((err: unknown) => {
       throw err instanceof WorkflowNotFoundError || asBatonError(err)?.kind === 'NotFound' ? notFound() : err;
     });
     const sa = description.typedSearchAttributes;
     // Another tenant's task, or another service's, is not found: its existence does not leak.
-    if (description.type !== 'delegationWorkflow' || sa.get(SA_TENANT) !== caller.tenant || sa.get(SA_SERVICE) !== this.o.name)
+    if (description.type !== this.o.runner.workflowType || sa.get(SA_TENANT) !== caller.tenant || sa.get(SA_SERVICE) !== this.o.name)
       throw notFound();
-    const record = readRecord(
-      await this.call(async () => (description.status.name === 'COMPLETED' ? await handle.result() : await handle.query(statusQuery))),
-    );
+    const { state, results } = await this.call(() => this.o.runner.read(caller, id, description.status.name === 'COMPLETED'));
     return {
-      record,
+      state,
+      results,
       facts: { id, contextId: sa.get(SA_SERVED_CONTEXT) ?? servedContextId(id), startedAt: description.startTime.toISOString() },
     };
   }
 
   /** The accepted artifacts with their parts: inline ones as they are, stored ones from the store. */
-  private async artifactsOf(record: DelegationRecord): Promise<{ artifactId: string; name?: string; parts: Part[] }[]> {
+  private async artifactsOf(records: DelegationRecord[]): Promise<{ artifactId: string; name?: string; parts: Part[] }[]> {
     const out: { artifactId: string; name?: string; parts: Part[] }[] = [];
-    for (const a of record.artifacts) {
+    for (const a of records.flatMap((r) => r.artifacts)) {
       let parts = a.parts;
       if (!parts && a.ref && isRef(a.ref) && this.o.artifacts && a.size <= INLINE_FROM_STORE_MAX && (await this.o.artifacts.has(a.ref))) {
         const bytes = verified(a.ref, await this.o.artifacts.get(a.ref));

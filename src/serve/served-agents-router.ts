@@ -16,12 +16,16 @@ import type { CallerTokens } from '../http/caller-tokens';
 import { RateLimiter, retryAfterSeconds } from '../http/rate-limit';
 import type { Caller } from '../shared/delegation-types';
 import { CallerUser, ServedAgent } from './served-agent';
+import { DelegationRunner, GraphRunner, servedGraphSpec } from './task-runners';
+import type { GraphClient } from '../client/graph-client';
+import { GraphSpecError, parseGraphSpec } from '../shared/graph-spec';
 
 export interface ServedAgentsOptions {
   serve: ServeConfig;
   /** The agents the services delegate to must be configured here. */
   agents: BatonConfig['agents'];
   baton: BatonClient;
+  graphs: GraphClient;
   tokens: CallerTokens;
   /** The URL the server is reached at (`serve.publicUrl`, else the listen address), once it is known. */
   baseUrl: () => string;
@@ -31,11 +35,21 @@ export interface ServedAgentsOptions {
   logger: Logger;
 }
 
-/** Throws ConfigError when a service names an agent that is not configured. */
+/** Throws ConfigError when a service names an agent that is not configured, or a graph that cannot run. */
 export function checkServices(serve: ServeConfig, agents: BatonConfig['agents']): void {
-  const problems = Object.entries(serve.services)
-    .filter(([, s]) => !agents[s.delegate.agent])
-    .map(([name, s]) => `serve.services.${name}.delegate.agent: ${s.delegate.agent} is not under agents`);
+  const problems: string[] = [];
+  for (const [name, s] of Object.entries(serve.services)) {
+    if (s.delegate && !agents[s.delegate.agent])
+      problems.push(`serve.services.${name}.delegate.agent: ${s.delegate.agent} is not under agents`);
+    if (s.graph) {
+      try {
+        parseGraphSpec(servedGraphSpec(s.graph, [{ text: 'request' }]), Object.keys(agents));
+      } catch (err) {
+        if (!(err instanceof GraphSpecError)) throw err;
+        problems.push(...err.problems.map((p) => `serve.services.${name}.graph: ${p}`));
+      }
+    }
+  }
   if (problems.length) throw new ConfigError('the served agents are not valid:', problems);
 }
 
@@ -77,6 +91,9 @@ export function servedAgentsRouter(opts: ServedAgentsOptions): express.Router {
       config: service,
       card: () => (card ??= servedCard(name, service, opts.baseUrl())),
       baton: opts.baton,
+      runner: service.graph
+        ? new GraphRunner(opts.baton, opts.graphs, service.graph)
+        : new DelegationRunner(opts.baton, service.delegate as NonNullable<typeof service.delegate>),
       ...(opts.artifacts ? { artifacts: opts.artifacts } : {}),
       pollMs: opts.serve.pollMs,
       logger: log,

@@ -6,7 +6,8 @@
  * the delegation's outcome is ACCEPTED; every other outcome keeps its own state and says why.
  */
 import type { Part, TaskState } from '../shared/a2a-types';
-import type { DelegationRecord, DelegationStatus, OutcomeKind } from '../shared/delegation-types';
+import type { DelegationRecord, DelegationStatus, OutcomeKind, PendingRequest } from '../shared/delegation-types';
+import type { GraphOutcomeKind, GraphRecord } from '../shared/graph-types';
 
 /** The caller's view while the delegation runs. A review is Baton's own step: the caller sees work going on. */
 const STATE_OF_STATUS: Record<DelegationStatus, TaskState> = {
@@ -56,15 +57,80 @@ export function visibilityClauseFor(state: TaskState): string {
   return `(${clauses.join(' OR ')})`;
 }
 
-/** What the request handler knows of a served task besides its record. */
+/**
+ * A served task's state, from whatever runs it (one delegation, or a graph of them): what the view
+ * needs, and where a caller's next message goes.
+ */
+export interface ServedState {
+  state: TaskState;
+  /** While INPUT_REQUIRED or AUTH_REQUIRED: the delegation that asks, and its request. */
+  pending?: { delegationId: string } & Pick<PendingRequest, 'kind' | 'requestId' | 'prompt' | 'credentials' | 'observedAt'>;
+  /** Once ended: the local outcome and why. */
+  outcome?: { kind: string; reasons: string[] };
+  /** The latest time a change was observed (absent: the task's start). */
+  changedAt?: string;
+  /** Baton's own status, for the caller's metadata. */
+  status: string;
+}
+
+/** The state of a task that is one delegation. */
+export function delegationState(record: DelegationRecord): ServedState {
+  const state = servedState(record);
+  const p = record.pending;
+  const times = [...record.remote.history.map((h) => h.observedAt), p?.observedAt ?? ''].filter(Boolean);
+  return {
+    state,
+    status: record.status,
+    ...(p && INTERRUPTED_STATES.has(state) && p.kind !== 'review'
+      ? {
+          pending: {
+            delegationId: record.id,
+            kind: p.kind,
+            requestId: p.requestId,
+            prompt: p.prompt,
+            observedAt: p.observedAt,
+            ...(p.credentials ? { credentials: p.credentials } : {}),
+          },
+        }
+      : {}),
+    ...(record.outcome ? { outcome: record.outcome } : {}),
+    ...(times.length ? { changedAt: times.reduce((a, b) => (b > a ? b : a)) } : {}),
+  };
+}
+
+const STATE_OF_GRAPH_OUTCOME: Record<GraphOutcomeKind, TaskState> = {
+  ACCEPTED: 'TASK_STATE_COMPLETED',
+  FAILED: 'TASK_STATE_FAILED',
+  CANCELED: 'TASK_STATE_CANCELED',
+};
+
+/**
+ * The state of a task that is a graph: its outcome once settled; while it runs, the question of a
+ * node that waits (`waiting`, that node's delegation, read by the caller of this function), else working.
+ */
+export function graphState(graph: GraphRecord, waiting?: DelegationRecord): ServedState {
+  if (graph.status === 'SETTLED' && graph.outcome)
+    return { state: STATE_OF_GRAPH_OUTCOME[graph.outcome.kind], status: graph.status, outcome: graph.outcome };
+  const asked = waiting ? delegationState(waiting) : undefined;
+  if (asked?.pending) return { ...asked, status: graph.status };
+  return { state: 'TASK_STATE_WORKING', status: graph.status };
+}
+
+/** Nodes of a graph whose results are the graph's: those no other node depends on. */
+export function endNodes(graph: Pick<GraphRecord, 'nodes'>): string[] {
+  const depended = new Set(graph.nodes.flatMap((n) => n.dependsOn));
+  return graph.nodes.filter((n) => !depended.has(n.id)).map((n) => n.delegationId);
+}
+
+/** What the request handler knows of a served task besides its state. */
 export interface ServedTaskFacts {
-  /** The task id the caller uses (the delegation's workflow id). */
+  /** The task id the caller uses (the workflow id). */
   id: string;
   /** The caller's contextId. */
   contextId: string;
-  /** When the task was started: its timestamp until the record has a later one. */
+  /** When the task was started: its timestamp until a later change. */
   startedAt: string;
-  /** The accepted artifacts with their parts (read from the store when the record keeps only a digest). */
+  /** The accepted artifacts with their parts (read from the store when a record keeps only a digest). */
   artifacts?: { artifactId: string; name?: string; parts: Part[] }[];
 }
 
@@ -98,52 +164,43 @@ export interface WireTask {
   metadata: Record<string, unknown>;
 }
 
-/** The latest time the record knows of: its last remote state or pending request, else the start. */
-function timestampOf(record: DelegationRecord, startedAt: string): string {
-  const times = [startedAt, ...record.remote.history.map((h) => h.observedAt), record.pending?.observedAt ?? ''];
-  return times.reduce((a, b) => (b > a ? b : a));
-}
-
 /** The status message: the agent's question while it waits, the reasons once it ends without acceptance. */
-function statusMessage(record: DelegationRecord, facts: ServedTaskFacts, state: TaskState): WireMessage | undefined {
+function statusMessage(s: ServedState, facts: ServedTaskFacts): WireMessage | undefined {
   const base = { contextId: facts.contextId, taskId: facts.id, role: 'ROLE_AGENT' as const };
-  if (INTERRUPTED_STATES.has(state) && record.pending) {
-    const p = record.pending;
+  if (INTERRUPTED_STATES.has(s.state) && s.pending) {
+    const p = s.pending;
     return {
       ...base,
       messageId: p.requestId,
       // The remote agent's own question, passed on as data: the caller decides what to make of it.
-      parts: p.prompt.length ? p.prompt : [{ text: state === 'TASK_STATE_AUTH_REQUIRED' ? 'authentication required' : 'input required' }],
+      parts: p.prompt.length ? p.prompt : [{ text: p.kind === 'auth' ? 'authentication required' : 'input required' }],
       metadata: {
         batonRequestId: p.requestId,
         ...(p.kind === 'auth' ? { answerWith: 'a data part {"credential": "<name>"}', credentials: p.credentials ?? [] } : {}),
       },
     };
   }
-  if (TERMINAL_STATES.has(state) && state !== 'TASK_STATE_COMPLETED' && record.outcome) {
-    const reasons = record.outcome.reasons.length ? record.outcome.reasons.join('; ') : record.outcome.kind;
-    return { ...base, messageId: `${facts.id}/outcome`, parts: [{ text: `${record.outcome.kind}: ${reasons}` }] };
+  if (TERMINAL_STATES.has(s.state) && s.state !== 'TASK_STATE_COMPLETED' && s.outcome) {
+    const reasons = s.outcome.reasons.length ? s.outcome.reasons.join('; ') : s.outcome.kind;
+    return { ...base, messageId: `${facts.id}/outcome`, parts: [{ text: `${s.outcome.kind}: ${reasons}` }] };
   }
   return undefined;
 }
 
-/** The served task as A2A wire JSON. Artifacts only with an accepted outcome, and only when `facts` carries them. */
-export function servedTask(record: DelegationRecord, facts: ServedTaskFacts): WireTask {
-  const state = servedState(record);
-  const message = statusMessage(record, facts, state);
+/** The served task as A2A wire JSON. Artifacts only when COMPLETED, and only those `facts` carries. */
+export function servedTask(s: ServedState, facts: ServedTaskFacts): WireTask {
+  const message = statusMessage(s, facts);
+  const timestamp = s.changedAt && s.changedAt > facts.startedAt ? s.changedAt : facts.startedAt;
   return {
     id: facts.id,
     contextId: facts.contextId,
-    status: { state, timestamp: timestampOf(record, facts.startedAt), ...(message ? { message } : {}) },
+    status: { state: s.state, timestamp, ...(message ? { message } : {}) },
     artifacts:
-      state === 'TASK_STATE_COMPLETED'
+      s.state === 'TASK_STATE_COMPLETED'
         ? (facts.artifacts ?? []).map((a) => ({ artifactId: a.artifactId, ...(a.name ? { name: a.name } : {}), parts: a.parts }))
         : [],
     history: [],
-    metadata: {
-      batonStatus: record.status,
-      ...(record.outcome ? { batonOutcome: record.outcome.kind } : {}),
-    },
+    metadata: { batonStatus: s.status, ...(s.outcome ? { batonOutcome: s.outcome.kind } : {}) },
   };
 }
 

@@ -117,17 +117,34 @@ describe('Baton serves A2A', () => {
         services: {
           'supplier-check': { description: 'Checked supplier verification', skills, delegate: { agent: 'supplier-qa' } },
           'slow-check': { description: 'A verification that takes long', skills, delegate: { agent: 'slow-qa' } },
+          // A pipeline: the caller's request is inspected, then a second check runs on the same order.
+          pipeline: {
+            description: 'Inspection, then a second check',
+            skills,
+            graph: {
+              nodes: [
+                { id: 'inspect', agent: 'supplier-qa', withRequest: true },
+                {
+                  id: 'recheck',
+                  agent: 'supplier-qa',
+                  text: 'Verify inspection-93 against order A1042, product SN-4471',
+                  dependsOn: ['inspect'],
+                },
+              ],
+            },
+          },
         },
       });
       let base = '';
       const logger = pino({ level: 'warn' });
+      const graphs = new GraphClient(ctx.client.connection, {
+        namespace: ctx.client.options.namespace,
+        taskQueue: ctx.taskQueue,
+        caller: { tenant: 'acme', user: 'ops-1' },
+      });
       const api = await startApiServer({
         baton,
-        graphs: new GraphClient(ctx.client.connection, {
-          namespace: ctx.client.options.namespace,
-          taskQueue: ctx.taskQueue,
-          caller: { tenant: 'acme', user: 'ops-1' },
-        }),
+        graphs,
         tokens,
         logger,
         host: '127.0.0.1',
@@ -137,6 +154,7 @@ describe('Baton serves A2A', () => {
           serve,
           agents,
           baton,
+          graphs,
           tokens,
           baseUrl: () => base,
           rateLimit: { requestsPerMinute: 6000, burst: 1000 },
@@ -224,6 +242,39 @@ describe('Baton serves A2A', () => {
         assert.equal(kinds[0], 'task');
         assert.deepEqual(kinds.slice(-2), ['artifactUpdate', 'status:TASK_STATE_COMPLETED']);
         assert.ok(last);
+      });
+    });
+  }
+
+  for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {
+    it(`${binding}: a served graph asks its node's question, takes the answer, completes with its end's artifact`, async () => {
+      await serving(async (_ctx, _api, connect) => {
+        const client = await connect('pipeline', binding);
+        const asked = await asTask(client.sendMessage(request('Verify inspection-92 against order A1042'), auth(ACME)));
+        assert.equal(asked.status.state, 'TASK_STATE_INPUT_REQUIRED', JSON.stringify(asked.status));
+        assert.match(asked.id, /^a2a-pipeline-/);
+        assert.match(asked.status.message?.parts[0]?.text ?? '', /serial number/);
+        // The answer goes to the node that asked; the stream follows the graph to its end.
+        const kinds: string[] = [];
+        let artifact: { name?: string; parts: { data?: unknown }[] } | undefined;
+        for await (const event of client.sendMessageStream(request('SN-4471', { taskId: asked.id }), auth(ACME))) {
+          const json = StreamResponse.toJSON(event) as {
+            task?: unknown;
+            statusUpdate?: { status: { state: string } };
+            artifactUpdate?: { artifact: { name?: string; parts: { data?: unknown }[] } };
+          };
+          if (json.artifactUpdate) artifact = json.artifactUpdate.artifact;
+          kinds.push(json.task ? 'task' : json.statusUpdate ? `status:${json.statusUpdate.status.state}` : 'artifactUpdate');
+        }
+        assert.equal(kinds[0], 'task');
+        assert.deepEqual(kinds.slice(-2), ['artifactUpdate', 'status:TASK_STATE_COMPLETED']);
+        // The end node's verdict: the second check's report, not the first one's.
+        assert.equal(artifact?.name, 'verdict');
+        assert.equal((artifact?.parts[0]?.data as { report?: string }).report, 'inspection-93');
+        const done = wire(await client.getTask({ tenant: '', id: asked.id, historyLength: 0 }, auth(ACME)));
+        assert.equal(done.status.state, 'TASK_STATE_COMPLETED');
+        assert.equal(done.metadata?.batonOutcome, 'ACCEPTED');
+        assert.equal(done.artifacts?.length, 1);
       });
     });
   }

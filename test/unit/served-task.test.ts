@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { DelegationRecord } from '../../src/shared/delegation-types';
 import { servedContextId, servedTaskId, turnUpdateId } from '../../src/serve/task-id';
-import { changesBetween, servedState, servedTask, visibilityClauseFor } from '../../src/serve/task-view';
+import { changesBetween, delegationState, servedState, servedTask, visibilityClauseFor } from '../../src/serve/task-view';
 
 const record = (over: Partial<DelegationRecord> = {}): DelegationRecord => ({
   id: 'a2a-svc-1',
@@ -29,7 +29,10 @@ const verdict = { artifactId: 'v', name: 'verdict', parts: [{ data: { verdict: '
 describe('served task view', () => {
   it('completes only with an accepted outcome; every other outcome keeps its own state and says why', () => {
     const settled = (kind: NonNullable<DelegationRecord['outcome']>['kind']) =>
-      servedTask(record({ status: 'SETTLED', outcome: { kind, reasons: ['because'] } }), { ...facts, artifacts: [verdict] });
+      servedTask(delegationState(record({ status: 'SETTLED', outcome: { kind, reasons: ['because'] } })), {
+        ...facts,
+        artifacts: [verdict],
+      });
     assert.equal(settled('ACCEPTED').status.state, 'TASK_STATE_COMPLETED');
     assert.deepEqual(settled('ACCEPTED').artifacts, [verdict]);
     for (const [kind, state] of [
@@ -57,12 +60,15 @@ describe('served task view', () => {
       observedAt: '2026-12-04T10:00:05.000Z',
       statusKey: 'k',
     };
-    const task = servedTask(record({ status: 'WAITING_INPUT', pending }), facts);
+    const task = servedTask(delegationState(record({ status: 'WAITING_INPUT', pending })), facts);
     assert.equal(task.status.state, 'TASK_STATE_INPUT_REQUIRED');
     assert.equal(task.status.message?.messageId, 'a2a-svc-1/request-1');
     assert.deepEqual(task.status.message?.parts, [{ text: 'Which serial?' }]);
     assert.equal(task.status.timestamp, '2026-12-04T10:00:05.000Z');
-    const auth = servedTask(record({ status: 'WAITING_AUTH', pending: { ...pending, kind: 'auth', credentials: ['portal'] } }), facts);
+    const auth = servedTask(
+      delegationState(record({ status: 'WAITING_AUTH', pending: { ...pending, kind: 'auth', credentials: ['portal'] } })),
+      facts,
+    );
     assert.equal(auth.status.state, 'TASK_STATE_AUTH_REQUIRED');
     assert.deepEqual(auth.status.message?.metadata?.credentials, ['portal']);
     // A review is Baton's own step: the caller sees work going on.
@@ -71,13 +77,16 @@ describe('served task view', () => {
   });
 
   it('streams the artifacts before the status that completes, and nothing when nothing changed', () => {
-    const working = servedTask(record(), facts);
-    const done = servedTask(record({ status: 'SETTLED', outcome: { kind: 'ACCEPTED', reasons: [] } }), { ...facts, artifacts: [verdict] });
+    const working = servedTask(delegationState(record()), facts);
+    const done = servedTask(delegationState(record({ status: 'SETTLED', outcome: { kind: 'ACCEPTED', reasons: [] } })), {
+      ...facts,
+      artifacts: [verdict],
+    });
     assert.deepEqual(
       changesBetween(working, done).map((e) => Object.keys(e)[0]),
       ['artifactUpdate', 'statusUpdate'],
     );
-    assert.deepEqual(changesBetween(working, servedTask(record(), facts)), []);
+    assert.deepEqual(changesBetween(working, servedTask(delegationState(record()), facts)), []);
   });
 
   it('names the delegations a ListTasks status means', () => {
