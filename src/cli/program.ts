@@ -15,6 +15,7 @@ import { demoCommand } from './commands/demo';
 import { graphDemoCommand } from './commands/demo-graphs';
 import { devCommand } from './commands/dev';
 import { serveAgentsCommand } from './commands/serve-agents';
+import { serveCommand } from './commands/serve';
 import { setupCommand } from './commands/setup';
 import { listCommand } from './commands/list';
 import { showCommand } from './commands/show';
@@ -143,6 +144,13 @@ program
   .option('--host <host>', 'interface to listen on (default: api.listen.host, 127.0.0.1)')
   .option('--port <port>', 'port (0: any free port; default: api.listen.port, 41230)', listenPort)
   .action((o: { host?: string; port?: number }) => run(() => uiCommand({ ...o, ...globals() })));
+
+program
+  .command('serve')
+  .description('serve the A2A agents Baton offers (serve.services) alone, for an existing server')
+  .option('--host <host>', 'interface to listen on (default: serve.listen.host, 127.0.0.1)')
+  .option('--port <port>', 'port (0: any free port; default: serve.listen.port, 41250)', listenPort)
+  .action((o: { host?: string; port?: number }) => run(() => serveCommand({ ...o, ...globals() })));
 
 program
   .command('worker')

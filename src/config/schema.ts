@@ -523,6 +523,31 @@ export const ServeSchema = z
       .default(1024 * 1024),
     /** How often an open stream or a blocking send reads the task, in ms. Default 250. */
     pollMs: z.number().int().min(20).max(10_000).default(250),
+    /** Where `baton serve` (the A2A endpoints alone) listens. Default 127.0.0.1:41250. */
+    listen: z
+      .object({ host: z.string().min(1).default('127.0.0.1'), port: z.number().int().min(0).max(65535).default(41250) })
+      .strict()
+      .default({ host: '127.0.0.1', port: 41250 }),
+    /**
+     * Serve the agents over gRPC too (the A2A 1.0 binding), on a port of its own. Default: off.
+     * Without `tls`, plaintext: keep it on loopback or behind a proxy that terminates TLS.
+     */
+    grpc: z
+      .object({
+        listen: z
+          .object({ host: z.string().min(1).default('127.0.0.1'), port: z.number().int().min(0).max(65535).default(41251) })
+          .strict()
+          .default({ host: '127.0.0.1', port: 41251 }),
+        /** host:port callers reach, written into the cards. Default: the listen address. */
+        publicAddress: z.string().min(3).optional(),
+        /** PEM files of the server's certificate and private key. */
+        tls: z
+          .object({ certFile: z.string().min(1), keyFile: z.string().min(1) })
+          .strict()
+          .optional(),
+      })
+      .strict()
+      .optional(),
     services: z.record(name, ServedAgentSchema).default({}),
   })
   .strict();

@@ -4,18 +4,16 @@
  */
 import type { Connection } from '@temporalio/client';
 import type { Logger } from 'pino';
-import { BatonClient } from '../client/baton-client';
-import { GraphClient } from '../client/graph-client';
+import { configuredClients } from '../client/configured-clients';
 import { ConfigError } from '../config/load';
-import { configuredStore } from '../artifacts/configured-store';
-import { configuredCodec, dataConverterOption } from '../codec/data-converter';
+import { configuredCodec } from '../codec/data-converter';
 import { connectTemporalClient } from '../runtime/connect';
 import type { TemporalSection } from '../runtime/temporal-target';
 import type { BatonConfig } from '../config/schema';
 import { startApiServer } from './api-server';
 import { CallerTokens } from './caller-tokens';
 import { codecTokens } from './codec-server';
-import { servedAgentsRouter } from '../serve/served-agents-router';
+import { prepareServing } from '../serve/serving';
 
 export interface RunningUi {
   /** The server's base URL. */
@@ -26,10 +24,34 @@ export interface RunningUi {
   codecUrl?: string;
   /** The base URL of each A2A agent Baton serves (`serve.services`), by name. */
   servedAgents: Record<string, string>;
+  /** The gRPC address of the served agents (`serve.grpc`). */
+  servedGrpc?: string;
   close(): Promise<void>;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+export const isLoopback = (host: string): boolean => LOOPBACK.has(host);
+
+/**
+ * Who may call a server that listens on `host`: the callers of `api.callers`, or, when none are
+ * configured, one fresh token for the config's caller (`generated`), and then only on loopback.
+ */
+export function callerTokensFor(config: BatonConfig, host: string, hostField: string): { tokens: CallerTokens; generated?: string } {
+  if (config.api.callers.length) {
+    try {
+      return { tokens: CallerTokens.fromConfig(config.api) };
+    } catch (err) {
+      throw new ConfigError((err as Error).message);
+    }
+  }
+  if (!LOOPBACK.has(host))
+    throw new ConfigError(
+      `${hostField} is ${host}, but no api.callers are configured: list the callers and their tokens (api.callers) before listening beyond loopback`,
+    );
+  const { tokens, token } = CallerTokens.single(config.caller);
+  return { tokens, generated: token };
+}
 
 export async function startUi(
   config: BatonConfig,
@@ -45,21 +67,7 @@ export async function startUi(
 ): Promise<RunningUi> {
   const host = listen.host ?? config.api.listen.host;
   const port = listen.port ?? config.api.listen.port;
-  let tokens: CallerTokens;
-  let generated: string | undefined;
-  if (config.api.callers.length) {
-    try {
-      tokens = CallerTokens.fromConfig(config.api);
-    } catch (err) {
-      throw new ConfigError((err as Error).message);
-    }
-  } else {
-    if (!LOOPBACK.has(host))
-      throw new ConfigError(
-        `api.listen.host is ${host}, but no api.callers are configured: list the callers and their tokens (api.callers) before listening beyond loopback`,
-      );
-    ({ tokens, token: generated } = CallerTokens.single(config.caller));
-  }
+  const { tokens, generated } = callerTokensFor(config, host, 'api.listen.host');
   const tokensForCodec = codecTokens(config, listen.codecToken);
   const codec = configuredCodec(config);
   const codecServer =
@@ -73,31 +81,9 @@ export async function startUi(
         }
       : undefined;
   const connection: Connection = await connectTemporalClient(temporal);
-  const opts = {
-    namespace: config.temporal.namespace,
-    taskQueue: config.temporal.taskQueue,
-    caller: config.caller,
-    ...dataConverterOption(config),
-  };
   try {
-    const baton = new BatonClient(connection, opts);
-    const graphs = new GraphClient(connection, opts);
-    const artifacts = configuredStore(config, logger.child({ component: 'artifact-store' }));
-    let base = '';
-    const served = config.serve && Object.keys(config.serve.services).length ? config.serve : undefined;
-    const servedAgents = served
-      ? servedAgentsRouter({
-          serve: served,
-          agents: config.agents,
-          baton,
-          graphs,
-          tokens,
-          baseUrl: () => served.publicUrl ?? base,
-          rateLimit: config.api.rateLimit,
-          artifacts,
-          logger,
-        })
-      : undefined;
+    const { baton, graphs, artifacts } = configuredClients(connection, config, logger);
+    const serving = await prepareServing(config, { baton, graphs, tokens, artifacts, logger });
     const server = await startApiServer({
       baton,
       graphs,
@@ -108,17 +94,20 @@ export async function startUi(
       rateLimit: config.api.rateLimit,
       artifacts,
       ...(codecServer ? { codec: codecServer } : {}),
-      ...(servedAgents ? { servedAgents } : {}),
+      ...(serving ? { servedAgents: serving.router } : {}),
+    }).catch(async (err: unknown) => {
+      await serving?.close();
+      throw err;
     });
-    base = server.url;
+    serving?.listening(server.url);
     return {
       url: server.url,
       ...(generated ? { signInUrl: `${server.url}/#token=${generated}` } : {}),
       ...(codecServer ? { codecUrl: `${server.url}/codec` } : {}),
-      servedAgents: Object.fromEntries(
-        Object.keys(served?.services ?? {}).map((name) => [name, `${(served?.publicUrl ?? server.url).replace(/\/$/, '')}/a2a/${name}`]),
-      ),
+      servedAgents: serving?.urls() ?? {},
+      ...(serving?.grpcAddress ? { servedGrpc: serving.grpcAddress } : {}),
       close: async () => {
+        await serving?.close();
         await server.close();
         await connection.close();
       },

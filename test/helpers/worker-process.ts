@@ -15,17 +15,19 @@ import { testServer } from './temporal';
 export interface WorkerProcesses {
   /** Starts a worker process and resolves once it polls. */
   start(): Promise<CliProcess>;
+  /** The config file the processes share (`baton serve` can run on it too). */
+  config: string;
   baton: BatonClient;
   graphs: GraphClient;
   close(): Promise<void>;
 }
 
-/** Worker processes for a config naming `agents` (name → loopback URL), on `taskQueue`. */
-export async function workerProcesses(agents: Record<string, string>, taskQueue: string): Promise<WorkerProcesses> {
+/** Worker processes for a config naming `agents` (name → loopback URL), on `taskQueue`; `extra` lines are added to the config. */
+export async function workerProcesses(agents: Record<string, string>, taskQueue: string, extra: string[] = []): Promise<WorkerProcesses> {
   const { address, namespace } = await testServer();
   const config = join(mkdtempSync(join(tmpdir(), 'baton-crash-')), 'baton.config.yaml');
   const entries = Object.entries(agents).map(([name, url]) => `  ${name}: { card: "${url}", allowHttp: true, allowPrivateNetwork: true }`);
-  writeFileSync(config, [`temporal: { address: "${address}", taskQueue: "${taskQueue}" }`, 'agents:', ...entries].join('\n'));
+  writeFileSync(config, [`temporal: { address: "${address}", taskQueue: "${taskQueue}" }`, 'agents:', ...entries, ...extra].join('\n'));
   const connection = await Connection.connect({ address });
   const caller = { tenant: 'acme', user: 'ops-1' };
   return {
@@ -34,6 +36,7 @@ export async function workerProcesses(agents: Record<string, string>, taskQueue:
       await worker.waitFor('"msg":"worker started"', 'stderr');
       return worker;
     },
+    config,
     baton: new BatonClient(connection, { namespace, taskQueue, caller }),
     graphs: new GraphClient(connection, { namespace, taskQueue, caller }),
     close: () => connection.close(),

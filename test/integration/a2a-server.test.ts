@@ -10,12 +10,13 @@ import type { SendMessageRequest } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
 import { RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import { GraphClient } from '../../src/client/graph-client';
-import { ServeSchema } from '../../src/config/schema';
+import { ConfigSchema } from '../../src/config/schema';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
 import { supplierQa } from '../../src/demo/supplier-qa';
 import { startApiServer, type RunningApi } from '../../src/http/api-server';
 import { CallerTokens } from '../../src/http/caller-tokens';
-import { servedAgentsRouter } from '../../src/serve/served-agents-router';
+import { prepareServing } from '../../src/serve/serving';
+import { GrpcTransportFactory } from '../../src/a2a/grpc-transport';
 import { servedTaskId } from '../../src/serve/task-id';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { batonFor, loopbackAgent, withWorker, type TestWorkerContext } from '../helpers/temporal';
@@ -81,6 +82,9 @@ const listIn = (client: Client, contextId: string, token: string) =>
     auth(token),
   );
 
+type Binding = 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
+const BINDINGS: Binding[] = ['JSONRPC', 'HTTP+JSON', 'GRPC'];
+
 const FULL = 'Verify inspection-92 against order A1042, product SN-4471';
 
 describe('Baton serves A2A', () => {
@@ -97,51 +101,52 @@ describe('Baton serves A2A', () => {
   });
 
   const serving = async (
-    fn: (
-      ctx: TestWorkerContext,
-      api: RunningApi,
-      connect: (service: string, binding: 'JSONRPC' | 'HTTP+JSON') => Promise<Client>,
-    ) => Promise<void>,
+    fn: (ctx: TestWorkerContext, api: RunningApi, connect: (service: string, binding: Binding) => Promise<Client>) => Promise<void>,
   ) => {
     const agents = { 'supplier-qa': loopbackAgent(fast.url), 'slow-qa': loopbackAgent(slow.url) };
     await withWorker(agents, async (ctx) => {
       const baton = batonFor(ctx);
-      const tokens = new CallerTokens([
-        { token: ACME, caller: { tenant: 'acme', user: 'ops-1' } },
-        { token: GLOBEX, caller: { tenant: 'globex', user: 'ops-9' } },
-      ]);
-      const skills = [{ id: 'verify', name: 'Verify', description: 'Verifies an inspection report', tags: ['qa'] }];
-      const serve = ServeSchema.parse({
-        pollMs: 50,
-        maxRequestBytes: 64 * 1024,
-        services: {
-          'supplier-check': { description: 'Checked supplier verification', skills, delegate: { agent: 'supplier-qa' } },
-          'slow-check': { description: 'A verification that takes long', skills, delegate: { agent: 'slow-qa' } },
-          // A pipeline: the caller's request is inspected, then a second check runs on the same order.
-          pipeline: {
-            description: 'Inspection, then a second check',
-            skills,
-            graph: {
-              nodes: [
-                { id: 'inspect', agent: 'supplier-qa', withRequest: true },
-                {
-                  id: 'recheck',
-                  agent: 'supplier-qa',
-                  text: 'Verify inspection-93 against order A1042, product SN-4471',
-                  dependsOn: ['inspect'],
-                },
-              ],
-            },
-          },
-        },
-      });
-      let base = '';
       const logger = pino({ level: 'warn' });
       const graphs = new GraphClient(ctx.client.connection, {
         namespace: ctx.client.options.namespace,
         taskQueue: ctx.taskQueue,
         caller: { tenant: 'acme', user: 'ops-1' },
       });
+      const tokens = new CallerTokens([
+        { token: ACME, caller: { tenant: 'acme', user: 'ops-1' } },
+        { token: GLOBEX, caller: { tenant: 'globex', user: 'ops-9' } },
+      ]);
+      const skills = [{ id: 'verify', name: 'Verify', description: 'Verifies an inspection report', tags: ['qa'] }];
+      const config = ConfigSchema.parse({
+        api: { rateLimit: { requestsPerMinute: 6000, burst: 1000 } },
+        serve: {
+          pollMs: 50,
+          maxRequestBytes: 64 * 1024,
+          grpc: { listen: { host: '127.0.0.1', port: 0 } },
+          services: {
+            'supplier-check': { description: 'Checked supplier verification', skills, delegate: { agent: 'supplier-qa' } },
+            'slow-check': { description: 'A verification that takes long', skills, delegate: { agent: 'slow-qa' } },
+            // A pipeline: the caller's request is inspected, then a second check runs on the same order.
+            pipeline: {
+              description: 'Inspection, then a second check',
+              skills,
+              graph: {
+                nodes: [
+                  { id: 'inspect', agent: 'supplier-qa', withRequest: true },
+                  {
+                    id: 'recheck',
+                    agent: 'supplier-qa',
+                    text: 'Verify inspection-93 against order A1042, product SN-4471',
+                    dependsOn: ['inspect'],
+                  },
+                ],
+              },
+            },
+          },
+        },
+      });
+      const serving = await prepareServing({ ...config, agents }, { baton, graphs, tokens, logger });
+      assert.ok(serving);
       const api = await startApiServer({
         baton,
         graphs,
@@ -150,45 +155,41 @@ describe('Baton serves A2A', () => {
         host: '127.0.0.1',
         port: 0,
         uiDir: null,
-        servedAgents: servedAgentsRouter({
-          serve,
-          agents,
-          baton,
-          graphs,
-          tokens,
-          baseUrl: () => base,
-          rateLimit: { requestsPerMinute: 6000, burst: 1000 },
-          logger,
-        }),
+        servedAgents: serving.router,
       });
-      base = api.url;
-      const connect = (service: string, binding: 'JSONRPC' | 'HTTP+JSON') =>
+      serving.listening(api.url);
+      const connect = (service: string, binding: Binding) =>
         new ClientFactory(
           ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-            transports: [new JsonRpcTransportFactory(), new RestTransportFactory()],
+            transports: [new JsonRpcTransportFactory(), new RestTransportFactory(), new GrpcTransportFactory()],
             preferredTransports: [binding],
           }),
         ).createFromUrl(`${api.url}/a2a/${service}/`);
       try {
         await fn(ctx, api, connect);
       } finally {
+        await serving.close();
         await api.close();
       }
     });
   };
 
-  for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {
+  for (const binding of BINDINGS) {
     it(`${binding}: blocking send, a retried send, a question answered on the same task, a stream`, async () => {
       await serving(async (_ctx, api, connect) => {
         const card = (await (await fetch(`${api.url}/a2a/supplier-check/.well-known/agent-card.json`)).json()) as {
-          supportedInterfaces: { url: string; protocolBinding: string }[];
+          supportedInterfaces: { url: string; protocolBinding: string; tenant?: string }[];
           securitySchemes: Record<string, unknown>;
         };
+        // One gRPC server serves every agent: the interface's tenant names this one.
+        const grpcAddress = card.supportedInterfaces[2]?.url ?? '';
+        assert.match(grpcAddress, /^127\.0\.0\.1:\d+$/);
         assert.deepEqual(
-          card.supportedInterfaces.map((i) => [i.protocolBinding, i.url]),
+          card.supportedInterfaces.map((i) => [i.protocolBinding, i.url, i.tenant ?? '']),
           [
-            ['JSONRPC', `${api.url}/a2a/supplier-check/jsonrpc`],
-            ['HTTP+JSON', `${api.url}/a2a/supplier-check/rest`],
+            ['JSONRPC', `${api.url}/a2a/supplier-check/jsonrpc`, ''],
+            ['HTTP+JSON', `${api.url}/a2a/supplier-check/rest`, ''],
+            ['GRPC', grpcAddress, 'supplier-check'],
           ],
         );
         assert.ok(card.securitySchemes.bearer, 'the card says callers need a bearer token');
@@ -246,7 +247,7 @@ describe('Baton serves A2A', () => {
     });
   }
 
-  for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {
+  for (const binding of BINDINGS) {
     it(`${binding}: a served graph asks its node's question, takes the answer, completes with its end's artifact`, async () => {
       await serving(async (_ctx, _api, connect) => {
         const client = await connect('pipeline', binding);
@@ -351,7 +352,7 @@ describe('Baton serves A2A', () => {
   });
 
   it('bad input: no token, an oversized message, a malformed message; nothing is started', async () => {
-    await serving(async (ctx, api) => {
+    await serving(async (ctx, api, connect) => {
       const rpc = (body: unknown, token?: string) =>
         fetch(`${api.url}/a2a/supplier-check/jsonrpc`, {
           method: 'POST',
@@ -402,6 +403,15 @@ describe('Baton serves A2A', () => {
         const taskId = servedTaskId('supplier-check', { tenant: 'acme', user: 'ops-1' }, id);
         await assert.rejects(ctx.client.workflow.getHandle(taskId).describe(), (e) => e instanceof WorkflowNotFoundError);
       }
+      // gRPC: no token, UNAUTHENTICATED before the service sees the call.
+      const grpcClient = await connect('supplier-check', 'GRPC');
+      await assert.rejects(grpcClient.getTask({ tenant: '', id: 'a2a-supplier-check-0', historyLength: 0 }), (e) =>
+        /Bearer/.test((e as Error).message),
+      );
+      await assert.rejects(
+        grpcClient.getTask({ tenant: '', id: 'a2a-supplier-check-0', historyLength: 0 }, auth(ACME)),
+        (e) => e instanceof TaskNotFoundError,
+      );
       const missing = await fetch(`${api.url}/a2a/no-such-agent/.well-known/agent-card.json`);
       assert.equal(missing.status, 404);
     });

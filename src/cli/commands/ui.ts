@@ -2,6 +2,7 @@
  * `baton ui`: the web app (inbox, delegation and graph pages) and the HTTP API it uses, against an
  * existing Temporal server. Stops on Ctrl-C or SIGTERM.
  */
+import { untilStopped } from '../until-stopped';
 import { loadConfig } from '../../config/load';
 import { startUi } from '../../http/start-ui';
 import { createLogger } from '../../runtime/logger';
@@ -28,14 +29,14 @@ export async function uiCommand(opts: { config?: string; host?: string; port?: n
         ([name, url]) =>
           `Serves A2A agent ${name} at ${url}  (card: ${url}/.well-known/agent-card.json; callers use their api.callers tokens)`,
       ),
+      ...(ui.servedGrpc
+        ? [`Serves the A2A agents over gRPC at ${ui.servedGrpc} (the card's GRPC interface names each as the tenant)`]
+        : []),
       'Stop: Ctrl-C',
       '',
     ].join('\n'),
   );
-  await new Promise<void>((resolveStop) => {
-    process.once('SIGINT', () => resolveStop());
-    process.once('SIGTERM', () => resolveStop());
-  });
+  await untilStopped();
   await ui.close();
   return 0;
 }

@@ -2,6 +2,7 @@
  * `baton webhook`: the push receiver on its own, for a deployment where agents reach it at the
  * config's `push.url` and workers run elsewhere. Stops on Ctrl-C or SIGTERM.
  */
+import { untilStopped } from '../until-stopped';
 import { loadConfig } from '../../config/load';
 import { startPushReceiver } from '../../push/receiver';
 import { createLogger } from '../../runtime/logger';
@@ -14,10 +15,7 @@ export async function webhookCommand(opts: { config?: string }): Promise<number>
   process.stderr.write(
     `Webhook listening at ${receiver.webhook.url}; agents push to ${receiver.push.url}/push/<delegation id> (Ctrl-C stops it)\n`,
   );
-  await new Promise<void>((resolveStop) => {
-    process.once('SIGINT', () => resolveStop());
-    process.once('SIGTERM', () => resolveStop());
-  });
+  await untilStopped();
   await receiver.close();
   return 0;
 }

@@ -1,0 +1,98 @@
+/**
+ * The A2A agents Baton serves (`serve.services`): their cards and request handlers, built once for
+ * every transport that serves them (HTTP at `<base>/a2a/<name>`, and gRPC with the service's name as
+ * the interface's tenant).
+ */
+import { AgentCard } from '@a2a-js/sdk';
+import type { Logger } from 'pino';
+import type { ArtifactStore } from '../artifacts/store';
+import type { BatonClient } from '../client/baton-client';
+import { ConfigError } from '../config/load';
+import type { BatonConfig, ServeConfig, ServedAgentConfig } from '../config/schema';
+import { ServedAgent } from './served-agent';
+import { DelegationRunner, GraphRunner, servedGraphSpec } from './task-runners';
+import type { GraphClient } from '../client/graph-client';
+import { GraphSpecError, parseGraphSpec } from '../shared/graph-spec';
+
+export interface ServedAgentsOptions {
+  serve: ServeConfig;
+  /** The agents the services delegate to must be configured here. */
+  agents: BatonConfig['agents'];
+  baton: BatonClient;
+  graphs: GraphClient;
+  /** The URL the server is reached at (`serve.publicUrl`, else the listen address), once it is known. */
+  baseUrl: () => string;
+  /** The gRPC address callers reach (`serve.grpc.publicAddress`, else its listen address), once known; unset: no gRPC. */
+  grpcAddress?: () => string | undefined;
+  artifacts?: ArtifactStore;
+  logger: Logger;
+}
+
+/** Throws ConfigError when a service names an agent that is not configured, or a graph that cannot run. */
+export function checkServices(serve: ServeConfig, agents: BatonConfig['agents']): void {
+  const problems: string[] = [];
+  for (const [name, s] of Object.entries(serve.services)) {
+    if (s.delegate && !agents[s.delegate.agent])
+      problems.push(`serve.services.${name}.delegate.agent: ${s.delegate.agent} is not under agents`);
+    if (s.graph) {
+      try {
+        parseGraphSpec(servedGraphSpec(s.graph, [{ text: 'request' }]), Object.keys(agents));
+      } catch (err) {
+        if (!(err instanceof GraphSpecError)) throw err;
+        problems.push(...err.problems.map((p) => `serve.services.${name}.graph: ${p}`));
+      }
+    }
+  }
+  if (problems.length) throw new ConfigError('the served agents are not valid:', problems);
+}
+
+/** The card of service `name`, served at `base`. */
+export function servedCard(name: string, service: ServedAgentConfig, base: string, grpcAddress?: string): AgentCard {
+  const url = `${base.replace(/\/$/, '')}/a2a/${name}`;
+  return AgentCard.fromJSON({
+    name,
+    description: service.description,
+    version: service.version,
+    provider: { organization: 'Baton', url: base },
+    supportedInterfaces: [
+      { url: `${url}/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url: `${url}/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+      // One gRPC server serves every agent: the interface's tenant names which.
+      ...(grpcAddress ? [{ url: grpcAddress, protocolBinding: 'GRPC', protocolVersion: '1.0', tenant: name }] : []),
+    ],
+    capabilities: { streaming: true, pushNotifications: false },
+    securitySchemes: {
+      bearer: { httpAuthSecurityScheme: { scheme: 'Bearer', description: 'a token Baton issued to the caller (api.callers)' } },
+    },
+    securityRequirements: [{ schemes: { bearer: { list: [] } } }],
+    defaultInputModes: service.inputModes,
+    defaultOutputModes: service.outputModes,
+    skills: service.skills,
+  });
+}
+
+/** Every served agent's request handler, by name. */
+export function createServedAgents(opts: ServedAgentsOptions): Map<string, ServedAgent> {
+  checkServices(opts.serve, opts.agents);
+  const log = opts.logger.child({ component: 'served-agents' });
+  const agents = new Map<string, ServedAgent>();
+  for (const [name, service] of Object.entries(opts.serve.services)) {
+    let card: AgentCard | undefined;
+    agents.set(
+      name,
+      new ServedAgent({
+        name,
+        config: service,
+        card: () => (card ??= servedCard(name, service, opts.baseUrl(), opts.grpcAddress?.())),
+        baton: opts.baton,
+        runner: service.graph
+          ? new GraphRunner(opts.baton, opts.graphs, service.graph)
+          : new DelegationRunner(opts.baton, service.delegate as NonNullable<typeof service.delegate>),
+        ...(opts.artifacts ? { artifacts: opts.artifacts } : {}),
+        pollMs: opts.serve.pollMs,
+        logger: log,
+      }),
+    );
+  }
+  return agents;
+}

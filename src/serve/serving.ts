@@ -1,0 +1,81 @@
+/**
+ * The served agents of a config, ready to mount: their HTTP router (for an express app at `/a2a`) and,
+ * with `serve.grpc`, their gRPC server. Used by `baton ui` (and so `baton dev`) and `baton serve`.
+ */
+import type express from 'express';
+import type { Logger } from 'pino';
+import type { ArtifactStore } from '../artifacts/store';
+import type { BatonClient } from '../client/baton-client';
+import type { GraphClient } from '../client/graph-client';
+import type { BatonConfig } from '../config/schema';
+import type { CallerTokens } from '../http/caller-tokens';
+import { startServedGrpc, type RunningGrpc } from './grpc-server';
+import { ConfigError } from '../config/load';
+import { isLoopback } from '../http/start-ui';
+import { createServedAgents } from './served-agents';
+import { servedAgentsRouter } from './served-agents-router';
+
+export interface Serving {
+  /** Mount at `/a2a`. */
+  router: express.Router;
+  /** Tells the cards where the HTTP server listens (unless `serve.publicUrl` says). */
+  listening(url: string): void;
+  /** Each agent's base URL, by name (its card is at `<url>/.well-known/agent-card.json`). */
+  urls(): Record<string, string>;
+  /** The gRPC address, when served over gRPC. */
+  grpcAddress?: string;
+  close(): Promise<void>;
+}
+
+export async function prepareServing(
+  config: BatonConfig,
+  deps: { baton: BatonClient; graphs: GraphClient; tokens: CallerTokens; artifacts?: ArtifactStore; logger: Logger },
+): Promise<Serving | undefined> {
+  const serve = config.serve;
+  if (!serve || !Object.keys(serve.services).length) return undefined;
+  let base = '';
+  const baseUrl = () => (serve.publicUrl ?? base).replace(/\/$/, '');
+  let grpc: RunningGrpc | undefined;
+  const agents = createServedAgents({
+    serve,
+    agents: config.agents,
+    baton: deps.baton,
+    graphs: deps.graphs,
+    baseUrl,
+    grpcAddress: () => (serve.grpc ? (serve.grpc.publicAddress ?? grpc?.address) : undefined),
+    ...(deps.artifacts ? { artifacts: deps.artifacts } : {}),
+    logger: deps.logger,
+  });
+  if (serve.grpc) {
+    if (!config.api.callers.length && !isLoopback(serve.grpc.listen.host))
+      throw new ConfigError(
+        `serve.grpc.listen.host is ${serve.grpc.listen.host}, but no api.callers are configured: list the callers and their tokens (api.callers) before listening beyond loopback`,
+      );
+    grpc = await startServedGrpc({
+      agents,
+      tokens: deps.tokens,
+      rateLimit: config.api.rateLimit,
+      host: serve.grpc.listen.host,
+      port: serve.grpc.listen.port,
+      ...(serve.grpc.tls ? { tls: serve.grpc.tls } : {}),
+      maxRequestBytes: serve.maxRequestBytes,
+      logger: deps.logger,
+    });
+  }
+  return {
+    router: servedAgentsRouter(agents, {
+      tokens: deps.tokens,
+      rateLimit: config.api.rateLimit,
+      maxRequestBytes: serve.maxRequestBytes,
+      logger: deps.logger,
+    }),
+    listening: (url) => {
+      base = url;
+    },
+    urls: () => Object.fromEntries([...agents.keys()].map((name) => [name, `${baseUrl()}/a2a/${name}`])),
+    ...(grpc ? { grpcAddress: serve.grpc?.publicAddress ?? grpc.address } : {}),
+    close: async () => {
+      await grpc?.close();
+    },
+  };
+}
