@@ -523,6 +523,20 @@ export const ServeSchema = z
       .default(1024 * 1024),
     /** How often an open stream or a blocking send reads the task, in ms. Default 250. */
     pollMs: z.number().int().min(20).max(10_000).default(250),
+    /**
+     * Sign every served card (JWS, as A2A 1.0 describes) with this key, so callers can pin its public
+     * half. Default: unsigned.
+     */
+    signing: z
+      .object({
+        /** PEM file of the private key (PKCS#8): EC P-256 for ES256, RSA for RS256, Ed25519 for EdDSA. */
+        privateKeyFile: z.string().min(1),
+        /** The key id callers pin it under. */
+        kid: z.string().min(1).max(200),
+        alg: z.enum(['ES256', 'RS256', 'EdDSA']).default('ES256'),
+      })
+      .strict()
+      .optional(),
     /** Where `baton serve` (the A2A endpoints alone) listens. Default 127.0.0.1:41250. */
     listen: z
       .object({ host: z.string().min(1).default('127.0.0.1'), port: z.number().int().min(0).max(65535).default(41250) })

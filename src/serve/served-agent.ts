@@ -66,8 +66,8 @@ export interface ServedAgentOptions {
   /** The service's name (`serve.services.<name>`). */
   name: string;
   config: ServedAgentConfig;
-  /** The card, built once the server knows the URL it is reached at. */
-  card: () => AgentCard;
+  /** The card (signed, when configured), built once the server knows the URL it is reached at. */
+  card: () => Promise<AgentCard>;
   /** A client on the Temporal connection; each request acts as its own caller through it. */
   baton: BatonClient;
   /** What runs each task (a delegation, or a graph). */
@@ -100,7 +100,7 @@ export class ServedAgent implements A2ARequestHandler {
   constructor(private readonly o: ServedAgentOptions) {}
 
   getAgentCard(): Promise<AgentCard> {
-    return Promise.resolve(this.o.card());
+    return this.o.card();
   }
 
   getAuthenticatedExtendedAgentCard(): Promise<AgentCard> {

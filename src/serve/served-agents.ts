@@ -3,7 +3,9 @@
  * every transport that serves them (HTTP at `<base>/a2a/<name>`, and gRPC with the service's name as
  * the interface's tenant).
  */
-import { AgentCard } from '@a2a-js/sdk';
+import { AgentCard, generateAgentCardSignature, type AgentCardSignatureGenerator } from '@a2a-js/sdk';
+import { createPrivateKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { ArtifactStore } from '../artifacts/store';
 import type { BatonClient } from '../client/baton-client';
@@ -22,6 +24,8 @@ export interface ServedAgentsOptions {
   graphs: GraphClient;
   /** The URL the server is reached at (`serve.publicUrl`, else the listen address), once it is known. */
   baseUrl: () => string;
+  /** Signs each card once it is built (`serve.signing`). Default: unsigned. */
+  signer?: AgentCardSignatureGenerator;
   /** The gRPC address callers reach (`serve.grpc.publicAddress`, else its listen address), once known; unset: no gRPC. */
   grpcAddress?: () => string | undefined;
   artifacts?: ArtifactStore;
@@ -77,13 +81,17 @@ export function createServedAgents(opts: ServedAgentsOptions): Map<string, Serve
   const log = opts.logger.child({ component: 'served-agents' });
   const agents = new Map<string, ServedAgent>();
   for (const [name, service] of Object.entries(opts.serve.services)) {
-    let card: AgentCard | undefined;
+    let card: Promise<AgentCard> | undefined;
+    const build = () => {
+      const unsigned = servedCard(name, service, opts.baseUrl(), opts.grpcAddress?.());
+      return opts.signer ? opts.signer(unsigned) : Promise.resolve(unsigned);
+    };
     agents.set(
       name,
       new ServedAgent({
         name,
         config: service,
-        card: () => (card ??= servedCard(name, service, opts.baseUrl(), opts.grpcAddress?.())),
+        card: () => (card ??= build()),
         baton: opts.baton,
         runner: service.graph
           ? new GraphRunner(opts.baton, opts.graphs, service.graph)
@@ -95,4 +103,15 @@ export function createServedAgents(opts: ServedAgentsOptions): Map<string, Serve
     );
   }
   return agents;
+}
+
+/** The signer `serve.signing` configures; ConfigError when its key cannot be read. */
+export function cardSigner(signing: NonNullable<ServeConfig['signing']>): AgentCardSignatureGenerator {
+  let jwk: Record<string, unknown>;
+  try {
+    jwk = createPrivateKey(readFileSync(signing.privateKeyFile)).export({ format: 'jwk' }) as Record<string, unknown>;
+  } catch (err) {
+    throw new ConfigError(`serve.signing.privateKeyFile ${signing.privateKeyFile}: ${(err as Error).message}`);
+  }
+  return generateAgentCardSignature(jwk as never, { alg: signing.alg, kid: signing.kid, typ: 'JOSE' });
 }

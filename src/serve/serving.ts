@@ -12,7 +12,7 @@ import type { CallerTokens } from '../http/caller-tokens';
 import { startServedGrpc, type RunningGrpc } from './grpc-server';
 import { ConfigError } from '../config/load';
 import { isLoopback } from '../http/start-ui';
-import { createServedAgents } from './served-agents';
+import { cardSigner, createServedAgents } from './served-agents';
 import { servedAgentsRouter } from './served-agents-router';
 
 export interface Serving {
@@ -42,6 +42,7 @@ export async function prepareServing(
     baton: deps.baton,
     graphs: deps.graphs,
     baseUrl,
+    ...(serve.signing ? { signer: cardSigner(serve.signing) } : {}),
     grpcAddress: () => (serve.grpc ? (serve.grpc.publicAddress ?? grpc?.address) : undefined),
     ...(deps.artifacts ? { artifacts: deps.artifacts } : {}),
     logger: deps.logger,

@@ -3,9 +3,13 @@
  * in front of supplier-qa), over JSON-RPC and HTTP+JSON, on a real Temporal server and worker.
  */
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
-import { Message, StreamResponse, Task } from '@a2a-js/sdk';
+import { AgentCard, Message, StreamResponse, Task, verifyAgentCardSignature } from '@a2a-js/sdk';
 import type { SendMessageRequest } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
 import { RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
@@ -13,6 +17,7 @@ import { GraphClient } from '../../src/client/graph-client';
 import { ConfigSchema } from '../../src/config/schema';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
 import { supplierQa } from '../../src/demo/supplier-qa';
+import { freePort } from '../../src/runtime/temporal-server';
 import { startApiServer, type RunningApi } from '../../src/http/api-server';
 import { CallerTokens } from '../../src/http/caller-tokens';
 import { prepareServing } from '../../src/serve/serving';
@@ -82,6 +87,14 @@ const listIn = (client: Client, contextId: string, token: string) =>
     auth(token),
   );
 
+/** The key served cards are signed with; the registry entry of Baton's own agent pins its public half. */
+const SIGNING = (() => {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const keyFile = join(mkdtempSync(join(tmpdir(), 'baton-serve-key-')), 'card-key.pem');
+  writeFileSync(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }));
+  return { keyFile, kid: 'baton-serve-test', publicJwk: publicKey.export({ format: 'jwk' }) as Record<string, unknown> };
+})();
+
 type Binding = 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
 const BINDINGS: Binding[] = ['JSONRPC', 'HTTP+JSON', 'GRPC'];
 
@@ -103,7 +116,17 @@ describe('Baton serves A2A', () => {
   const serving = async (
     fn: (ctx: TestWorkerContext, api: RunningApi, connect: (service: string, binding: Binding) => Promise<Client>) => Promise<void>,
   ) => {
-    const agents = { 'supplier-qa': loopbackAgent(fast.url), 'slow-qa': loopbackAgent(slow.url) };
+    // The port is chosen first: Baton's own served agent is in the registry too (a pipeline calling a pipeline).
+    const apiPort = await freePort();
+    const agents = {
+      'supplier-qa': loopbackAgent(fast.url),
+      'slow-qa': loopbackAgent(slow.url),
+      'baton-check': loopbackAgent(`http://127.0.0.1:${apiPort}/a2a/supplier-check/.well-known/agent-card.json`, {
+        auth: { fromEnv: 'A2A_SERVER_TEST_TOKEN', scheme: 'Bearer' },
+        signature: { keys: [{ kid: SIGNING.kid, jwk: SIGNING.publicJwk }] },
+      }),
+    };
+    process.env.A2A_SERVER_TEST_TOKEN = ACME;
     await withWorker(agents, async (ctx) => {
       const baton = batonFor(ctx);
       const logger = pino({ level: 'warn' });
@@ -123,6 +146,7 @@ describe('Baton serves A2A', () => {
           pollMs: 50,
           maxRequestBytes: 64 * 1024,
           grpc: { listen: { host: '127.0.0.1', port: 0 } },
+          signing: { privateKeyFile: SIGNING.keyFile, kid: SIGNING.kid },
           services: {
             'supplier-check': { description: 'Checked supplier verification', skills, delegate: { agent: 'supplier-qa' } },
             'slow-check': { description: 'A verification that takes long', skills, delegate: { agent: 'slow-qa' } },
@@ -153,7 +177,7 @@ describe('Baton serves A2A', () => {
         tokens,
         logger,
         host: '127.0.0.1',
-        port: 0,
+        port: apiPort,
         uiDir: null,
         servedAgents: serving.router,
       });
@@ -279,6 +303,23 @@ describe('Baton serves A2A', () => {
       });
     });
   }
+
+  it('Baton delegates to a Baton-served agent whose signed card it pins (a pipeline calling a pipeline)', async () => {
+    await serving(async (ctx, api) => {
+      const card = AgentCard.fromJSON(await (await fetch(`${api.url}/a2a/supplier-check/.well-known/agent-card.json`)).json());
+      assert.equal(card.signatures.length, 1, 'the served card is signed');
+      await verifyAgentCardSignature(() => Promise.resolve(SIGNING.publicJwk as never))(card);
+      const baton = batonFor(ctx);
+      const id = await baton.start({ agent: 'baton-check', parts: [{ text: FULL }] });
+      const record = await baton.result(id);
+      assert.equal(record.outcome?.kind, 'ACCEPTED', JSON.stringify(record.outcome));
+      // The remote task is the served one: a delegation in the same namespace, accepted there first.
+      assert.match(record.remote.taskId ?? '', /^a2a-supplier-check-/);
+      const inner = await baton.show(record.remote.taskId as string);
+      assert.equal(inner.outcome?.kind, 'ACCEPTED');
+      assert.equal(record.artifacts[0]?.name, 'verdict');
+    });
+  });
 
   it('cancel, a cancel race with the end, subscribe, ListTasks by context, and callers kept apart', async () => {
     await serving(async (_ctx, _api, connect) => {
