@@ -35,8 +35,7 @@ export class CallerTokens {
   }
 
   /** One fresh random token for one caller: the development default when no callers are configured. */
-  static single(caller: Caller): { tokens: CallerTokens; token: string } {
-    const token = randomBytes(24).toString('base64url');
+  static single(caller: Caller, token = randomBytes(24).toString('base64url')): { tokens: CallerTokens; token: string } {
     return { tokens: new CallerTokens([{ token, caller }]), token };
   }
 

@@ -37,7 +37,13 @@ export const isLoopback = (host: string): boolean => LOOPBACK.has(host);
  * Who may call a server that listens on `host`: the callers of `api.callers`, or, when none are
  * configured, one fresh token for the config's caller (`generated`), and then only on loopback.
  */
-export function callerTokensFor(config: BatonConfig, host: string, hostField: string): { tokens: CallerTokens; generated?: string } {
+export function callerTokensFor(
+  config: BatonConfig,
+  host: string,
+  hostField: string,
+  /** The token to give the config's caller when none are configured. Default: a fresh random one. */
+  devToken?: string,
+): { tokens: CallerTokens; generated?: string } {
   if (config.api.callers.length) {
     try {
       return { tokens: CallerTokens.fromConfig(config.api) };
@@ -49,7 +55,7 @@ export function callerTokensFor(config: BatonConfig, host: string, hostField: st
     throw new ConfigError(
       `${hostField} is ${host}, but no api.callers are configured: list the callers and their tokens (api.callers) before listening beyond loopback`,
     );
-  const { tokens, token } = CallerTokens.single(config.caller);
+  const { tokens, token } = CallerTokens.single(config.caller, devToken);
   return { tokens, generated: token };
 }
 
@@ -63,11 +69,13 @@ export async function startUi(
     port?: number;
     /** One more token the codec server accepts (`baton dev` makes one for its Web UI). */
     codecToken?: string;
+    /** Without api.callers: the config caller's token (`baton dev` makes it first, for its own served agent). */
+    callerToken?: string;
   } = {},
 ): Promise<RunningUi> {
   const host = listen.host ?? config.api.listen.host;
   const port = listen.port ?? config.api.listen.port;
-  const { tokens, generated } = callerTokensFor(config, host, 'api.listen.host');
+  const { tokens, generated } = callerTokensFor(config, host, 'api.listen.host', listen.callerToken);
   const tokensForCodec = codecTokens(config, listen.codecToken);
   const codec = configuredCodec(config);
   const codecServer =

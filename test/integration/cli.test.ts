@@ -118,6 +118,37 @@ describe('baton dev', () => {
     assert.equal(flight.agent.observe, 'push');
     assert.equal(flight.outcome?.kind, 'ACCEPTED');
 
+    // dev serves Baton itself as A2A agents, and registers one of them: a delegation to Baton through A2A.
+    assert.match(first.stdout, /^ {2}Serves A2A {3}checked-qa {3}http:\/\/127\.0\.0\.1:\d+\/a2a\/checked-qa/m);
+    const viaBaton = await runCli(
+      ['delegate', '--agent', 'baton-qa', '--text', 'Verify inspection-92 against order A1042, product SN-4471', '--wait', '--json'],
+      clientEnv,
+    );
+    assert.equal(viaBaton.code, 0, viaBaton.stderr);
+    const outer = JSON.parse(viaBaton.stdout) as DelegationRecord;
+    assert.equal(outer.outcome?.kind, 'ACCEPTED');
+    assert.match(outer.remote.taskId ?? '', /^a2a-checked-qa-/);
+    // The pipeline that calls a pipeline: qa-pipeline's second node is baton-qa, that is checked-qa again.
+    const rpc = await fetch(`${appUrl}/a2a/qa-pipeline/jsonrpc`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0', Authorization: `Bearer ${token}` },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendMessage',
+        params: {
+          message: {
+            messageId: `dev-${Date.now()}`,
+            role: 'ROLE_USER',
+            parts: [{ text: 'Verify inspection-92 against order A1042, product SN-4471' }],
+          },
+        },
+      }),
+    });
+    const piped = (await rpc.json()) as { result?: { task?: { status: { state: string }; artifacts?: unknown[] } } };
+    assert.equal(piped.result?.task?.status.state, 'TASK_STATE_COMPLETED', JSON.stringify(piped));
+    assert.equal(piped.result?.task?.artifacts?.length, 1);
+
     first.child.kill('SIGTERM');
     assert.deepEqual(await first.exited, { code: 0, signal: null });
     assert.equal(alive(firstServer), false, 'SIGTERM left no Temporal server behind');

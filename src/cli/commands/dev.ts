@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../config/load';
 import type { BatonConfig } from '../../config/schema';
 import { demoAgents } from '../../demo/catalog';
+import { demoServe, DEV_SELF_TOKEN_ENV, selfAgentEntry } from '../../demo/served-demo';
 import { createLogger } from '../../runtime/logger';
 import { projectRoot } from '../../runtime/project-root';
 import { startStack } from '../../runtime/stack';
@@ -35,8 +36,15 @@ export async function devCommand(opts: DevOptions): Promise<number> {
   const appPort = (opts.appPort ?? config.api.listen.port) || (await freePort());
   const codecToken = config.encryption ? randomBytes(24).toString('base64url') : undefined;
   const codecEndpoint = codecToken ? `http://127.0.0.1:${appPort}/codec/${codecToken}` : undefined;
+  // With nothing served and no callers configured, dev serves Baton's demo agents and calls one itself.
+  const selfServe = !config.serve && !config.api.callers.length;
+  const callerToken = selfServe ? randomBytes(24).toString('base64url') : undefined;
+  if (callerToken) process.env[DEV_SELF_TOKEN_ENV] = callerToken;
+  const devConfig: BatonConfig = selfServe
+    ? { ...config, serve: demoServe(), agents: { ...config.agents, 'baton-qa': selfAgentEntry(appPort) } }
+    : config;
   const stack = await startStack({
-    config,
+    config: devConfig,
     logger,
     server: { port: opts.port, uiPort: opts.uiPort, dbFile, ...(codecEndpoint ? { codecEndpoint } : {}) },
     agents: demoAgents(),
@@ -49,6 +57,7 @@ export async function devCommand(opts: DevOptions): Promise<number> {
     ui = await startUi(withWebUiOrigin(stack.config, stack.server.uiUrl), stack.server.address, logger, {
       port: appPort,
       ...(codecToken ? { codecToken } : {}),
+      ...(callerToken ? { callerToken } : {}),
     });
   } catch (err) {
     await stack.stop();
@@ -84,6 +93,12 @@ export async function devCommand(opts: DevOptions): Promise<number> {
     'Try:  npx baton delegate --agent supplier-qa --text "Verify inspection-92 against order A1042, product SN-4471" --wait',
     '      npx baton delegate --agent portal-gate --text "Stock for BOLT-M8?"   then   npx baton authorize <id> --credential portal',
     '      (the credential portal is PORTAL_TOKEN on the worker: start dev with PORTAL_TOKEN=portal-demo-token)',
+    ...(selfServe
+      ? [
+          '      npx baton delegate --agent baton-qa --text "Verify inspection-92 against order A1042, product SN-4471" --wait',
+          '      (baton-qa is Baton itself, serving A2A: a delegation to supplier-qa behind it)',
+        ]
+      : []),
     'Stop: Ctrl-C',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
