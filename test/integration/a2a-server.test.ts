@@ -4,7 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -18,6 +20,7 @@ import { ConfigSchema } from '../../src/config/schema';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
 import { supplierQa } from '../../src/demo/supplier-qa';
 import { freePort } from '../../src/runtime/temporal-server';
+import { projectRoot } from '../../src/runtime/project-root';
 import { startApiServer, type RunningApi } from '../../src/http/api-server';
 import { CallerTokens } from '../../src/http/caller-tokens';
 import { prepareServing } from '../../src/serve/serving';
@@ -86,6 +89,8 @@ const listIn = (client: Client, contextId: string, token: string) =>
     },
     auth(token),
   );
+
+const execFileAsync = promisify(execFile);
 
 /** The key served cards are signed with; the registry entry of Baton's own agent pins its public half. */
 const SIGNING = (() => {
@@ -303,6 +308,31 @@ describe('Baton serves A2A', () => {
       });
     });
   }
+
+  it('the official Python client (a2a-sdk): send, stream to the question, answer on the same task', async () => {
+    const python = join(projectRoot(), '.baton', 'tools', 'a2a-python-1.3.0', 'bin', 'python');
+    assert.ok(existsSync(python), `no ${python}: run npm run setup -- --test (it installs a2a-sdk from PyPI)`);
+    await serving(async (_ctx, api) => {
+      // Asynchronously: this process serves the agent the script calls.
+      const run = await execFileAsync(
+        python,
+        [join(projectRoot(), 'test', 'interop', 'python-client.py'), `${api.url}/a2a/pipeline`, ACME, messageId('py')],
+        { encoding: 'utf8', timeout: 120_000 },
+      ).catch((err: { stderr?: string; message: string }) => assert.fail(`the Python client failed: ${err.stderr ?? err.message}`));
+      type Seen = { events: [string, string][]; taskId: string; artifacts: string[] };
+      const seen = JSON.parse(run.stdout) as { send: Seen; asked: Seen; answered: Seen };
+      assert.deepEqual(seen.send.events, [['task', 'TASK_STATE_COMPLETED']]);
+      assert.deepEqual(seen.send.artifacts, ['verdict']);
+      assert.equal(seen.asked.events[0]?.[0], 'task');
+      assert.deepEqual(seen.asked.events.at(-1), ['status', 'TASK_STATE_INPUT_REQUIRED']);
+      assert.match(seen.asked.taskId, /^a2a-pipeline-/);
+      assert.equal(seen.answered.taskId, seen.asked.taskId, 'the answer went to the same task');
+      assert.deepEqual(seen.answered.events.slice(-2), [
+        ['artifact', 'verdict'],
+        ['status', 'TASK_STATE_COMPLETED'],
+      ]);
+    });
+  });
 
   it('Baton delegates to a Baton-served agent whose signed card it pins (a pipeline calling a pipeline)', async () => {
     await serving(async (ctx, api) => {

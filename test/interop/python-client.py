@@ -1,0 +1,57 @@
+"""
+The official Python client (a2a-sdk from PyPI) against a Baton-served agent: a blocking send, a
+stream that ends at the agent's question, and the answer on the same task streamed to completion.
+Prints one JSON object with what it saw; the Node test asserts on it.
+
+Usage: python python-client.py <agent base URL> <bearer token> <message id prefix>
+"""
+
+import asyncio
+import json
+import sys
+
+import httpx
+from a2a.client import ClientConfig, create_client
+from a2a.types import Message, Part, Role, SendMessageRequest, TaskState
+
+FULL = 'Verify inspection-92 against order A1042, product SN-4471'
+PARTIAL = 'Verify inspection-92 against order A1042'
+
+
+def message(text, message_id, task_id='', context_id=''):
+    return SendMessageRequest(
+        message=Message(message_id=message_id, role=Role.ROLE_USER, parts=[Part(text=text)], task_id=task_id, context_id=context_id)
+    )
+
+
+async def follow(client, request):
+    """Every event of one send: (kind, state) pairs, and the task id, context and artifact names seen."""
+    seen, task_id, context_id, artifacts = [], '', '', []
+    async for event in client.send_message(request):
+        kind = event.WhichOneof('payload')
+        if kind == 'task':
+            task_id, context_id = event.task.id, event.task.context_id
+            seen.append(['task', TaskState.Name(event.task.status.state)])
+            artifacts += [a.name for a in event.task.artifacts]
+        elif kind == 'status_update':
+            seen.append(['status', TaskState.Name(event.status_update.status.state)])
+        elif kind == 'artifact_update':
+            seen.append(['artifact', event.artifact_update.artifact.name])
+            artifacts.append(event.artifact_update.artifact.name)
+        else:
+            seen.append([kind, ''])
+    return {'events': seen, 'taskId': task_id, 'contextId': context_id, 'artifacts': artifacts}
+
+
+async def main(base, token, prefix):
+    http = httpx.AsyncClient(headers={'Authorization': f'Bearer {token}'}, timeout=120)
+    blocking = await create_client(base, client_config=ClientConfig(httpx_client=http, streaming=False))
+    streaming = await create_client(base, client_config=ClientConfig(httpx_client=http, streaming=True))
+    sent = await follow(blocking, message(FULL, f'{prefix}-send'))
+    asked = await follow(streaming, message(PARTIAL, f'{prefix}-ask'))
+    answered = await follow(streaming, message('SN-4471', f'{prefix}-answer', asked['taskId'], asked['contextId']))
+    print(json.dumps({'send': sent, 'asked': asked, 'answered': answered}))
+    await http.aclose()
+
+
+asyncio.run(main(*sys.argv[1:4]))
