@@ -8,6 +8,7 @@
  *                              # writes its own section of docs/BENCHMARKS.md, the rest stays
  *   npm run bench -- --long-tasks [--cluster]   # only 10,000 tasks that work for an hour (long-tasks.ts)
  *   npm run bench -- --graph [--cluster]        # only one graph of 10,000 nodes (large-graph.ts)
+ *   npm run bench -- --serve [--cluster]        # only Baton serving A2A against direct delegations (served.ts)
  */
 import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -36,6 +37,7 @@ import { pushSignal } from '../workflows/messages';
 import * as benchActivities from './activities';
 import { directCall } from './direct-call';
 import { measureLargeGraph, withGraphSection, writeGraph } from './large-graph';
+import { measureServed, withServedSection, writeServed } from './served';
 import { measureLongTasks, withLongTaskSection, writeLongTasks } from './long-tasks';
 import { treeCpuSeconds } from './process-tree';
 import { HEAP_CAP, measureParked } from './parked';
@@ -152,7 +154,7 @@ function writeReport(out: string, report: string[], onCluster: boolean, figures:
   const title = whole.indexOf('\n');
   const table = sideBySide({ dev: read('dev'), cluster: read('cluster') }).join('\n');
   whole = title >= 0 ? `${whole.slice(0, title)}\n\n${table}\n${whole.slice(title)}` : `${table}\n`;
-  writeFileSync(out, withGraphSection(out, withLongTaskSection(out, whole)));
+  writeFileSync(out, withServedSection(out, withGraphSection(out, withLongTaskSection(out, whole))));
 }
 
 const quantile = (xs: number[], q: number): number => {
@@ -194,6 +196,7 @@ async function main(): Promise<number> {
       cluster: { type: 'boolean', default: false },
       'long-tasks': { type: 'boolean', default: false },
       graph: { type: 'boolean', default: false },
+      serve: { type: 'boolean', default: false },
       out: { type: 'string', default: join(projectRoot(), 'docs', 'BENCHMARKS.md') },
     },
   });
@@ -221,6 +224,21 @@ async function main(): Promise<number> {
       const kind = onCluster ? 'cluster' : 'dev';
       const long = `npm run bench -- --long-tasks${quick ? ' --quick' : ''}${onCluster ? ' --cluster' : ''}`;
       writeLongTasks(values.out ?? '', kind, { date: new Date().toISOString().slice(0, 10), command: long, ...figures });
+      say(JSON.stringify(figures));
+      return 0;
+    } finally {
+      await connection.close();
+      await server.stop();
+    }
+  }
+  if (values.serve) {
+    // Only the served agents (bench/served.ts): their own section of the report.
+    try {
+      const samples = quick ? 30 : 200;
+      say(`${samples} tasks each: direct, served over JSON-RPC, served over gRPC…`);
+      const figures = await measureServed({ client, address: server.address, namespace: server.namespace, samples, say });
+      const command = `npm run bench -- --serve${quick ? ' --quick' : ''}${onCluster ? ' --cluster' : ''}`;
+      writeServed(values.out ?? '', onCluster ? 'cluster' : 'dev', { date: new Date().toISOString().slice(0, 10), command, ...figures });
       say(JSON.stringify(figures));
       return 0;
     } finally {

@@ -1,0 +1,178 @@
+/**
+ * What serving A2A costs: the latency of one task through a Baton-served gateway (a blocking
+ * SendMessage over JSON-RPC, and over gRPC) against the same delegation started directly with
+ * BatonClient, to an agent that completes at once, on one `baton worker` as shipped. Interleaved, so
+ * each sample of the three meets the same server.
+ */
+import { randomUUID } from 'node:crypto';
+import { Message, type SendMessageRequest } from '@a2a-js/sdk';
+import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, type Client as A2AClient } from '@a2a-js/sdk/client';
+import type { Client } from '@temporalio/client';
+import express from 'express';
+import pino from 'pino';
+import { GrpcTransportFactory } from '../src/a2a/grpc-transport';
+import { BatonClient } from '../src/client/baton-client';
+import { GraphClient } from '../src/client/graph-client';
+import { ConfigSchema, loopbackAgentEntry } from '../src/config/schema';
+import { startAgentServer } from '../src/demo/agent-server';
+import { supplierQa } from '../src/demo/supplier-qa';
+import { CallerTokens } from '../src/http/caller-tokens';
+import { listen } from '../src/runtime/listen';
+import { prepareServing } from '../src/serve/serving';
+import { watchedWorker } from './parked';
+import { withSection, writeSection, type ReportSection, type ServerKind } from './report-section';
+
+export interface ServedFigures {
+  date: string;
+  command: string;
+  samples: number;
+  /** Milliseconds, p50 and p99, per way of running one task. */
+  direct: { p50: number; p99: number };
+  jsonRpc: { p50: number; p99: number };
+  grpc: { p50: number; p99: number };
+  /** The same message sent again after the task ended (a lost response): p50 ms, and tasks it started. */
+  retried: { p50: number; started: number };
+}
+
+export interface ServedOptions {
+  client: Client;
+  address: string;
+  namespace: string;
+  samples: number;
+  say: (line: string) => void;
+}
+
+const TEXT = 'Verify inspection-92 against order A1042, product SN-4471';
+const TOKEN = `bench-${randomUUID()}`;
+
+const percentile = (values: number[], p: number): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+};
+
+const sendOf = (messageId: string): SendMessageRequest => ({
+  tenant: '',
+  message: Message.fromJSON({ messageId, role: 'ROLE_USER', parts: [{ text: TEXT }] }),
+  configuration: undefined,
+  metadata: undefined,
+});
+
+async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  await fn();
+  return performance.now() - t0;
+}
+
+export async function measureServed(o: ServedOptions): Promise<Omit<ServedFigures, 'date' | 'command'>> {
+  const agent = await startAgentServer(supplierQa({ workMs: 0 }));
+  const entry = `  supplier-qa: { card: "${agent.url}", allowHttp: true, allowPrivateNetwork: true }`;
+  const worker = await watchedWorker('bench-served', o.address, ['agents:', entry]);
+  const logger = pino({ level: 'error' });
+  const caller = { tenant: 'bench', user: 'bench' };
+  const opts = { namespace: o.namespace, taskQueue: worker.queue, caller };
+  const baton = new BatonClient(o.client.connection, opts);
+  const serving = await prepareServing(
+    {
+      ...ConfigSchema.parse({
+        api: { rateLimit: { requestsPerMinute: 1_000_000, burst: 100_000 } },
+        serve: {
+          grpc: { listen: { host: '127.0.0.1', port: 0 } },
+          services: {
+            'checked-qa': {
+              description: 'supplier-qa behind Baton',
+              skills: [{ id: 'verify', name: 'Verify', description: 'Verifies a report' }],
+              delegate: { agent: 'supplier-qa' },
+            },
+          },
+        },
+      }),
+      agents: { 'supplier-qa': loopbackAgentEntry(agent.url) },
+    },
+    { baton, graphs: new GraphClient(o.client.connection, opts), tokens: new CallerTokens([{ token: TOKEN, caller }]), logger },
+  );
+  if (!serving) throw new Error('nothing served');
+  const app = express();
+  app.use('/a2a', serving.router);
+  const http = await listen(app, '127.0.0.1', 0, 'a free port');
+  serving.listening(`http://127.0.0.1:${http.port}`);
+  const connect = (transport: JsonRpcTransportFactory | GrpcTransportFactory): Promise<A2AClient> =>
+    new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [transport] })).createFromUrl(
+      `http://127.0.0.1:${http.port}/a2a/checked-qa/`,
+    );
+  const auth = { serviceParameters: { Authorization: `Bearer ${TOKEN}` } };
+  try {
+    const jsonRpc = await connect(new JsonRpcTransportFactory());
+    const grpc = await connect(new GrpcTransportFactory());
+    const direct = async () => baton.result(await baton.start({ agent: 'supplier-qa', parts: [{ text: TEXT }] }));
+    // Warm up every path (connections, the worker's caches, the card) before measuring.
+    for (let i = 0; i < 5; i++) {
+      await direct();
+      await jsonRpc.sendMessage(sendOf(randomUUID()), auth);
+      await grpc.sendMessage(sendOf(randomUUID()), auth);
+    }
+    const times = { direct: [] as number[], jsonRpc: [] as number[], grpc: [] as number[], retried: [] as number[] };
+    const retriedIds = new Set<string>();
+    for (let i = 0; i < o.samples; i++) {
+      times.direct.push(await timed(direct));
+      const id = randomUUID();
+      times.jsonRpc.push(await timed(() => jsonRpc.sendMessage(sendOf(id), auth)));
+      times.grpc.push(await timed(() => grpc.sendMessage(sendOf(randomUUID()), auth)));
+      if (i % 10 === 0) {
+        let taskId = '';
+        times.retried.push(
+          await timed(async () => {
+            const again = await jsonRpc.sendMessage(sendOf(id), auth);
+            taskId = 'id' in again ? again.id : '';
+          }),
+        );
+        retriedIds.add(taskId);
+      }
+      if ((i + 1) % 50 === 0) o.say(`  ${i + 1}/${o.samples} samples`);
+    }
+    const both = (v: number[]) => ({ p50: percentile(v, 50), p99: percentile(v, 99) });
+    return {
+      samples: o.samples,
+      direct: both(times.direct),
+      jsonRpc: both(times.jsonRpc),
+      grpc: both(times.grpc),
+      // Each retried message found the task of its first send: as many distinct tasks as retries.
+      retried: { p50: percentile(times.retried, 50), started: times.retried.length - retriedIds.size },
+    };
+  } finally {
+    await serving.close();
+    await new Promise<void>((r) => {
+      http.server.closeAllConnections();
+      http.server.close(() => r());
+    });
+    await worker.stop();
+    await agent.close();
+  }
+}
+
+const SECTION: ReportSection<ServedFigures> = {
+  name: 'served',
+  marks: ['<!-- served agents: written by bench/served.ts -->', '<!-- end of served agents -->'],
+  after: '<!-- end of large graph -->',
+  heading: [
+    '## Baton serving A2A (docs/serving-a2a.md)',
+    '',
+    'One task through a Baton-served gateway in front of an agent that completes at once: a blocking SendMessage over JSON-RPC and over gRPC, against the same delegation started directly with `BatonClient` (start, then result), interleaved, on one `baton worker` as shipped; client, serving router and agent in the benchmark process. The served path reads the task by Query, at 20, 40, 80… ms up to `serve.pollMs` (250).',
+  ],
+  rows: [
+    ['samples of each', (f) => String(f.samples)],
+    ['direct delegation, p50 / p99', (f) => `${f.direct.p50.toFixed(0)} / ${f.direct.p99.toFixed(0)} ms`],
+    [
+      'served, JSON-RPC, p50 / p99 (÷ direct)',
+      (f) => `${f.jsonRpc.p50.toFixed(0)} / ${f.jsonRpc.p99.toFixed(0)} ms (${(f.jsonRpc.p50 / f.direct.p50).toFixed(2)}×)`,
+    ],
+    [
+      'served, gRPC, p50 / p99 (÷ direct)',
+      (f) => `${f.grpc.p50.toFixed(0)} / ${f.grpc.p99.toFixed(0)} ms (${(f.grpc.p50 / f.direct.p50).toFixed(2)}×)`,
+    ],
+    ['the same message again (lost response): p50, tasks it started', (f) => `${f.retried.p50.toFixed(0)} ms, ${f.retried.started}`],
+  ],
+};
+
+export const withServedSection = (out: string, text: string): string => withSection(out, SECTION, text);
+
+export const writeServed = (out: string, kind: ServerKind, figures: ServedFigures): void => writeSection(out, SECTION, kind, figures);
