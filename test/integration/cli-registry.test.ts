@@ -2,7 +2,7 @@
  * `baton agents` and `baton config check`, run as a user runs them, against real agents on loopback.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -59,6 +59,46 @@ describe('baton agents and baton config check', () => {
 
     const text = await runCli(['--config', config, 'agents'], userEnv());
     assert.match(text.stdout, /^supplier-qa +ok +http/m);
+  });
+
+  it('checks the served agents: the agents they name, their graphs, the signing key', async () => {
+    const config = join(dir, 'served.yaml');
+    writeFileSync(
+      config,
+      [
+        'agents:',
+        '  qa: { card: "https://qa.example" }',
+        'serve:',
+        '  signing: { privateKeyFile: /nonexistent/card-key.pem, kid: k1 }',
+        '  services:',
+        '    gateway:',
+        '      description: A gateway',
+        '      skills: [{ id: s, name: S, description: D }]',
+        '      delegate: { agent: nobody }',
+        '    pipeline:',
+        '      description: A pipeline',
+        '      skills: [{ id: s, name: S, description: D }]',
+        '      graph: { nodes: [{ id: a, agent: qa, withRequest: true }, { id: b, agent: qa, text: go, dependsOn: [missing] }] }',
+      ].join('\n'),
+    );
+    const run = await runCli(['--config', config, 'config', 'check', '--json'], userEnv());
+    assert.equal(run.code, 1);
+    const report = JSON.parse(run.stdout) as ConfigReport;
+    assert.ok(report.problems.includes('serve.services.gateway.delegate.agent: nobody is not under agents'), report.problems.join('\n'));
+    assert.ok(
+      report.problems.includes('serve.services.pipeline.graph: node b: depends on unknown node missing'),
+      report.problems.join('\n'),
+    );
+    // The key is read only when the services are valid: one fix at a time, each named.
+    writeFileSync(
+      config,
+      readFileSync(config, 'utf8').replace('agent: nobody', 'agent: qa').replace('dependsOn: [missing]', 'dependsOn: [a]'),
+    );
+    const again = JSON.parse((await runCli(['--config', config, 'config', 'check', '--json'], userEnv())).stdout) as ConfigReport;
+    assert.ok(
+      again.problems.some((p) => p.startsWith('serve.signing.privateKeyFile /nonexistent/card-key.pem:')),
+      again.problems.join('\n'),
+    );
   });
 
   it('names the field and the fix for every problem', async () => {

@@ -3,6 +3,7 @@
  * variables and files, pinned keys), without calling any agent.
  */
 import { encryptionCodec } from '../../codec/data-converter';
+import { cardSigner, checkServices } from '../../serve/served-agents';
 import { ConfigError, loadConfig } from '../../config/load';
 import { credentialOf, readSecret } from '../../a2a/agent-fetch';
 import { PolicyRegistry } from '../../acceptance/policies';
@@ -130,6 +131,17 @@ export function checkConfig(configPath?: string): ConfigReport {
   for (const name of [s3?.accessKeyIdFromEnv, s3?.secretAccessKeyFromEnv]) {
     if (name && !process.env[name])
       problems.push(`artifacts.s3: ${name} is not set; set it on every worker and client that reads artifacts`);
+  }
+  const serve = loaded.config.serve;
+  if (serve) {
+    try {
+      // What `baton serve` and `baton ui` check at start: the agents the services name, their graphs, the signing key.
+      checkServices(serve, loaded.config.agents);
+      if (serve.signing) cardSigner(serve.signing);
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      problems.push(...(err.problems.length ? err.problems : [err.message]));
+    }
   }
   let temporal: TemporalReport | undefined;
   try {
