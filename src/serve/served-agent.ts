@@ -156,14 +156,15 @@ export class ServedAgent implements A2ARequestHandler {
         if (!(asBatonError(err)?.kind === 'Refused')) throw err;
       }
       // A graph cancels its running nodes before it ends: wait for the end (bounded), then say how it ended.
-      let after = await this.view(params.id, caller);
+      let after = before;
       for await (const task of this.watch(params.id, caller)) {
         after = task;
         if (TERMINAL_STATES.has(task.status.state) || Date.now() > deadline) break;
       }
       // A race with completion is reported as it ended, never as a cancel that did not happen.
-      if (after.status.state !== 'TASK_STATE_CANCELED')
+      if (TERMINAL_STATES.has(after.status.state) && after.status.state !== 'TASK_STATE_CANCELED')
         throw new TaskNotCancelableError(`task ${params.id} ended as ${after.status.state} before the cancel took effect`);
+      // Canceled; or, still ending after CANCEL_WAIT_MS, the task as it is (the cancel goes on).
       return SdkTask.fromJSON(after);
     });
   }
@@ -188,6 +189,8 @@ export class ServedAgent implements A2ARequestHandler {
         // A delegation's state is in its search attributes; a graph's is read (the page may then hold fewer).
         if (this.o.runner.workflowType === 'delegationWorkflow') clauses.push(visibilityClauseFor(state.data));
       }
+      const after = params.statusTimestampAfter ? Date.parse(params.statusTimestampAfter) : undefined;
+      if (after !== undefined && Number.isNaN(after)) throw new RequestMalformedError('statusTimestampAfter is not an ISO-8601 time');
       const query = clauses.join(' AND ');
       const temporal = this.o.baton.client;
       let nextPageToken: Uint8Array | undefined;
@@ -207,6 +210,7 @@ export class ServedAgent implements A2ARequestHandler {
       return {
         tasks: tasks
           .filter((t): t is WireTask => !!t && (!wanted || t.status.state === wanted))
+          .filter((t) => after === undefined || Date.parse(t.status.timestamp) > after)
           .map((t) => SdkTask.fromJSON(params.includeArtifacts ? t : { ...t, artifacts: [] })),
         nextPageToken: page.nextPageToken?.length ? Buffer.from(page.nextPageToken).toString('base64url') : '',
         pageSize,

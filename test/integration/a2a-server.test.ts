@@ -75,7 +75,7 @@ async function asTask(result: Promise<Message | Task>): Promise<WireTask> {
 }
 
 /** ListTasks in one context, as the caller `token` names. */
-const listIn = (client: Client, contextId: string, token: string) =>
+const listIn = (client: Client, contextId: string, token: string, statusTimestampAfter?: string) =>
   client.listTasks(
     {
       tenant: '',
@@ -84,7 +84,7 @@ const listIn = (client: Client, contextId: string, token: string) =>
       pageSize: 10,
       pageToken: '',
       historyLength: 0,
-      statusTimestampAfter: undefined,
+      statusTimestampAfter,
       includeArtifacts: false,
     },
     auth(token),
@@ -418,6 +418,9 @@ describe('Baton serves A2A', () => {
       assert.deepEqual(listed, [started.id, second.id].sort());
       const foreign = await listIn(slowClient, contextId, GLOBEX);
       assert.equal(foreign.tasks.length, 0);
+      // Nothing changed after a time to come; a time that is not one is refused.
+      assert.equal((await listIn(slowClient, contextId, ACME, '2999-01-01T00:00:00Z')).tasks.length, 0);
+      await assert.rejects(listIn(slowClient, contextId, ACME, 'yesterday'), (e) => e instanceof RequestMalformedError);
       await slowClient.cancelTask({ tenant: '', id: second.id, metadata: undefined }, auth(ACME));
     });
   });
