@@ -4,7 +4,8 @@
  */
 import { msToNumber } from '@temporalio/common';
 import { AgentClient } from '../src/a2a/agent-client';
-import { createAgentFetch, readSecret } from '../src/a2a/agent-fetch';
+import { createAgentFetch, credentialOf, readSecret } from '../src/a2a/agent-fetch';
+import { grpcChannel } from '../src/a2a/grpc-channel';
 import { fetchCard, type FetchedCard } from '../src/a2a/card';
 import { failure } from '../src/a2a/errors';
 import type { AgentEntry, Credential } from '../src/config/schema';
@@ -75,6 +76,10 @@ export class AgentDirectory {
       fetched.card,
       resolved.interface,
       createAgentFetch(resolved.name, entry, { lookup: this.deps.lookup }),
+      async () => ({
+        channel: await grpcChannel(resolved.interface.url, fetched.url, entry, this.deps.lookup),
+        headers: entry.auth ? { [entry.auth.header]: credentialOf(resolved.name, entry.auth) } : {},
+      }),
     );
     this.clients.set(key, client);
     return client;

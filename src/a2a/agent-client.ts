@@ -7,6 +7,8 @@ import type { AgentCard } from '@a2a-js/sdk';
 import type { Part, StreamEvent, Task } from '../shared/a2a-types';
 import type { ChosenInterface } from '../shared/delegation-types';
 import { toFailure } from './errors';
+import type { GrpcChannel } from './grpc-channel';
+import { GrpcTransportFactory } from './grpc-transport';
 import { sendResultFromSdk, streamEventFromSdk, taskFromSdk, userMessageToSdk, type SendResult } from './wire';
 
 export interface SendTurn {
@@ -17,22 +19,54 @@ export interface SendTurn {
   referenceTaskIds?: string[];
 }
 
+/** What a gRPC interface needs besides the card: the channel (checked address, TLS) and the entry's auth header. */
+export interface GrpcAccess {
+  channel: GrpcChannel;
+  /** Sent as metadata with every call (the entry's `auth`, read when the client is made). */
+  headers: Record<string, string>;
+}
+
 export class AgentClient {
   private constructor(
     readonly agentName: string,
     private readonly client: Client,
+    /** Metadata for every call: the auth header over gRPC (over HTTP the fetch adds it). */
+    private readonly serviceParameters: Record<string, string> = {},
   ) {}
 
-  static async create(agentName: string, card: AgentCard, iface: ChosenInterface, fetchImpl: typeof fetch): Promise<AgentClient> {
+  static async create(
+    agentName: string,
+    card: AgentCard,
+    iface: ChosenInterface,
+    fetchImpl: typeof fetch,
+    grpc?: () => Promise<GrpcAccess>,
+  ): Promise<AgentClient> {
     // 👉 With legacyCompat the factories give a 0.3 transport for an interface marked 0.3, a 1.0 one otherwise.
     const legacyCompat = { enabled: true };
-    const factory =
-      iface.binding === 'JSONRPC'
-        ? new JsonRpcTransportFactory({ fetchImpl, legacyCompat })
-        : new RestTransportFactory({ fetchImpl, legacyCompat });
-    let transport = await factory.create(iface.url, card);
+    let transport;
+    let headers: Record<string, string> = {};
+    if (iface.binding === 'GRPC') {
+      if (!grpc) throw new Error(`agent ${agentName}: a gRPC interface needs its channel`);
+      const access = await grpc();
+      headers = access.headers;
+      transport = await new GrpcTransportFactory({ grpcChannelCredentials: access.channel.credentials, legacyCompat }).create(
+        access.channel.target,
+        card,
+      );
+    } else {
+      const factory =
+        iface.binding === 'JSONRPC'
+          ? new JsonRpcTransportFactory({ fetchImpl, legacyCompat })
+          : new RestTransportFactory({ fetchImpl, legacyCompat });
+      transport = await factory.create(iface.url, card);
+    }
     if (iface.tenant) transport = new TenantTransportDecorator(transport, iface.tenant);
-    return new AgentClient(agentName, new Client(transport, card, { polling: true }));
+    return new AgentClient(agentName, new Client(transport, card, { polling: true }), headers);
+  }
+
+  /** The options of one call. */
+  private call(signal?: AbortSignal) {
+    return { signal, serviceParameters: this.serviceParameters };
   }
 
   /** SendMessage with `returnImmediately`: the answer comes as soon as the task exists. */
@@ -45,7 +79,7 @@ export class AgentClient {
           metadata: undefined,
           configuration: { acceptedOutputModes: [], returnImmediately: true, historyLength: 0, taskPushNotificationConfig: undefined },
         },
-        { signal },
+        this.call(signal),
       );
       return sendResultFromSdk(result);
     } catch (err) {
@@ -66,7 +100,7 @@ export class AgentClient {
           metadata: undefined,
           configuration: { acceptedOutputModes: [], returnImmediately: false, historyLength: 0, taskPushNotificationConfig: undefined },
         },
-        { signal },
+        this.call(signal),
       );
       for await (const event of events) yield streamEventFromSdk(event);
     } catch (err) {
@@ -77,7 +111,7 @@ export class AgentClient {
   /** CancelTask; the updated task. TaskNotCancelable arrives as an AgentRefused failure. */
   async cancel(taskId: string, signal?: AbortSignal): Promise<Task> {
     try {
-      return taskFromSdk(await this.client.cancelTask({ tenant: '', id: taskId, metadata: undefined }, { signal }));
+      return taskFromSdk(await this.client.cancelTask({ tenant: '', id: taskId, metadata: undefined }, this.call(signal)));
     } catch (err) {
       throw toFailure(err, `agent ${this.agentName}: CancelTask ${taskId}`);
     }
@@ -134,7 +168,7 @@ export class AgentClient {
    */
   async *subscribe(taskId: string, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
     try {
-      for await (const event of this.client.resubscribeTask({ tenant: '', id: taskId }, { signal })) yield streamEventFromSdk(event);
+      for await (const event of this.client.resubscribeTask({ tenant: '', id: taskId }, this.call(signal))) yield streamEventFromSdk(event);
     } catch (err) {
       throw toFailure(err, `agent ${this.agentName}: SubscribeToTask ${taskId}`);
     }
@@ -161,7 +195,7 @@ export class AgentClient {
             statusTimestampAfter: '',
             includeArtifacts: false,
           },
-          { signal },
+          this.call(signal),
         );
         const found = res.tasks.find((t) => t.id === taskId);
         if (found) return { ...taskFromSdk(found), artifacts: [] };
@@ -182,7 +216,7 @@ export class AgentClient {
     try {
       await this.client.createTaskPushNotificationConfig(
         { tenant: '', id: '', taskId, url, token, authentication: { scheme: 'Bearer', credentials: token } },
-        { signal },
+        this.call(signal),
       );
     } catch (err) {
       throw toFailure(err, `agent ${this.agentName}: CreateTaskPushNotificationConfig for ${taskId}`);
@@ -196,7 +230,7 @@ export class AgentClient {
 
   async getTask(taskId: string, signal?: AbortSignal): Promise<Task> {
     try {
-      return taskFromSdk(await this.client.getTask({ tenant: '', id: taskId, historyLength: 0 }, { signal }));
+      return taskFromSdk(await this.client.getTask({ tenant: '', id: taskId, historyLength: 0 }, this.call(signal)));
     } catch (err) {
       throw toFailure(err, `agent ${this.agentName}: GetTask ${taskId}`);
     }

@@ -15,7 +15,7 @@ import { AgentHttpError, createAgentFetch, parseRetryAfter } from './agent-fetch
 import { failure, toFailure } from './errors';
 import type { Lookup } from './guarded-fetch';
 
-const SUPPORTED_BINDINGS = ['JSONRPC', 'HTTP+JSON'] as const;
+const SUPPORTED_BINDINGS = ['JSONRPC', 'HTTP+JSON', 'GRPC'] as const;
 /** Protocol versions Baton speaks, best first. */
 export const SUPPORTED_VERSIONS = ['1.0', '0.3'] as const;
 
@@ -152,8 +152,17 @@ function originOf(url: string): string | undefined {
 }
 
 /**
+ * A gRPC interface's URL is a `host:port` target: its origin is taken with the card's scheme (https:
+ * TLS, http: plaintext, which the entry must allow), so the same origin rule applies to it.
+ */
+export function grpcOrigin(target: string, cardUrl: string): string | undefined {
+  if (!/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/.test(target)) return undefined;
+  return originOf(`${new URL(cardUrl).protocol}//${target}`);
+}
+
+/**
  * Walks the card's interfaces (1.0 before 0.3; the preferred binding first within a version) and takes
- * the first JSON-RPC or HTTP+JSON one whose URL is on the card's origin or an allowed origin.
+ * the first JSON-RPC, HTTP+JSON or gRPC one whose URL is on the card's origin or an allowed origin.
  */
 export function chooseInterface(
   agentName: string,
@@ -171,7 +180,7 @@ export function chooseInterface(
       ? [...candidates.filter((i) => i.protocolBinding === entry.binding), ...candidates.filter((i) => i.protocolBinding !== entry.binding)]
       : candidates;
     for (const i of ordered) {
-      const origin = originOf(i.url);
+      const origin = i.protocolBinding === 'GRPC' ? grpcOrigin(i.url, fetched.url) : originOf(i.url);
       if (!origin || !allowed.has(origin)) {
         offOrigin.push(i.url);
         continue;
@@ -194,7 +203,7 @@ export function chooseInterface(
   const offered = interfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion}`).join(', ') || 'none';
   throw failure(
     FailureType.AGENT_REFUSED,
-    `agent ${agentName}: card offers no JSON-RPC or HTTP+JSON interface at 1.0 or 0.3 (offered: ${offered})`,
+    `agent ${agentName}: card offers no JSON-RPC, HTTP+JSON or gRPC interface at 1.0 or 0.3 (offered: ${offered})`,
     { reason: 'NO_SUPPORTED_INTERFACE' },
   );
 }

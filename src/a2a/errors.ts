@@ -26,6 +26,12 @@ const REFUSED_REASONS = new Set([
   'METHOD_NOT_FOUND',
 ]);
 
+/** gRPC status codes: UNAUTHENTICATED, PERMISSION_DENIED. */
+const GRPC_AUTH = new Set([16, 7]);
+/** INVALID_ARGUMENT, NOT_FOUND, ALREADY_EXISTS, FAILED_PRECONDITION, OUT_OF_RANGE, UNIMPLEMENTED: no retry fixes them. */
+const GRPC_REFUSED = new Set([3, 5, 6, 9, 11, 12]);
+const GRPC_RESOURCE_EXHAUSTED = 8;
+
 export function failure(
   type: FailureTypeName,
   message: string,
@@ -68,6 +74,17 @@ export function toFailure(err: unknown, what: string): ApplicationFailure {
     if (REFUSED_REASONS.has(reason))
       return failure(FailureType.AGENT_REFUSED, `${what}: agent refused (${reason}): ${a2a.message}`, { reason });
     return failure(FailureType.RETRY_LATER, `${what}: agent error (${reason}): ${a2a.message}`, { reason });
+  }
+
+  // gRPC's own statuses (a call the server refused before A2A, or a broken channel): numeric codes.
+  const grpcCode = (err as { code?: unknown; details?: unknown } | undefined)?.code;
+  if (typeof grpcCode === 'number' && typeof (err as { details?: unknown }).details === 'string') {
+    const message = `${what}: gRPC ${(err as Error).message.slice(0, 500)}`;
+    if (GRPC_AUTH.has(grpcCode)) return failure(FailureType.AGENT_REFUSED, message, { reason: 'AUTH_REFUSED', grpcCode });
+    if (grpcCode === GRPC_RESOURCE_EXHAUSTED && /larger than max/i.test(message))
+      return failure(FailureType.INVALID_AGENT_RESPONSE, message, { refusal: 'size', grpcCode });
+    if (GRPC_REFUSED.has(grpcCode)) return failure(FailureType.AGENT_REFUSED, message, { grpcCode });
+    return failure(FailureType.RETRY_LATER, message, { grpcCode });
   }
 
   // The SDK reports HTTP errors without an A2A body, and what it could not read, as plain Errors.

@@ -140,7 +140,7 @@ export const AgentEntrySchema = z
     signature: CardSignatureSchema.optional(),
     limits: AgentLimitsSchema.default(DEFAULT_LIMITS),
     /** Preferred binding when the card offers several. Default: the card's own order. */
-    binding: z.enum(['JSONRPC', 'HTTP+JSON']).optional(),
+    binding: z.enum(['JSONRPC', 'HTTP+JSON', 'GRPC']).optional(),
     /** How to follow the remote task. Default auto (stream when the card supports it, else poll). */
     observe: z.enum(['auto', 'stream', 'poll', 'push']).default('auto'),
     /** Contract defaults for delegations to this agent. Default: no deadline, 10 input rounds, 500 remote calls. */

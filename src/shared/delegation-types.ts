@@ -160,7 +160,7 @@ export type DelegationInput = z.infer<typeof DelegationInputSchema>;
 /** The interface chosen from the agent's card; every later call uses exactly this one. */
 export interface ChosenInterface {
   url: string;
-  binding: 'JSONRPC' | 'HTTP+JSON';
+  binding: 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
   protocolVersion: string;
   tenant: string;
 }

@@ -123,12 +123,20 @@ describe('Baton serves A2A', () => {
   ) => {
     // The port is chosen first: Baton's own served agent is in the registry too (a pipeline calling a pipeline).
     const apiPort = await freePort();
+    const grpcPort = await freePort();
     const agents = {
       'supplier-qa': loopbackAgent(fast.url),
       'slow-qa': loopbackAgent(slow.url),
       'baton-check': loopbackAgent(`http://127.0.0.1:${apiPort}/a2a/supplier-check/.well-known/agent-card.json`, {
         auth: { fromEnv: 'A2A_SERVER_TEST_TOKEN', scheme: 'Bearer' },
         signature: { keys: [{ kid: SIGNING.kid, jwk: SIGNING.publicJwk }] },
+      }),
+      // The same served agent, called over gRPC: its gRPC port is another origin, trusted by name.
+      'baton-check-grpc': loopbackAgent(`http://127.0.0.1:${apiPort}/a2a/supplier-check/.well-known/agent-card.json`, {
+        auth: { fromEnv: 'A2A_SERVER_TEST_TOKEN', scheme: 'Bearer' },
+        signature: { keys: [{ kid: SIGNING.kid, jwk: SIGNING.publicJwk }] },
+        binding: 'GRPC',
+        allowedOrigins: [`http://127.0.0.1:${grpcPort}`],
       }),
     };
     process.env.A2A_SERVER_TEST_TOKEN = ACME;
@@ -150,7 +158,7 @@ describe('Baton serves A2A', () => {
         serve: {
           pollMs: 50,
           maxRequestBytes: 64 * 1024,
-          grpc: { listen: { host: '127.0.0.1', port: 0 } },
+          grpc: { listen: { host: '127.0.0.1', port: grpcPort } },
           signing: { privateKeyFile: SIGNING.keyFile, kid: SIGNING.kid },
           services: {
             'supplier-check': { description: 'Checked supplier verification', skills, delegate: { agent: 'supplier-qa' } },
@@ -348,6 +356,17 @@ describe('Baton serves A2A', () => {
       const inner = await baton.show(record.remote.taskId as string);
       assert.equal(inner.outcome?.kind, 'ACCEPTED');
       assert.equal(record.artifacts[0]?.name, 'verdict');
+
+      // Over gRPC, with a question on the way: the answer goes out as a second turn on the same remote task.
+      const viaGrpc = await baton.start({ agent: 'baton-check-grpc', parts: [{ text: 'Verify inspection-92 against order A1042' }] });
+      const asked = await baton.until(viaGrpc, (r) => r.pending !== null || r.outcome !== undefined);
+      assert.equal(asked.agent.interface?.binding, 'GRPC');
+      assert.equal(asked.agent.interface?.tenant, 'supplier-check');
+      assert.equal(asked.pending?.kind, 'input', JSON.stringify(asked.outcome));
+      await baton.answer(viaGrpc, asked.pending?.requestId ?? '', [{ text: 'SN-4471' }]);
+      const answered = await baton.result(viaGrpc);
+      assert.equal(answered.outcome?.kind, 'ACCEPTED', JSON.stringify(answered.outcome));
+      assert.equal(answered.remote.taskId, asked.remote.taskId, 'one remote task, two turns');
     });
   });
 

@@ -4,7 +4,7 @@ import { AgentCard } from '@a2a-js/sdk';
 import { DefaultAgentCardResolver } from '@a2a-js/sdk/client';
 import { cardUrlOf, chooseInterface } from '../../src/a2a/card';
 
-function fetched(interfaces: { url: string; protocolBinding: string; protocolVersion: string }[]) {
+function fetched(interfaces: { url: string; protocolBinding: string; protocolVersion: string; tenant?: string }[]) {
   const card = AgentCard.fromJSON({
     name: 'x',
     description: 'x',
@@ -73,8 +73,25 @@ describe('card and interface choice', () => {
     );
   });
 
+  it("takes a gRPC interface on the card's origin (host:port, with the card's scheme), and refuses one off it", () => {
+    const on = fetched([{ url: 'agent.example:443', protocolBinding: 'GRPC', protocolVersion: '1.0', tenant: 'qa' }]);
+    assert.deepEqual(chooseInterface('a', on, {}), { url: 'agent.example:443', binding: 'GRPC', protocolVersion: '1.0', tenant: 'qa' });
+    const off = fetched([{ url: 'agent.example:50051', protocolBinding: 'GRPC', protocolVersion: '1.0' }]);
+    assert.throws(
+      () => chooseInterface('a', off, {}),
+      (err: Error & { type?: string }) => err.type === 'TrustRefused' && /agent\.example:50051/.test(err.message),
+    );
+    assert.equal(chooseInterface('a', off, { allowedOrigins: ['https://agent.example:50051'] }).binding, 'GRPC');
+    // Not a host:port target: never treated as on any origin.
+    const odd = fetched([{ url: 'dns:///agent.example', protocolBinding: 'GRPC', protocolVersion: '1.0' }]);
+    assert.throws(
+      () => chooseInterface('a', odd, { allowedOrigins: ['https://agent.example'] }),
+      (err: Error & { type?: string }) => err.type === 'TrustRefused',
+    );
+  });
+
   it('says so when no supported interface exists', () => {
-    const f = fetched([{ url: 'agent.example:443', protocolBinding: 'GRPC', protocolVersion: '1.0' }]);
+    const f = fetched([{ url: 'https://agent.example/soap', protocolBinding: 'SOAP', protocolVersion: '1.0' }]);
     assert.throws(
       () => chooseInterface('a', f, {}),
       (err: Error & { type?: string }) => err.type === 'AgentRefused',
