@@ -81,3 +81,18 @@ describe('wire boundary (property-based)', () => {
     assert.equal(findOneofViolation({ metadata: { text: 'a', url: 'b' } }), undefined);
   });
 });
+
+describe("gRPC's own statuses", () => {
+  const grpcError = (code: number, text: string): Error => Object.assign(new Error(`${code} ${text}`), { code, details: text });
+  it('maps them onto the failure taxonomy: auth refused, refused, too large, or try later', () => {
+    const auth = toFailure(grpcError(16, 'UNAUTHENTICATED: send a token'), 'agent a: SendMessage');
+    assert.equal(auth.type, 'AgentRefused');
+    assert.deepEqual(auth.details?.[0], { reason: 'AUTH_REFUSED', grpcCode: 16 });
+    assert.equal(toFailure(grpcError(12, 'UNIMPLEMENTED'), 'x').type, 'AgentRefused');
+    const large = toFailure(grpcError(8, 'RESOURCE_EXHAUSTED: Received message larger than max (5000000 vs 4194304)'), 'x');
+    assert.equal(large.type, 'InvalidAgentResponse');
+    const down = toFailure(grpcError(14, 'UNAVAILABLE: No connection established'), 'x');
+    assert.equal(down.type, 'RetryLater');
+    assert.equal(down.nonRetryable, false);
+  });
+});
