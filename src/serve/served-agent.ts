@@ -36,7 +36,6 @@ import type { ServedAgentConfig } from '../config/schema';
 import { asBatonError } from '../errors/as-baton-error';
 import { isRef, verified, type ArtifactStore } from '../artifacts/store';
 import { MessageSchema, TaskStateSchema, type Part, type TaskState } from '../shared/a2a-types';
-import { BatonError } from '../shared/baton-error';
 import type { Caller, DelegationRecord } from '../shared/delegation-types';
 import { SA_SERVED_CONTEXT, SA_SERVICE, SA_TENANT } from '../shared/search-attributes';
 import { servedContextId, servedTaskId, turnUpdateId } from './task-id';
@@ -180,7 +179,7 @@ export class ServedAgent implements A2ARequestHandler {
         `${SA_SERVICE.name} = '${this.o.name}'`,
         `ExecutionStatus != 'ContinuedAsNew'`,
       ];
-      if (params.contextId) clauses.push(`${SA_SERVED_CONTEXT.name} = ${malformedAs(() => quoted('contextId', params.contextId))}`);
+      if (params.contextId) clauses.push(`${SA_SERVED_CONTEXT.name} = ${quoted('contextId', params.contextId)}`);
       let wanted: TaskState | undefined;
       if (params.status) {
         const state = TaskStateSchema.safeParse(taskStateToJSON(params.status));
@@ -252,8 +251,9 @@ export class ServedAgent implements A2ARequestHandler {
     if (message.taskId) return this.takeTurn(message.taskId, message, caller);
     const id = servedTaskId(this.o.name, caller, message.messageId);
     const contextId = message.contextId || servedContextId(id);
-    malformedAs(() => quoted('contextId', contextId));
-    await malformedOr(() => this.o.runner.start(caller, id, message.parts, { service: this.o.name, contextId }));
+    // A contextId Baton cannot file is refused before anything starts (guard makes it RequestMalformed).
+    quoted('contextId', contextId);
+    await this.o.runner.start(caller, id, message.parts, { service: this.o.name, contextId });
     this.o.logger.info({ taskId: id, service: this.o.name, caller }, 'served task started (or found, for a retried message)');
     return { id };
   }
@@ -276,7 +276,7 @@ export class ServedAgent implements A2ARequestHandler {
     const updateId = turnUpdateId(taskId, caller, message.messageId);
     const baton = this.o.baton.as(caller);
     if (pending?.kind === 'input') {
-      await malformedOr(() => baton.answer(pending.delegationId, pending.requestId, message.parts, { updateId }));
+      await baton.answer(pending.delegationId, pending.requestId, message.parts, { updateId });
     } else if (pending?.kind === 'auth') {
       const credential = message.parts
         .map((p) => (p.data && typeof p.data === 'object' ? (p.data as { credential?: unknown }).credential : undefined))
@@ -285,7 +285,7 @@ export class ServedAgent implements A2ARequestHandler {
         throw new RequestMalformedError(
           `task ${taskId} waits for authentication: answer with a data part {"credential": "<name>"} naming one of: ${(pending.credentials ?? []).join(', ') || '(none configured)'}`,
         );
-      await malformedOr(() => baton.authorize(pending.delegationId, pending.requestId, credential, { updateId }));
+      await baton.authorize(pending.delegationId, pending.requestId, credential, { updateId });
     } else {
       throw new UnsupportedOperationError(
         `task ${taskId} is not waiting for a message (${task.status.state}); subscribe or read it with GetTask`,
@@ -417,22 +417,3 @@ function callerOf(context: ServerCallContext): Caller {
 }
 
 const noPush = () => new PushNotificationNotSupportedError('this agent does not send push notifications yet: stream or poll');
-
-/** Runs `fn`; a BatonError it throws for bad input becomes the protocol's malformed-request error. */
-function malformedAs<T>(fn: () => T): T {
-  try {
-    return fn();
-  } catch (err) {
-    if (err instanceof BatonError && err.kind === 'InvalidRequest') throw new RequestMalformedError(err.message);
-    throw err;
-  }
-}
-
-async function malformedOr<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof BatonError && err.kind === 'InvalidRequest') throw new RequestMalformedError(err.message);
-    throw err;
-  }
-}
