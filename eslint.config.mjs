@@ -5,12 +5,17 @@ import tseslint from 'typescript-eslint';
  * Every workflow evaluates the modules it imports afresh: the schema modules' values (zod schemas,
  * built at load) are reached through src/shared/schemas-on-demand.ts instead, built when first used.
  */
-const SCHEMA_MODULES = ['src/shared/a2a-types.ts', 'src/shared/delegation-types.ts', 'src/shared/graph-types.ts'];
+const SCHEMA_MODULES = [
+  'src/shared/a2a-types.ts',
+  'src/shared/delegation-types.ts',
+  'src/shared/graph-types.ts',
+  'src/shared/served-task-types.ts',
+];
 const schemasOnDemand = (prefix) => ({
-  regex: `^${prefix}(a2a|delegation|graph)-types$`,
+  regex: `^${prefix}(a2a|delegation|graph|served-task)-types$`,
   allowTypeImports: true,
   message:
-    'workflow code reaches schemas through schemas-on-demand (delegationSchemas(), graphSchemas()): importing them builds every schema for every workflow.',
+    'workflow code reaches schemas through schemas-on-demand (delegationSchemas(), graphSchemas(), servedTaskSchemas()): importing them builds every schema for every workflow.',
 });
 
 export default tseslint.config(

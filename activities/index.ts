@@ -11,6 +11,7 @@ import { activityContext, type ActivityContext, type ActivityDeps } from './cont
 import { graphNodeActivities } from './graph-nodes';
 import { observeActivities } from './observe';
 import { sendActivities } from './send';
+import { taskPushActivities } from './task-push';
 
 export type { ActivityDeps } from './context';
 
@@ -23,6 +24,7 @@ export function createActivities(deps: ActivityDeps) {
     ...cancelActivities(ctx),
     ...acceptanceActivities(ctx),
     ...graphNodeActivities(ctx),
+    ...taskPushActivities(ctx),
   });
 }
 

@@ -2,9 +2,12 @@
  * What serving A2A costs: the latency of one task through a Baton-served gateway (a blocking
  * SendMessage over JSON-RPC, and over gRPC) against the same delegation started directly with
  * BatonClient, to an agent that completes at once, on one `baton worker` as shipped. Interleaved, so
- * each sample of the three meets the same server.
+ * each sample of the three meets the same server. Every fourth sample also sends a task with a
+ * webhook and times its COMPLETED notification (push to callers).
  */
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Message, type SendMessageRequest } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, type Client as A2AClient } from '@a2a-js/sdk/client';
 import type { Client } from '@temporalio/client';
@@ -32,6 +35,11 @@ export interface ServedFigures {
   grpc: { p50: number; p99: number };
   /** The same message sent again after the task ended (a lost response): p50 ms, and tasks it started. */
   retried: { p50: number; started: number };
+  /**
+   * A task sent with a webhook (`returnImmediately`, push config inline): ms from the send to the
+   * webhook's COMPLETED notification, p50 and p99; notifications per task; events in the push workflow.
+   */
+  push?: { samples: number; p50: number; p99: number; notifications: number; events: number };
 }
 
 export interface ServedOptions {
@@ -66,7 +74,14 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
 export async function measureServed(o: ServedOptions): Promise<Omit<ServedFigures, 'date' | 'command'>> {
   const agent = await startAgentServer(supplierQa({ workMs: 0 }));
   const entry = `  supplier-qa: { card: "${agent.url}", allowHttp: true, allowPrivateNetwork: true }`;
-  const worker = await watchedWorker('bench-served', o.address, ['agents:', entry]);
+  // The webhook is on loopback: the worker may post there (never in production).
+  const worker = await watchedWorker('bench-served', o.address, [
+    'agents:',
+    entry,
+    'serve:',
+    '  push: { allowHttp: true, allowPrivateNetwork: true }',
+  ]);
+  const hook = await webhook();
   const logger = pino({ level: 'error' });
   const caller = { tenant: 'bench', user: 'bench' };
   const opts = { namespace: o.namespace, taskQueue: worker.queue, caller };
@@ -77,6 +92,7 @@ export async function measureServed(o: ServedOptions): Promise<Omit<ServedFigure
         api: { rateLimit: { requestsPerMinute: 1_000_000, burst: 100_000 } },
         serve: {
           grpc: { listen: { host: '127.0.0.1', port: 0 } },
+          push: { allowHttp: true, allowPrivateNetwork: true },
           services: {
             'checked-qa': {
               description: 'supplier-qa behind Baton',
@@ -110,7 +126,8 @@ export async function measureServed(o: ServedOptions): Promise<Omit<ServedFigure
       await jsonRpc.sendMessage(sendOf(randomUUID()), auth);
       await grpc.sendMessage(sendOf(randomUUID()), auth);
     }
-    const times = { direct: [] as number[], jsonRpc: [] as number[], grpc: [] as number[], retried: [] as number[] };
+    const times = { direct: [] as number[], jsonRpc: [] as number[], grpc: [] as number[], retried: [] as number[], push: [] as number[] };
+    const pushedTasks: { taskId: string; messageId: string }[] = [];
     const retriedIds = new Set<string>();
     for (let i = 0; i < o.samples; i++) {
       times.direct.push(await timed(direct));
@@ -127,8 +144,25 @@ export async function measureServed(o: ServedOptions): Promise<Omit<ServedFigure
         );
         retriedIds.add(taskId);
       }
+      if (i % 4 === 0) {
+        const messageId = randomUUID();
+        const t0 = performance.now();
+        const ended = hook.ended(messageId);
+        const sent = await jsonRpc.sendMessage(pushedSendOf(messageId, `${hook.url}/${messageId}`), auth);
+        await ended;
+        times.push.push(performance.now() - t0);
+        if ('id' in sent) pushedTasks.push({ taskId: sent.id, messageId });
+      }
       if ((i + 1) % 50 === 0) o.say(`  ${i + 1}/${o.samples} samples`);
     }
+    // Each push workflow ends once the end is delivered: its history is then complete.
+    const events = await Promise.all(
+      pushedTasks.slice(0, 20).map(async ({ taskId }) => {
+        const handle = o.client.workflow.getHandle(`${taskId}.push`);
+        await handle.result();
+        return (await handle.fetchHistory()).events?.length ?? 0;
+      }),
+    );
     const both = (v: number[]) => ({ p50: percentile(v, 50), p99: percentile(v, 99) });
     return {
       samples: o.samples,
@@ -137,6 +171,12 @@ export async function measureServed(o: ServedOptions): Promise<Omit<ServedFigure
       grpc: both(times.grpc),
       // Each retried message found the task of its first send: as many distinct tasks as retries.
       retried: { p50: percentile(times.retried, 50), started: times.retried.length - retriedIds.size },
+      push: {
+        samples: times.push.length,
+        ...both(times.push),
+        notifications: hook.posts() / Math.max(1, times.push.length),
+        events: percentile(events, 50),
+      },
     };
   } finally {
     await serving.close();
@@ -146,7 +186,41 @@ export async function measureServed(o: ServedOptions): Promise<Omit<ServedFigure
     });
     await worker.stop();
     await agent.close();
+    await hook.close();
   }
+}
+
+const pushedSendOf = (messageId: string, url: string): SendMessageRequest => ({
+  ...sendOf(messageId),
+  configuration: {
+    acceptedOutputModes: [],
+    returnImmediately: true,
+    historyLength: 0,
+    taskPushNotificationConfig: { tenant: '', id: '', taskId: '', url, token: '', authentication: undefined },
+  },
+});
+
+/** A webhook on loopback: `ended(path)` resolves when a notification for `/<path>` says the task ended. */
+async function webhook(): Promise<{ url: string; ended(path: string): Promise<void>; posts(): number; close(): Promise<void> }> {
+  const waiting = new Map<string, () => void>();
+  let posts = 0;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      posts++;
+      res.writeHead(200).end();
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { task?: { status: { state: string } } };
+      if (body.task?.status.state === 'TASK_STATE_COMPLETED') waiting.get((req.url ?? '').slice(1))?.();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    ended: (path) => new Promise<void>((r) => waiting.set(path, r)),
+    posts: () => posts,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }
 
 const SECTION: ReportSection<ServedFigures> = {
@@ -170,6 +244,14 @@ const SECTION: ReportSection<ServedFigures> = {
       (f) => `${f.grpc.p50.toFixed(0)} / ${f.grpc.p99.toFixed(0)} ms (${(f.grpc.p50 / f.direct.p50).toFixed(2)}×)`,
     ],
     ['the same message again (lost response): p50, tasks it started', (f) => `${f.retried.p50.toFixed(0)} ms, ${f.retried.started}`],
+    [
+      'with a webhook: send to the COMPLETED notification, p50 / p99 (samples)',
+      (f) => (f.push ? `${f.push.p50.toFixed(0)} / ${f.push.p99.toFixed(0)} ms (${f.push.samples})` : 'not measured'),
+    ],
+    [
+      'notifications per task; events in its push workflow',
+      (f) => (f.push ? `${f.push.notifications.toFixed(1)}; ${f.push.events}` : 'not measured'),
+    ],
   ],
 };
 

@@ -79,7 +79,7 @@ async function collect(address: string, namespace: string, cli: string): Promise
   try {
     const client = new Client({ connection, namespace });
     const found: Recorded[] = [];
-    const query = "WorkflowType = 'delegationWorkflow' OR WorkflowType = 'taskGraphWorkflow'";
+    const query = "WorkflowType IN ('delegationWorkflow', 'taskGraphWorkflow', 'taskPushWorkflow')";
     for await (const wf of client.workflow.list({ query, pageSize: 1000 })) {
       // The SDK's historyToJSON drops the SDK flags in each workflow task's metadata, which replay needs.
       const json = exportJson(cli, address, namespace, wf.workflowId, wf.runId);

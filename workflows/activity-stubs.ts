@@ -4,6 +4,8 @@
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { BatonActivities } from '../activities';
 import { NON_RETRYABLE_FAILURES } from '../src/shared/failure-types';
+import { PUSH_REFUSED } from '../src/shared/task-push-book';
+import type { PushDelivery } from '../src/shared/task-push-types';
 
 /** Retryable failures (RetryLater) are tried this often, from 1 s to 30 s apart; the rest never again. */
 export const RETRY = {
@@ -51,3 +53,23 @@ export const checking = proxyLocalActivities<BatonActivities>({ startToCloseTime
 
 /** A graph asking the server how nodes an earlier run started have ended (one describe per node). */
 export const describing = proxyActivities<BatonActivities>({ startToCloseTimeout: '2m', retry: RETRY });
+
+/** 👉 The watch over a served task for its callers' webhooks: one long activity that reads it until it changes. */
+export const watching = proxyActivities<BatonActivities>({ startToCloseTimeout: '15m', heartbeatTimeout: '30s', retry: RETRY });
+
+/**
+ * One notification to a caller's webhook, retried `attempts` times with growing pauses (a caller that
+ * is down gets it once it is back); a webhook that refuses it for good (4xx) is not asked again.
+ */
+export function pushing(delivery: PushDelivery) {
+  return proxyActivities<BatonActivities>({
+    startToCloseTimeout: '30s',
+    retry: {
+      initialInterval: delivery.initialIntervalMs,
+      maximumInterval: delivery.maxIntervalMs,
+      backoffCoefficient: 2,
+      maximumAttempts: delivery.attempts,
+      nonRetryableErrorTypes: [...NON_RETRYABLE_FAILURES, PUSH_REFUSED],
+    },
+  });
+}

@@ -5,6 +5,8 @@
  */
 export { delegate, startDelegation, type DelegateOptions, type DelegationHandle } from './delegate';
 export { delegationWorkflow } from './delegation';
+export { taskPushWorkflow } from './task-push';
+export { servedTask, ServedTask } from './served-task';
 export {
   answerSignal,
   answerUpdate,
@@ -13,6 +15,8 @@ export {
   cancelUpdate,
   requestSignal,
   reviewUpdate,
+  servedMessageUpdate,
+  servedTaskQuery,
   statusQuery,
 } from './messages';
 export type { DelegationResult } from '../src/shared/delegation-result';
@@ -30,3 +34,4 @@ export type {
   RequestNotice,
 } from '../src/shared/delegation-types';
 export type { Part } from '../src/shared/a2a-types';
+export type { ServedArtifact, ServedMessage, ServedTaskInput, ServedTaskState } from '../src/shared/served-task-types';

@@ -1,2 +1,3 @@
 export { delegationWorkflow } from './delegation';
 export { taskGraphWorkflow } from './task-graph';
+export { taskPushWorkflow } from './task-push';

@@ -13,6 +13,8 @@ import type {
 } from '../src/shared/delegation-types';
 import type { DelegationResult } from '../src/shared/delegation-result';
 import type { FollowUp, GraphPageRequest, GraphRecord } from '../src/shared/graph-types';
+import type { PushTarget, TaskPushView } from '../src/shared/task-push-types';
+import type { ServedMessage, ServedTaskState } from '../src/shared/served-task-types';
 
 /** The full delegation record (what `baton show --json` prints). */
 export const statusQuery = defineQuery<DelegationRecord>('status');
@@ -64,3 +66,18 @@ export const cancelGraphUpdate = defineUpdate<GraphRecord, [CancelRequest]>('can
 
 /** From the webhook: the agent pushed an event about `taskId` (verified, deduplicated). A hint: the workflow reads the task. */
 export const pushSignal = defineSignal<[{ taskId: string }]>('batonPush');
+
+/** What a served task's push workflow keeps and owes (never a credential). */
+export const pushStateQuery = defineQuery<TaskPushView>('pushState');
+
+/** Keeps (or replaces) one caller webhook of a served task; resolves with what is kept, without secrets. */
+export const setPushTargetUpdate = defineUpdate<TaskPushView['configs'][number], [PushTarget]>('setPushTarget');
+
+/** Forgets one caller webhook of a served task; resolves with whether there was one. */
+export const deletePushTargetUpdate = defineUpdate<boolean, [string]>('deletePushTarget');
+
+/** What an application's served workflow shows its A2A caller (registered by `servedTask()`). */
+export const servedTaskQuery = defineQuery<ServedTaskState>('servedTask');
+
+/** The A2A caller's answer to what a served workflow asks (registered by `servedTask()`). */
+export const servedMessageUpdate = defineUpdate<void, [ServedMessage]>('servedMessage');

@@ -132,6 +132,11 @@ export class BatonClient {
     return new BatonClient(this.connection, { ...this.opts, caller });
   }
 
+  /** The task queue this client starts workflows on. */
+  get taskQueue(): string {
+    return this.opts.taskQueue;
+  }
+
   /** The caller this client acts as. */
   get caller(): Caller {
     return this.opts.caller;

@@ -14,7 +14,7 @@ import { EncryptionCodec } from './encryption-codec';
 const KEY_BYTES = 32;
 
 /** The key's 32 bytes from its variable or file (base64 or hex), or a ConfigError naming the key and the fix. */
-function keyOf(id: string, source: EncryptionConfig['keys'][string]): Buffer {
+function keyOf(id: string, source: EncryptionConfig['keys'][string], field: string): Buffer {
   const where = 'fromEnv' in source ? `the variable ${source.fromEnv}` : `the file ${source.fromFile}`;
   let raw: string | undefined;
   if ('fromEnv' in source) raw = process.env[source.fromEnv];
@@ -22,24 +22,22 @@ function keyOf(id: string, source: EncryptionConfig['keys'][string]): Buffer {
     try {
       raw = readFileSync(source.fromFile, 'utf8');
     } catch (err) {
-      throw new ConfigError(
-        `encryption.keys.${id}: cannot read ${where}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-      );
+      throw new ConfigError(`${field}.${id}: cannot read ${where}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }
   }
   if (!raw?.trim())
-    throw new ConfigError(`encryption.keys.${id}: ${where} is not set or empty; set it to a 32-byte key (openssl rand -base64 32)`);
+    throw new ConfigError(`${field}.${id}: ${where} is not set or empty; set it to a 32-byte key (openssl rand -base64 32)`);
   const value = raw.trim();
   const bytes = /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
   if (bytes.length !== KEY_BYTES) {
-    throw new ConfigError(`encryption.keys.${id}: ${where} holds ${bytes.length} bytes, not 32; make one with openssl rand -base64 32`);
+    throw new ConfigError(`${field}.${id}: ${where} holds ${bytes.length} bytes, not 32; make one with openssl rand -base64 32`);
   }
   return bytes;
 }
 
 /** The codec for `encryption`, keys read now. */
-export function encryptionCodec(encryption: Pick<EncryptionConfig, 'currentKey' | 'keys'>): EncryptionCodec {
-  const keys = new Map(Object.entries(encryption.keys).map(([id, source]) => [id, keyOf(id, source)] as const));
+export function encryptionCodec(encryption: Pick<EncryptionConfig, 'currentKey' | 'keys'>, field = 'encryption.keys'): EncryptionCodec {
+  const keys = new Map(Object.entries(encryption.keys).map(([id, source]) => [id, keyOf(id, source, field)] as const));
   return new EncryptionCodec(keys, encryption.currentKey);
 }
 

@@ -501,10 +501,61 @@ export const ServedAgentSchema = z
       })
       .strict()
       .optional(),
+    /**
+     * Each task is a run of the application's own workflow of this type (registered in its worker,
+     * with `withBaton` or `batonPlugin`): started with a `ServedTaskInput`, it calls `servedTask()`
+     * from `baton/workflow` to show its state, ask the caller and complete (docs/embedding.md).
+     */
+    workflow: z
+      .object({
+        type: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'must be a workflow type name (letters, digits and _)'),
+        /** The task queue its worker polls. Default: Baton's (`temporal.taskQueue`). */
+        taskQueue: z.string().min(1).max(200).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict()
-  .refine((s) => !!s.delegate !== !!s.graph, { message: 'give exactly one of delegate or graph' });
+  .refine((s) => [s.delegate, s.graph, s.workflow].filter(Boolean).length === 1, {
+    message: 'give exactly one of delegate, graph or workflow',
+  });
 export type ServedAgentConfig = z.infer<typeof ServedAgentSchema>;
+
+/**
+ * Push notifications Baton sends to the callers of its served agents (A2A push configs): each change
+ * of a task POSTed to each webhook the caller registered, from the worker. Not the top-level `push`,
+ * which is agents pushing to Baton. The worker reads this section too: keep it the same everywhere.
+ */
+export const ServePushSchema = z
+  .object({
+    /**
+     * Keys that seal the credentials and tokens callers give for their webhooks (AES-256-GCM, like
+     * `encryption`): sealed before they enter history, opened only to send. Default none: then a push
+     * config with a token or authentication credentials is refused (one without them is kept).
+     */
+    keys: z
+      .object({
+        currentKey: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'use letters, digits and . _ -'),
+        keys: z.record(z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'use letters, digits and . _ -'), KeySourceSchema),
+      })
+      .strict()
+      .refine((k) => k.currentKey in k.keys, { message: 'currentKey must be one of the ids under keys', path: ['currentKey'] })
+      .optional(),
+    /** Post to plain-http webhooks. Default false. */
+    allowHttp: z.boolean().default(false),
+    /** Post to private and loopback addresses (a webhook on the same network). Default false: a caller could aim Baton at internal services. */
+    allowPrivateNetwork: z.boolean().default(false),
+    /** Tries per notification before it is recorded as undelivered. Default 12: with the pauses below, about 20 minutes of a webhook down. */
+    attempts: z.number().int().min(1).max(100).default(12),
+    /** First pause between tries; it doubles each try. Default 1s. */
+    retryInitial: DurationSchema.default('1s'),
+    /** Longest pause between tries. Default 5m. */
+    retryMax: DurationSchema.default('5m'),
+    /** How long one POST may take, in ms. Default 10 s (A2A suggests 10–30 s). */
+    timeoutMs: z.number().int().min(500).max(60_000).default(10_000),
+  })
+  .strict();
+export type ServePushConfig = z.infer<typeof ServePushSchema>;
 
 /** The A2A agents Baton serves, each at `<base>/a2a/<name>` (`baton ui`, `baton dev`, `baton serve`). */
 export const ServeSchema = z
@@ -563,6 +614,14 @@ export const ServeSchema = z
       .strict()
       .optional(),
     services: z.record(name, ServedAgentSchema).default({}),
+    push: ServePushSchema.default({
+      allowHttp: false,
+      allowPrivateNetwork: false,
+      attempts: 12,
+      retryInitial: '1s',
+      retryMax: '5m',
+      timeoutMs: 10_000,
+    }),
   })
   .strict();
 export type ServeConfig = z.infer<typeof ServeSchema>;

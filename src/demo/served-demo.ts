@@ -9,6 +9,9 @@ import { loopbackAgentEntry, ServeSchema, type AgentEntry, type ServeConfig } fr
 /** The variable `baton dev` puts its own caller's token in, for the `baton-qa` entry's auth. */
 export const DEV_SELF_TOKEN_ENV = 'BATON_DEV_SELF_TOKEN';
 
+/** The variable `baton dev` puts a key made for the run in, to seal the tokens of callers' webhooks. */
+export const DEV_PUSH_KEY_ENV = 'BATON_DEV_PUSH_KEY';
+
 const skills = [
   {
     id: 'verify-inspection',
@@ -21,6 +24,8 @@ const skills = [
 
 export function demoServe(): ServeConfig {
   return ServeSchema.parse({
+    // Callers' webhooks on this machine are fine in development (never in production: serve.push).
+    push: { allowHttp: true, allowPrivateNetwork: true, keys: { currentKey: 'dev', keys: { dev: { fromEnv: DEV_PUSH_KEY_ENV } } } },
     services: {
       'checked-qa': {
         description: 'supplier-qa behind Baton: durable, with its verdict accepted before it is returned',

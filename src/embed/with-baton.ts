@@ -60,8 +60,15 @@ function entryFolder(userPath: string): string {
 export function batonWorkflowsPath(userWorkflowsPath: string): string {
   const user = isAbsolute(userWorkflowsPath) ? userWorkflowsPath : resolve(userWorkflowsPath);
   const baton = require.resolve('../../workflows/delegation');
-  // An explicit export wins over `export *`, so a user file that already re-exports it is fine too.
-  const code = `export * from ${JSON.stringify(user)};\nexport { delegationWorkflow } from ${JSON.stringify(baton)};\n`;
+  const push = require.resolve('../../workflows/task-push');
+  // An explicit export wins over `export *`, so a user file that already re-exports them is fine too.
+  const code = [
+    `export * from ${JSON.stringify(user)};`,
+    `export { delegationWorkflow } from ${JSON.stringify(baton)};`,
+    // The webhooks of served tasks, when this worker serves the application's own workflows.
+    `export { taskPushWorkflow } from ${JSON.stringify(push)};`,
+    '',
+  ].join('\n');
   const dir = entryFolder(user);
   mkdirSync(dir, { recursive: true });
   const path = join(dir, `baton-entry-${createHash('sha256').update(code).digest('hex').slice(0, 16)}.js`);

@@ -7,6 +7,7 @@ import { BatonError } from '../shared/baton-error';
 import { NamespaceMissingError, NoWorkerError, TemporalRefusedError, TemporalUnavailableError } from './temporal-errors';
 
 /** gRPC status codes Temporal's client reports when the server cannot answer now. */
+const GRPC_CANCELLED = 1;
 const GRPC_UNAVAILABLE = 14;
 const GRPC_DEADLINE_EXCEEDED = 4;
 const GRPC_FAILED_PRECONDITION = 9;
@@ -52,6 +53,11 @@ export function asBatonError(err: unknown): BatonError | undefined {
   const code = grpcCodeOf(err);
   // A Query needs a worker on the workflow's task queue; the server says when it has seen none.
   if (code === GRPC_FAILED_PRECONDITION && /poller/i.test(messagesOf(err))) {
+    return new NoWorkerError({ cause: err });
+  }
+  // A worker that went away a moment ago still counts as a poller: the server waits for it and then
+  // gives up on the Query ("context canceled").
+  if (code === GRPC_CANCELLED && /query workflow/i.test(messagesOf(err))) {
     return new NoWorkerError({ cause: err });
   }
   if (isRefusal(err)) {

@@ -15,7 +15,7 @@ export interface BatonWorkerOptions {
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
-  config: Pick<BatonConfig, 'agents'> & Partial<Pick<BatonConfig, 'policies' | 'artifacts' | 'push' | 'worker' | 'encryption'>>;
+  config: Pick<BatonConfig, 'agents'> & Partial<Pick<BatonConfig, 'policies' | 'artifacts' | 'push' | 'worker' | 'encryption' | 'serve'>>;
   logger: Logger;
   /** Extra acceptance policies beside the built-in ones. */
   policies?: PolicyRegistry;

@@ -64,16 +64,16 @@ class TenantDispatch implements A2ARequestHandler {
     return this.pick(c).resubscribe(p, c);
   }
   createTaskPushNotificationConfig(p: TaskPushNotificationConfig, c: ServerCallContext) {
-    return this.pick(c).createTaskPushNotificationConfig(p);
+    return this.pick(c).createTaskPushNotificationConfig(p, c);
   }
   getTaskPushNotificationConfig(p: GetTaskPushNotificationConfigRequest, c: ServerCallContext) {
-    return this.pick(c).getTaskPushNotificationConfig(p);
+    return this.pick(c).getTaskPushNotificationConfig(p, c);
   }
   listTaskPushNotificationConfigs(p: ListTaskPushNotificationConfigsRequest, c: ServerCallContext) {
-    return this.pick(c).listTaskPushNotificationConfigs(p);
+    return this.pick(c).listTaskPushNotificationConfigs(p, c);
   }
   deleteTaskPushNotificationConfig(p: DeleteTaskPushNotificationConfigRequest, c: ServerCallContext) {
-    return this.pick(c).deleteTaskPushNotificationConfig(p);
+    return this.pick(c).deleteTaskPushNotificationConfig(p, c);
   }
 }
 

@@ -19,36 +19,21 @@ import type {
   TaskPushNotificationConfig,
 } from '@a2a-js/sdk';
 import { taskStateToJSON } from '@a2a-js/sdk';
-import {
-  A2AError,
-  PushNotificationNotSupportedError,
-  RequestMalformedError,
-  TaskNotCancelableError,
-  TaskNotFoundError,
-  UnsupportedOperationError,
-} from '@a2a-js/sdk/errors';
+import { A2AError, RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler, ServerCallContext, User } from '@a2a-js/sdk/server';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { quoted, type BatonClient } from '../client/baton-client';
-import { temporalCall } from '../client/temporal-call';
 import type { ServedAgentConfig } from '../config/schema';
 import { asBatonError } from '../errors/as-baton-error';
-import { isRef, verified, type ArtifactStore } from '../artifacts/store';
+import type { ArtifactStore } from '../artifacts/store';
 import { MessageSchema, TaskStateSchema, type Part, type TaskState } from '../shared/a2a-types';
-import type { Caller, DelegationRecord } from '../shared/delegation-types';
+import type { Caller } from '../shared/delegation-types';
 import { SA_SERVED_CONTEXT, SA_SERVICE, SA_TENANT } from '../shared/search-attributes';
 import { servedContextId, servedTaskId, turnUpdateId } from './task-id';
-import {
-  changesBetween,
-  INTERRUPTED_STATES,
-  servedTask,
-  TERMINAL_STATES,
-  visibilityClauseFor,
-  type ServedState,
-  type WireTask,
-} from './task-view';
+import { changesBetween, INTERRUPTED_STATES, servedTask, TERMINAL_STATES, visibilityClauseFor, type WireTask } from './task-view';
 import type { TaskRunner } from './task-runners';
+import type { TaskPushConfigs } from './push-configs';
+import { ServedTaskReader } from './task-reader';
 
 /** The caller a bearer token named, as the SDK's handlers pass it on. */
 export class CallerUser implements User {
@@ -73,6 +58,8 @@ export interface ServedAgentOptions {
   runner: TaskRunner;
   /** Where artifacts kept by digest are read, to hand them to the caller. Default: none. */
   artifacts?: ArtifactStore;
+  /** The tasks' push configs (callers' webhooks). */
+  pushConfigs: TaskPushConfigs;
   /** How often a blocking send or an open stream reads the task, in ms. */
   pollMs: number;
   logger: Logger;
@@ -90,13 +77,19 @@ const STREAM_KEEPALIVE_MS = 120_000;
 /** How long CancelTask waits for the task to end (a graph cancels its running nodes first). */
 const CANCEL_WAIT_MS = 60_000;
 
-/** Largest artifact handed over inline from the store: the SDK's client refuses a stream event above 4 MiB. */
-const INLINE_FROM_STORE_MAX = 3 * 1024 * 1024;
-
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export class ServedAgent implements A2ARequestHandler {
-  constructor(private readonly o: ServedAgentOptions) {}
+  private readonly reader: ServedTaskReader;
+
+  constructor(private readonly o: ServedAgentOptions) {
+    this.reader = new ServedTaskReader({
+      service: o.name,
+      baton: o.baton,
+      runner: o.runner,
+      ...(o.artifacts ? { artifacts: o.artifacts } : {}),
+    });
+  }
 
   getAgentCard(): Promise<AgentCard> {
     return this.o.card();
@@ -218,17 +211,43 @@ export class ServedAgent implements A2ARequestHandler {
     });
   }
 
-  createTaskPushNotificationConfig(_params: TaskPushNotificationConfig): Promise<TaskPushNotificationConfig> {
-    return Promise.reject(noPush());
+  createTaskPushNotificationConfig(params: TaskPushNotificationConfig, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
+    return this.guard(async () => {
+      const caller = callerOf(context);
+      // The task must be the caller's: another's is not found.
+      await this.reader.read(params.taskId, caller);
+      const kept = await this.o.pushConfigs.set(caller, params.taskId, params);
+      this.o.logger.info({ taskId: params.taskId, service: this.o.name, configId: kept.id }, 'served task: push config kept');
+      return kept;
+    });
   }
-  getTaskPushNotificationConfig(_params: GetTaskPushNotificationConfigRequest): Promise<TaskPushNotificationConfig> {
-    return Promise.reject(noPush());
+
+  getTaskPushNotificationConfig(
+    params: GetTaskPushNotificationConfigRequest,
+    context: ServerCallContext,
+  ): Promise<TaskPushNotificationConfig> {
+    return this.guard(async () => {
+      await this.reader.read(params.taskId, callerOf(context));
+      return this.o.pushConfigs.get(params.taskId, params.id);
+    });
   }
-  listTaskPushNotificationConfigs(_params: ListTaskPushNotificationConfigsRequest): Promise<ListTaskPushNotificationConfigsResponse> {
-    return Promise.reject(noPush());
+
+  listTaskPushNotificationConfigs(
+    params: ListTaskPushNotificationConfigsRequest,
+    context: ServerCallContext,
+  ): Promise<ListTaskPushNotificationConfigsResponse> {
+    return this.guard(async () => {
+      await this.reader.read(params.taskId, callerOf(context));
+      // At most 10 configs per task: one page.
+      return { configs: await this.o.pushConfigs.list(params.taskId), nextPageToken: '' };
+    });
   }
-  deleteTaskPushNotificationConfig(_params: DeleteTaskPushNotificationConfigRequest): Promise<void> {
-    return Promise.reject(noPush());
+
+  deleteTaskPushNotificationConfig(params: DeleteTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<void> {
+    return this.guard(async () => {
+      await this.reader.read(params.taskId, callerOf(context));
+      await this.o.pushConfigs.delete(params.taskId, params.id);
+    });
   }
 
   /**
@@ -248,12 +267,22 @@ export class ServedAgent implements A2ARequestHandler {
     const message = parsed.data;
     if (message.role !== 'ROLE_USER') throw new RequestMalformedError('a caller sends messages with role ROLE_USER');
     if (message.parts.length > 64) throw new RequestMalformedError(`a message has at most 64 parts (this one has ${message.parts.length})`);
-    if (message.taskId) return this.takeTurn(message.taskId, message, caller);
-    const id = servedTaskId(this.o.name, caller, message.messageId);
-    const contextId = message.contextId || servedContextId(id);
+    // A webhook given with the message: checked before anything starts, kept once the task exists.
+    const push = params.configuration?.taskPushNotificationConfig;
+    if (push) this.o.pushConfigs.targetOf(push);
+    const turn = message.taskId
+      ? await this.takeTurn(message.taskId, message, caller)
+      : await this.startTask(message.messageId, message.contextId, message.parts, caller);
+    if (push) await this.o.pushConfigs.set(caller, turn.id, { ...push, taskId: turn.id });
+    return turn;
+  }
+
+  private async startTask(messageId: string, givenContext: string | undefined, parts: Part[], caller: Caller): Promise<{ id: string }> {
+    const id = servedTaskId(this.o.name, caller, messageId);
+    const contextId = givenContext || servedContextId(id);
     // A contextId Baton cannot file is refused before anything starts (guard makes it RequestMalformed).
     quoted('contextId', contextId);
-    await this.o.runner.start(caller, id, message.parts, { service: this.o.name, contextId });
+    await this.o.runner.start(caller, id, parts, { service: this.o.name, contextId });
     this.o.logger.info({ taskId: id, service: this.o.name, caller }, 'served task started (or found, for a retried message)');
     return { id };
   }
@@ -264,7 +293,7 @@ export class ServedAgent implements A2ARequestHandler {
     message: { messageId: string; contextId?: string; parts: Part[] },
     caller: Caller,
   ): Promise<{ id: string; answered: string }> {
-    const { facts, state } = await this.read(taskId, caller);
+    const { facts, state } = await this.reader.read(taskId, caller);
     if (message.contextId && message.contextId !== facts.contextId)
       throw new RequestMalformedError(`task ${taskId} is in context ${facts.contextId}, not ${message.contextId}`);
     const task = servedTask(state, facts);
@@ -276,7 +305,7 @@ export class ServedAgent implements A2ARequestHandler {
     const updateId = turnUpdateId(taskId, caller, message.messageId);
     const baton = this.o.baton.as(caller);
     if (pending?.kind === 'input') {
-      await baton.answer(pending.delegationId, pending.requestId, message.parts, { updateId });
+      await this.o.runner.answer(caller, pending, message.parts, updateId);
     } else if (pending?.kind === 'auth') {
       const credential = message.parts
         .map((p) => (p.data && typeof p.data === 'object' ? (p.data as { credential?: unknown }).credential : undefined))
@@ -324,54 +353,12 @@ export class ServedAgent implements A2ARequestHandler {
   }
 
   /** The task as the caller sees it. */
-  private async view(id: string, caller: Caller, opts: { artifacts?: boolean } = {}): Promise<WireTask> {
-    const { facts, state, results } = await this.read(id, caller);
-    const artifacts = state.state === 'TASK_STATE_COMPLETED' && opts.artifacts !== false ? await this.artifactsOf(results) : undefined;
-    return servedTask(state, { ...facts, ...(artifacts ? { artifacts } : {}) });
-  }
-
-  /** The task behind an id, if it is one of this service's and of the caller's tenant. */
-  private async read(
-    id: string,
-    caller: Caller,
-  ): Promise<{ state: ServedState; results: DelegationRecord[]; facts: { id: string; contextId: string; startedAt: string } }> {
-    const notFound = () => new TaskNotFoundError(`no task ${id}`);
-    if (!id || id.length > 200) throw notFound();
-    const description = await this.call(() => this.o.baton.client.workflow.getHandle(id).describe()).catch((err: unknown) => {
-      throw err instanceof WorkflowNotFoundError || asBatonError(err)?.kind === 'NotFound' ? notFound() : err;
-    });
-    const sa = description.typedSearchAttributes;
-    // Another tenant's task, or another service's, is not found: its existence does not leak.
-    if (description.type !== this.o.runner.workflowType || sa.get(SA_TENANT) !== caller.tenant || sa.get(SA_SERVICE) !== this.o.name)
-      throw notFound();
-    const { state, results } = await this.call(() => this.o.runner.read(caller, id, description.status.name === 'COMPLETED'));
-    return {
-      state,
-      results,
-      facts: { id, contextId: sa.get(SA_SERVED_CONTEXT) ?? servedContextId(id), startedAt: description.startTime.toISOString() },
-    };
-  }
-
-  /** The accepted artifacts with their parts: inline ones as they are, stored ones from the store. */
-  private async artifactsOf(records: DelegationRecord[]): Promise<{ artifactId: string; name?: string; parts: Part[] }[]> {
-    const out: { artifactId: string; name?: string; parts: Part[] }[] = [];
-    for (const a of records.flatMap((r) => r.artifacts)) {
-      let parts = a.parts;
-      if (!parts && a.ref && isRef(a.ref) && this.o.artifacts && a.size <= INLINE_FROM_STORE_MAX && (await this.o.artifacts.has(a.ref))) {
-        const bytes = verified(a.ref, await this.o.artifacts.get(a.ref));
-        parts = [{ raw: bytes.toString('base64'), ...(a.mediaType ? { mediaType: a.mediaType } : {}) }];
-      }
-      parts ??= [
-        { text: `artifact ${a.name ?? a.artifactId}: ${a.size} bytes, sha256 ${a.sha256}, kept by Baton and too large to pass on here` },
-      ];
-      out.push({ artifactId: a.artifactId, ...(a.name ? { name: a.name } : {}), parts });
-    }
-    return out;
+  private view(id: string, caller: Caller, opts: { artifacts?: boolean } = {}): Promise<WireTask> {
+    return this.reader.view(id, caller, opts);
   }
 
   private call<T>(fn: () => Promise<T>): Promise<T> {
-    const client = this.o.baton.client;
-    return temporalCall({ connection: client.connection, namespace: client.options.namespace }, fn);
+    return this.reader.call(fn);
   }
 
   /** Runs `fn`; an error that is not the protocol's own becomes one a caller can act on, and is logged. */
@@ -415,5 +402,3 @@ function callerOf(context: ServerCallContext): Caller {
   if (!(user instanceof CallerUser)) throw new Error('unauthenticated request reached a served agent');
   return user.caller;
 }
-
-const noPush = () => new PushNotificationNotSupportedError('this agent does not send push notifications yet: stream or poll');

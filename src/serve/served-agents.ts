@@ -12,7 +12,9 @@ import type { BatonClient } from '../client/baton-client';
 import { ConfigError } from '../config/load';
 import type { BatonConfig, ServeConfig, ServedAgentConfig } from '../config/schema';
 import { ServedAgent } from './served-agent';
-import { DelegationRunner, GraphRunner, servedGraphSpec } from './task-runners';
+import { TaskPushConfigs } from './push-configs';
+import { encryptionCodec } from '../codec/data-converter';
+import { DelegationRunner, GraphRunner, servedGraphSpec, WorkflowRunner } from './task-runners';
 import type { GraphClient } from '../client/graph-client';
 import { GraphSpecError, parseGraphSpec } from '../shared/graph-spec';
 
@@ -32,10 +34,17 @@ export interface ServedAgentsOptions {
   logger: Logger;
 }
 
+/** Workflow types of Baton's own, which a `workflow` service cannot name. */
+const BATON_WORKFLOWS = new Set(['delegationWorkflow', 'taskGraphWorkflow', 'taskPushWorkflow']);
+
 /** Throws ConfigError when a service names an agent that is not configured, or a graph that cannot run. */
 export function checkServices(serve: ServeConfig, agents: BatonConfig['agents']): void {
   const problems: string[] = [];
   for (const [name, s] of Object.entries(serve.services)) {
+    if (s.workflow && BATON_WORKFLOWS.has(s.workflow.type))
+      problems.push(
+        `serve.services.${name}.workflow.type: ${s.workflow.type} is Baton's own; name your workflow (or use delegate or graph)`,
+      );
     if (s.delegate && !agents[s.delegate.agent])
       problems.push(`serve.services.${name}.delegate.agent: ${s.delegate.agent} is not under agents`);
     if (s.graph) {
@@ -64,7 +73,7 @@ export function servedCard(name: string, service: ServedAgentConfig, base: strin
       // One gRPC server serves every agent: the interface's tenant names which.
       ...(grpcAddress ? [{ url: grpcAddress, protocolBinding: 'GRPC', protocolVersion: '1.0', tenant: name }] : []),
     ],
-    capabilities: { streaming: true, pushNotifications: false },
+    capabilities: { streaming: true, pushNotifications: true },
     securitySchemes: {
       bearer: { httpAuthSecurityScheme: { scheme: 'Bearer', description: 'a token Baton issued to the caller (api.callers)' } },
     },
@@ -79,6 +88,8 @@ export function servedCard(name: string, service: ServedAgentConfig, base: strin
 export function createServedAgents(opts: ServedAgentsOptions): Map<string, ServedAgent> {
   checkServices(opts.serve, opts.agents);
   const log = opts.logger.child({ component: 'served-agents' });
+  const push = opts.serve.push;
+  const sealer = push.keys ? encryptionCodec(push.keys, 'serve.push.keys.keys') : undefined;
   const agents = new Map<string, ServedAgent>();
   for (const [name, service] of Object.entries(opts.serve.services)) {
     let card: Promise<AgentCard> | undefined;
@@ -86,6 +97,12 @@ export function createServedAgents(opts: ServedAgentsOptions): Map<string, Serve
       const unsigned = servedCard(name, service, opts.baseUrl(), opts.grpcAddress?.());
       return opts.signer ? opts.signer(unsigned) : Promise.resolve(unsigned);
     };
+    const runner = service.graph
+      ? new GraphRunner(opts.baton, opts.graphs, service.graph)
+      : service.workflow
+        ? new WorkflowRunner(opts.baton, service.workflow)
+        : new DelegationRunner(opts.baton, service.delegate as NonNullable<typeof service.delegate>);
+    const workflowType = runner.workflowType;
     agents.set(
       name,
       new ServedAgent({
@@ -93,10 +110,9 @@ export function createServedAgents(opts: ServedAgentsOptions): Map<string, Serve
         config: service,
         card: () => (card ??= build()),
         baton: opts.baton,
-        runner: service.graph
-          ? new GraphRunner(opts.baton, opts.graphs, service.graph)
-          : new DelegationRunner(opts.baton, service.delegate as NonNullable<typeof service.delegate>),
+        runner,
         ...(opts.artifacts ? { artifacts: opts.artifacts } : {}),
+        pushConfigs: new TaskPushConfigs({ service: name, runner: workflowType, baton: opts.baton, push, ...(sealer ? { sealer } : {}) }),
         pollMs: opts.serve.pollMs,
         logger: log,
       }),

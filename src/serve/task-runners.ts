@@ -1,7 +1,8 @@
 /**
- * What runs a served task: one delegation (`delegate`), or a task graph (`graph`). Each starts the
- * workflow under the task's id, reads it as a ServedState, and cancels it; the served agent does the
- * protocol around them. Every read goes through the clients' tenant checks.
+ * What runs a served task: one delegation (`delegate`), a task graph (`graph`), or the application's
+ * own workflow (`workflow`). Each starts the workflow under the task's id, reads it as a ServedState,
+ * passes the caller's answer on, and cancels it; the served agent does the protocol around them.
+ * Every read goes through the clients' tenant checks.
  */
 import type { BatonClient } from '../client/baton-client';
 import type { GraphClient } from '../client/graph-client';
@@ -10,17 +11,41 @@ import type { Part } from '../shared/a2a-types';
 import type { Caller, DelegationRecord } from '../shared/delegation-types';
 import type { GraphSpecInput } from '../shared/graph-types';
 import { readRecord } from '../shared/record-version';
-import { statusQuery } from '../../workflows/messages';
+import { servedMessageUpdate, servedTaskQuery, statusQuery } from '../../workflows/messages';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { sendUpdate } from '../client/send-update';
+import { temporalCall } from '../client/temporal-call';
+import { SA_SERVED_CONTEXT, SA_SERVICE, SA_TENANT } from '../shared/search-attributes';
+import type { ServedArtifact, ServedTaskInput, ServedTaskState } from '../shared/served-task-types';
 import { delegationState, endNodes, graphState, type ServedState } from './task-view';
+
+/** A served task, read: its state and, once COMPLETED, its result (delegations' artifacts, or the workflow's own). */
+export interface TaskRead {
+  state: ServedState;
+  /** The accepted delegations whose artifacts are the task's result. */
+  results: DelegationRecord[];
+  /** The result's artifacts as the workflow gave them (an application's workflow). */
+  artifacts?: ServedArtifact[];
+}
+
+/** The request a served task waits for (its state's `pending`). */
+export type PendingTurn = NonNullable<ServedState['pending']>;
 
 export interface TaskRunner {
   /** The workflow type a task of this service is. */
-  readonly workflowType: 'delegationWorkflow' | 'taskGraphWorkflow';
+  readonly workflowType: string;
   /** Starts the task's workflow under `id`; an id that exists already is the same task (a retried message). */
   start(caller: Caller, id: string, parts: Part[], served: { service: string; contextId: string }): Promise<void>;
-  /** The task's state and, once COMPLETED, the delegations whose artifacts are its result. */
-  read(caller: Caller, id: string, closed: boolean): Promise<{ state: ServedState; results: DelegationRecord[] }>;
+  /** The task, read; `status` is its workflow's execution status (RUNNING, COMPLETED, CANCELLED…). */
+  read(caller: Caller, id: string, status: string): Promise<TaskRead>;
+  /** Passes the caller's answer to the input request `pending`; `updateId` makes a retried message apply once. */
+  answer(caller: Caller, pending: PendingTurn, parts: Part[], updateId: string): Promise<void>;
   cancel(caller: Caller, id: string): Promise<void>;
+}
+
+/** A delegation's or a graph node's question, answered through the delegation's `answer` Update. */
+async function answerDelegation(baton: BatonClient, caller: Caller, pending: PendingTurn, parts: Part[], updateId: string): Promise<void> {
+  await baton.as(caller).answer(pending.delegationId, pending.requestId, parts, { updateId });
 }
 
 export class DelegationRunner implements TaskRunner {
@@ -44,11 +69,12 @@ export class DelegationRunner implements TaskRunner {
     });
   }
 
-  async read(_caller: Caller, id: string, closed: boolean): Promise<{ state: ServedState; results: DelegationRecord[] }> {
-    const handle = this.baton.client.workflow.getHandle(id);
-    // A closed delegation's record is its result; a running one answers the status Query.
-    const record = readRecord(closed ? await handle.result() : await handle.query(statusQuery));
-    return { state: delegationState(record), results: record.outcome?.kind === 'ACCEPTED' ? [record] : [] };
+  read(_caller: Caller, id: string, status: string): Promise<TaskRead> {
+    return readDelegationTask(this.baton, id, status === 'COMPLETED');
+  }
+
+  answer(caller: Caller, pending: PendingTurn, parts: Part[], updateId: string): Promise<void> {
+    return answerDelegation(this.baton, caller, pending, parts, updateId);
   }
 
   async cancel(caller: Caller, id: string): Promise<void> {
@@ -89,20 +115,162 @@ export class GraphRunner implements TaskRunner {
     await this.graphs.as(caller).start(servedGraphSpec(this.graph, parts), { id, served, reuseExisting: true });
   }
 
-  async read(caller: Caller, id: string): Promise<{ state: ServedState; results: DelegationRecord[] }> {
-    const graph = await this.graphs.as(caller).show(id, { limit: 100 });
-    const baton = this.baton.as(caller);
-    if (graph.status === 'SETTLED') {
-      const results = graph.outcome?.kind === 'ACCEPTED' ? await Promise.all(endNodes(graph).map((d) => baton.show(d))) : [];
-      return { state: graphState(graph), results: results.filter((r) => r.outcome?.kind === 'ACCEPTED') };
-    }
-    // A node that waits makes the task wait: its question is the task's (the first such node, in spec order).
-    const asking = graph.nodes.find((n) => n.status === 'RUNNING' && WAITING.has(n.delegation?.status ?? ''));
-    const waiting = asking ? await baton.show(asking.delegationId) : undefined;
-    return { state: graphState(graph, waiting), results: [] };
+  read(caller: Caller, id: string): Promise<TaskRead> {
+    return readGraphTask(this.baton, this.graphs, caller, id);
+  }
+
+  answer(caller: Caller, pending: PendingTurn, parts: Part[], updateId: string): Promise<void> {
+    return answerDelegation(this.baton, caller, pending, parts, updateId);
   }
 
   async cancel(caller: Caller, id: string): Promise<void> {
     await this.graphs.as(caller).cancel(id, 'canceled by the A2A caller');
   }
+}
+
+/** A task that is one delegation, read: a closed delegation's record is its result; a running one answers the status Query. */
+async function readDelegationTask(
+  baton: BatonClient,
+  id: string,
+  closed: boolean,
+): Promise<{ state: ServedState; results: DelegationRecord[] }> {
+  const handle = baton.client.workflow.getHandle(id);
+  const record = readRecord(closed ? await handle.result() : await handle.query(statusQuery));
+  return { state: delegationState(record), results: record.outcome?.kind === 'ACCEPTED' ? [record] : [] };
+}
+
+/** A task that is a graph, read: its outcome and end nodes' results, or the question of a node that waits. */
+async function readGraphTask(
+  batonClient: BatonClient,
+  graphs: GraphClient,
+  caller: Caller,
+  id: string,
+): Promise<{ state: ServedState; results: DelegationRecord[] }> {
+  const graph = await graphs.as(caller).show(id, { limit: 100 });
+  const baton = batonClient.as(caller);
+  if (graph.status === 'SETTLED') {
+    const results = graph.outcome?.kind === 'ACCEPTED' ? await Promise.all(endNodes(graph).map((d) => baton.show(d))) : [];
+    return { state: graphState(graph), results: results.filter((r) => r.outcome?.kind === 'ACCEPTED') };
+  }
+  // A node that waits makes the task wait: its question is the task's (the first such node, in spec order).
+  const asking = graph.nodes.find((n) => n.status === 'RUNNING' && WAITING.has(n.delegation?.status ?? ''));
+  const waiting = asking ? await baton.show(asking.delegationId) : undefined;
+  return { state: graphState(graph, waiting), results: [] };
+}
+
+/**
+ * The application's own workflow (`workflow`): started with a ServedTaskInput; it shows its state
+ * through `servedTask()` (the `servedTask` Query) and takes answers through its `servedMessage` Update.
+ */
+export class WorkflowRunner implements TaskRunner {
+  readonly workflowType: string;
+
+  constructor(
+    private readonly baton: BatonClient,
+    private readonly workflow: NonNullable<ServedAgentConfig['workflow']>,
+  ) {
+    this.workflowType = workflow.type;
+  }
+
+  async start(caller: Caller, id: string, parts: Part[], served: { service: string; contextId: string }): Promise<void> {
+    const input: ServedTaskInput = { parts, caller, ...served };
+    const client = this.baton.client;
+    await temporalCall({ connection: client.connection, namespace: client.options.namespace }, () =>
+      client.workflow
+        .start(this.workflow.type, {
+          workflowId: id,
+          taskQueue: this.workflow.taskQueue ?? this.baton.taskQueue,
+          args: [input],
+          typedSearchAttributes: [
+            { key: SA_TENANT, value: caller.tenant },
+            { key: SA_SERVICE, value: served.service },
+            { key: SA_SERVED_CONTEXT, value: served.contextId },
+          ],
+          staticSummary: `A2A task of ${served.service}`,
+          // A retried message finds the task its first send started, running or ended.
+          workflowIdConflictPolicy: 'USE_EXISTING',
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        })
+        .catch((err: unknown) => {
+          if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+        }),
+    );
+  }
+
+  read(_caller: Caller, id: string, status: string): Promise<TaskRead> {
+    return readWorkflowTask(this.baton, id, status);
+  }
+
+  async answer(caller: Caller, pending: PendingTurn, parts: Part[], updateId: string): Promise<void> {
+    const handle = this.baton.client.workflow.getHandle(pending.delegationId);
+    await sendUpdate(
+      `the answer to ${pending.requestId}`,
+      () => handle.executeUpdate(servedMessageUpdate, { args: [{ requestId: pending.requestId, parts, caller }], updateId }),
+      () => handle.describe(),
+    );
+  }
+
+  async cancel(_caller: Caller, id: string): Promise<void> {
+    // The workflow's waits end in a CancelledFailure; unless it catches it, it ends CANCELLED.
+    await this.baton.client.workflow.getHandle(id).cancel();
+  }
+}
+
+/** How an execution that ended without completing its task is shown. */
+const ENDED_AS: Record<string, ServedState['state']> = { CANCELLED: 'TASK_STATE_CANCELED' };
+
+/** An application's served workflow, read: its `servedTask` Query, or how its execution ended. */
+async function readWorkflowTask(baton: BatonClient, id: string, status: string): Promise<TaskRead> {
+  if (status !== 'RUNNING' && status !== 'COMPLETED') {
+    const state = ENDED_AS[status] ?? 'TASK_STATE_FAILED';
+    return { state: { state, status, outcome: { kind: status, reasons: [`the workflow ended ${status.toLowerCase()}`] } }, results: [] };
+  }
+  const shown = await baton.client.workflow.getHandle(id).query(servedTaskQuery);
+  return { ...workflowTaskState(id, shown, status), results: [] };
+}
+
+/** A served workflow's own state as the caller's (pure). */
+export function workflowTaskState(id: string, shown: ServedTaskState, status: string): Omit<TaskRead, 'results'> {
+  const ended =
+    shown.state === 'TASK_STATE_COMPLETED' ||
+    shown.state === 'TASK_STATE_FAILED' ||
+    shown.state === 'TASK_STATE_REJECTED' ||
+    shown.state === 'TASK_STATE_CANCELED';
+  // A workflow that returned without ending its task did not do what was asked.
+  if (status === 'COMPLETED' && !ended)
+    return {
+      state: {
+        state: 'TASK_STATE_FAILED',
+        status,
+        outcome: { kind: 'FAILED', reasons: ['the workflow ended without completing the task'] },
+      },
+    };
+  const q = shown.question;
+  return {
+    state: {
+      state: shown.state,
+      status,
+      ...(q && shown.state === 'TASK_STATE_INPUT_REQUIRED'
+        ? { pending: { delegationId: id, kind: 'input' as const, requestId: q.requestId, prompt: q.parts, observedAt: q.askedAt } }
+        : {}),
+      ...(shown.state === 'TASK_STATE_FAILED' || shown.state === 'TASK_STATE_REJECTED'
+        ? { outcome: { kind: shown.state === 'TASK_STATE_FAILED' ? 'FAILED' : 'REJECTED', reasons: shown.reasons } }
+        : {}),
+      ...(shown.changedAt ? { changedAt: shown.changedAt } : {}),
+    },
+    ...(shown.state === 'TASK_STATE_COMPLETED' ? { artifacts: shown.artifacts } : {}),
+  };
+}
+
+/** How a task run by `workflowType` is read, for whoever only reads it (the watch behind callers' webhooks). */
+export function taskReading(workflowType: string, baton: BatonClient, graphs: GraphClient): Pick<TaskRunner, 'workflowType' | 'read'> {
+  return {
+    workflowType,
+    read: (caller, id, status) =>
+      workflowType === 'delegationWorkflow'
+        ? readDelegationTask(baton, id, status === 'COMPLETED')
+        : workflowType === 'taskGraphWorkflow'
+          ? readGraphTask(baton, graphs, caller, id)
+          : readWorkflowTask(baton, id, status),
+  };
 }

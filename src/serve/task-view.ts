@@ -226,3 +226,8 @@ export function changesBetween(
   if (changed) events.push({ statusUpdate: { taskId: after.id, contextId: after.contextId, status: after.status } });
   return events;
 }
+
+/** What a caller sees of a task, in one word: its state and the question it asks (a change of either is news). */
+export function fingerprintOf(task: Pick<WireTask, 'status'>): string {
+  return `${task.status.state}|${task.status.message?.messageId ?? ''}`;
+}

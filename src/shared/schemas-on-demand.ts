@@ -8,6 +8,7 @@
  */
 import type * as DelegationTypes from './delegation-types';
 import type * as GraphTypes from './graph-types';
+import type * as ServedTaskTypes from './served-task-types';
 
 /* eslint-disable @typescript-eslint/no-require-imports -- a require inside a function is what defers the module */
 
@@ -16,3 +17,6 @@ export const delegationSchemas = (): typeof DelegationTypes => require('./delega
 
 /** The graph schemas (`graph-types`), built on first use. */
 export const graphSchemas = (): typeof GraphTypes => require('./graph-types') as typeof GraphTypes;
+
+/** The schemas of an application's served workflow (`served-task-types`), built on first use. */
+export const servedTaskSchemas = (): typeof ServedTaskTypes => require('./served-task-types') as typeof ServedTaskTypes;

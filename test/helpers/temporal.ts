@@ -10,7 +10,7 @@ import { bundleWorkflowCode, NativeConnection, type Worker } from '@temporalio/w
 import pino, { type Logger } from 'pino';
 import { PolicyRegistry } from '../../src/acceptance/policies';
 import { BatonClient } from '../../src/client/baton-client';
-import { loopbackAgentEntry, type AgentEntry, type PushConfig } from '../../src/config/schema';
+import { loopbackAgentEntry, type AgentEntry, type PushConfig, type ServeConfig } from '../../src/config/schema';
 import { PRELOADED_MODULES, workflowsPath } from '../../src/runtime/bundle-workflows';
 import { installTemporalRuntime } from '../../src/runtime/logger';
 import { startTemporal, type RunningServer } from '../../src/runtime/temporal-server';
@@ -84,6 +84,8 @@ export async function withWorker<T>(
     /** Caps on inline bytes (artifacts section), with `artifactsPath`. */
     inline?: { snapshotInlineMaxBytes?: number; delegationInlineMaxBytes?: number };
     push?: PushConfig;
+    /** The `serve` section the worker reads (`serve.push`: how it posts to callers' webhooks). */
+    serve?: ServeConfig;
     streamSilenceMs?: number;
     /** `worker.continueAsNewAfterEvents`: low, to see delegations continue as new within a test. */
     continueAsNewAfterEvents?: number;
@@ -113,6 +115,7 @@ export async function withWorker<T>(
         agents,
         ...(opts.artifactsPath ? { artifacts: { path: opts.artifactsPath, inlineMaxBytes: 64 * 1024, ...opts.inline } as never } : {}),
         ...(opts.push ? { push: opts.push } : {}),
+        ...(opts.serve ? { serve: opts.serve } : {}),
         ...(opts.continueAsNewAfterEvents || opts.graphBackstop
           ? {
               worker: {

@@ -10,23 +10,19 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import pino from 'pino';
 import { AgentCard, Message, StreamResponse, Task, verifyAgentCardSignature } from '@a2a-js/sdk';
 import type { SendMessageRequest } from '@a2a-js/sdk';
-import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
+import type { Client } from '@a2a-js/sdk/client';
 import { RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
-import { GraphClient } from '../../src/client/graph-client';
 import { ConfigSchema } from '../../src/config/schema';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
 import { supplierQa } from '../../src/demo/supplier-qa';
 import { freePort } from '../../src/runtime/temporal-server';
 import { projectRoot } from '../../src/runtime/project-root';
-import { startApiServer, type RunningApi } from '../../src/http/api-server';
-import { CallerTokens } from '../../src/http/caller-tokens';
-import { prepareServing } from '../../src/serve/serving';
-import { GrpcTransportFactory } from '../../src/a2a/grpc-transport';
+import type { RunningApi } from '../../src/http/api-server';
 import { servedTaskId } from '../../src/serve/task-id';
 import { WorkflowNotFoundError } from '@temporalio/client';
+import { BINDINGS, PIPELINE, serveForTest, type Binding, SKILLS, SUPPLIER_CHECK } from '../helpers/served';
 import { batonFor, loopbackAgent, withWorker, type TestWorkerContext } from '../helpers/temporal';
 
 const ACME = 'acme-token-0123456789abcdef';
@@ -100,9 +96,6 @@ const SIGNING = (() => {
   return { keyFile, kid: 'baton-serve-test', publicJwk: publicKey.export({ format: 'jwk' }) as Record<string, unknown> };
 })();
 
-type Binding = 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
-const BINDINGS: Binding[] = ['JSONRPC', 'HTTP+JSON', 'GRPC'];
-
 const FULL = 'Verify inspection-92 against order A1042, product SN-4471';
 
 describe('Baton serves A2A', () => {
@@ -141,18 +134,6 @@ describe('Baton serves A2A', () => {
     };
     process.env.A2A_SERVER_TEST_TOKEN = ACME;
     await withWorker(agents, async (ctx) => {
-      const baton = batonFor(ctx);
-      const logger = pino({ level: 'warn' });
-      const graphs = new GraphClient(ctx.client.connection, {
-        namespace: ctx.client.options.namespace,
-        taskQueue: ctx.taskQueue,
-        caller: { tenant: 'acme', user: 'ops-1' },
-      });
-      const tokens = new CallerTokens([
-        { token: ACME, caller: { tenant: 'acme', user: 'ops-1' } },
-        { token: GLOBEX, caller: { tenant: 'globex', user: 'ops-9' } },
-      ]);
-      const skills = [{ id: 'verify', name: 'Verify', description: 'Verifies an inspection report', tags: ['qa'] }];
       const config = ConfigSchema.parse({
         api: { rateLimit: { requestsPerMinute: 6000, burst: 1000 } },
         serve: {
@@ -161,52 +142,18 @@ describe('Baton serves A2A', () => {
           grpc: { listen: { host: '127.0.0.1', port: grpcPort } },
           signing: { privateKeyFile: SIGNING.keyFile, kid: SIGNING.kid },
           services: {
-            'supplier-check': { description: 'Checked supplier verification', skills, delegate: { agent: 'supplier-qa' } },
-            'slow-check': { description: 'A verification that takes long', skills, delegate: { agent: 'slow-qa' } },
+            'supplier-check': SUPPLIER_CHECK,
+            'slow-check': { description: 'A verification that takes long', skills: SKILLS, delegate: { agent: 'slow-qa' } },
             // A pipeline: the caller's request is inspected, then a second check runs on the same order.
-            pipeline: {
-              description: 'Inspection, then a second check',
-              skills,
-              graph: {
-                nodes: [
-                  { id: 'inspect', agent: 'supplier-qa', withRequest: true },
-                  {
-                    id: 'recheck',
-                    agent: 'supplier-qa',
-                    text: 'Verify inspection-93 against order A1042, product SN-4471',
-                    dependsOn: ['inspect'],
-                  },
-                ],
-              },
-            },
+            pipeline: PIPELINE,
           },
         },
       });
-      const serving = await prepareServing({ ...config, agents }, { baton, graphs, tokens, logger });
-      assert.ok(serving);
-      const api = await startApiServer({
-        baton,
-        graphs,
-        tokens,
-        logger,
-        host: '127.0.0.1',
-        port: apiPort,
-        uiDir: null,
-        servedAgents: serving.router,
-      });
-      serving.listening(api.url);
-      const connect = (service: string, binding: Binding) =>
-        new ClientFactory(
-          ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-            transports: [new JsonRpcTransportFactory(), new RestTransportFactory(), new GrpcTransportFactory()],
-            preferredTransports: [binding],
-          }),
-        ).createFromUrl(`${api.url}/a2a/${service}/`);
+      const served = await serveForTest(ctx, { ...config, agents }, { acme: ACME, globex: GLOBEX }, apiPort);
       try {
-        await fn(ctx, api, connect);
+        await fn(ctx, served.api, served.connect);
       } finally {
-        await serving.close();
-        await api.close();
+        await served.close();
       }
     });
   };

@@ -79,6 +79,11 @@ describe('baton agents and baton config check', () => {
         '      description: A pipeline',
         '      skills: [{ id: s, name: S, description: D }]',
         '      graph: { nodes: [{ id: a, agent: qa, withRequest: true }, { id: b, agent: qa, text: go, dependsOn: [missing] }] }',
+        '    own:',
+        '      description: An application workflow',
+        '      skills: [{ id: s, name: S, description: D }]',
+        '      workflow: { type: taskPushWorkflow }',
+        '  push: { keys: { currentKey: p1, keys: { p1: { fromEnv: BATON_TEST_UNSET_PUSH_KEY } } } }',
       ].join('\n'),
     );
     const run = await runCli(['--config', config, 'config', 'check', '--json'], userEnv());
@@ -89,15 +94,28 @@ describe('baton agents and baton config check', () => {
       report.problems.includes('serve.services.pipeline.graph: node b: depends on unknown node missing'),
       report.problems.join('\n'),
     );
+    assert.ok(
+      report.problems.includes(
+        "serve.services.own.workflow.type: taskPushWorkflow is Baton's own; name your workflow (or use delegate or graph)",
+      ),
+      report.problems.join('\n'),
+    );
     // The key is read only when the services are valid: one fix at a time, each named.
     writeFileSync(
       config,
-      readFileSync(config, 'utf8').replace('agent: nobody', 'agent: qa').replace('dependsOn: [missing]', 'dependsOn: [a]'),
+      readFileSync(config, 'utf8')
+        .replace('agent: nobody', 'agent: qa')
+        .replace('dependsOn: [missing]', 'dependsOn: [a]')
+        .replace('type: taskPushWorkflow', 'type: orderCheck'),
     );
     const again = JSON.parse((await runCli(['--config', config, 'config', 'check', '--json'], userEnv())).stdout) as ConfigReport;
     assert.ok(
       again.problems.some((p) => p.startsWith('serve.signing.privateKeyFile /nonexistent/card-key.pem:')),
       again.problems.join('\n'),
+    );
+    assert.ok(
+      report.problems.some((p) => p.startsWith('serve.push.keys.keys.p1: the variable BATON_TEST_UNSET_PUSH_KEY is not set or empty')),
+      report.problems.join('\n'),
     );
   });
 

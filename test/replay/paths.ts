@@ -39,6 +39,8 @@ export const REQUIRED_PATHS = [
   'graph-continue-as-new',
   'graph-continued',
   'graph-backstop',
+  'task-push',
+  'task-push-undelivered',
 ] as const;
 export type ReplayPath = (typeof REQUIRED_PATHS)[number];
 
@@ -82,6 +84,13 @@ export function pathsOf(history: History): ReplayPath[] {
     return done && scheduled.get(String(done.scheduledEventId)) === 'awaitRemoteTask' ? [decode<{ calls?: number }>(done.result)] : [];
   });
   const completed = events.find((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED);
+  if (type === 'taskPushWorkflow') {
+    // A served task's webhooks: notifications delivered, and some given up on after their retries.
+    if (activities.includes('deliverPush')) paths.add('task-push');
+    const failed = events.some((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED);
+    if (failed) paths.add('task-push-undelivered');
+    return [...paths];
+  }
   const crashed = events.some(
     (e) =>
       e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT ||

@@ -3,7 +3,17 @@
  * answers the agent's question from a second workflow by Signal, and one that only waits.
  */
 import { getExternalWorkflowHandle, ParentClosePolicy, startChild } from '@temporalio/workflow';
-import { answerSignal, authorizeSignal, delegate, type Caller, type DelegationResult, type Part } from '../../workflows/api';
+import {
+  answerSignal,
+  authorizeSignal,
+  delegate,
+  servedTask,
+  type Caller,
+  type DelegationResult,
+  type Part,
+  type ServedTaskInput,
+  type ServedTaskState,
+} from '../../workflows/api';
 
 export interface VerifyInput {
   parts: Part[];
@@ -85,4 +95,16 @@ export async function authorizeBySignal(input: {
     credential: input.credential,
     caller: input.caller,
   });
+}
+
+/**
+ * An application's own workflow served as an A2A agent (`serve.services.<name>.workflow`): it asks
+ * the caller which product, has supplier-qa verify the report, and completes with the accepted verdict.
+ */
+export async function servedOrderCheck(input: ServedTaskInput): Promise<ServedTaskState> {
+  const task = servedTask(input);
+  const product = await task.ask([{ text: 'Which product (serial number) is it about?' }]);
+  const result = await delegate({ agent: 'supplier-qa', caller: input.caller, parts: [...task.request, ...product] });
+  if (!result.accepted) return task.fail([`${result.outcome}: ${result.reasons.join('; ')}`]);
+  return task.complete(result.artifacts.map((a) => ({ ...(a.name ? { name: a.name } : {}), parts: a.parts ?? [] })));
 }

@@ -135,12 +135,19 @@ export function checkConfig(configPath?: string): ConfigReport {
   const serve = loaded.config.serve;
   if (serve) {
     try {
-      // What `baton serve` and `baton ui` check at start: the agents the services name, their graphs, the signing key.
+      // What `baton serve` and `baton ui` check at start: the agents the services name, their graphs,
+      // the signing key; then the keys that seal callers' webhook tokens.
       checkServices(serve, loaded.config.agents);
       if (serve.signing) cardSigner(serve.signing);
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
       problems.push(...(err.problems.length ? err.problems : [err.message]));
+    }
+    try {
+      if (serve.push.keys) encryptionCodec(serve.push.keys, 'serve.push.keys.keys');
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      problems.push(err.message);
     }
   }
   let temporal: TemporalReport | undefined;

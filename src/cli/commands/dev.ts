@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../config/load';
 import type { BatonConfig } from '../../config/schema';
 import { demoAgents } from '../../demo/catalog';
-import { demoServe, DEV_SELF_TOKEN_ENV, selfAgentEntry } from '../../demo/served-demo';
+import { demoServe, DEV_PUSH_KEY_ENV, DEV_SELF_TOKEN_ENV, selfAgentEntry } from '../../demo/served-demo';
 import { createLogger } from '../../runtime/logger';
 import { projectRoot } from '../../runtime/project-root';
 import { startStack } from '../../runtime/stack';
@@ -40,6 +40,7 @@ export async function devCommand(opts: DevOptions): Promise<number> {
   const selfServe = !config.serve && !config.api.callers.length;
   const callerToken = selfServe ? randomBytes(24).toString('base64url') : undefined;
   if (callerToken) process.env[DEV_SELF_TOKEN_ENV] = callerToken;
+  if (selfServe) process.env[DEV_PUSH_KEY_ENV] ??= randomBytes(32).toString('base64');
   const devConfig: BatonConfig = selfServe
     ? { ...config, serve: demoServe(), agents: { ...config.agents, 'baton-qa': selfAgentEntry(appPort) } }
     : config;

@@ -1,0 +1,180 @@
+/**
+ * The push configs of served tasks (A2A Create/Get/List/DeleteTaskPushNotificationConfig): each task's
+ * webhooks are kept by a workflow of their own (`<task id>.push`, taskPushWorkflow), started by the
+ * first config and ended after the task's end has been delivered. A config's URL is checked here,
+ * and its token and credentials sealed with `serve.push.keys` before they reach history.
+ */
+import { createHash } from 'node:crypto';
+import { isIP } from 'node:net';
+import type { TaskPushNotificationConfig } from '@a2a-js/sdk';
+import { PushNotificationNotSupportedError, RequestMalformedError, TaskNotFoundError } from '@a2a-js/sdk/errors';
+import { WithStartWorkflowOperation, WorkflowNotFoundError } from '@temporalio/client';
+import { msToNumber } from '@temporalio/common';
+import { classifyAddress } from '../a2a/address-policy';
+import type { BatonClient } from '../client/baton-client';
+import { sendUpdate } from '../client/send-update';
+import type { EncryptionCodec } from '../codec/encryption-codec';
+import type { ServePushConfig } from '../config/schema';
+import { asBatonError } from '../errors/as-baton-error';
+import type { Caller } from '../shared/delegation-types';
+import { SA_SERVICE, SA_TENANT } from '../shared/search-attributes';
+import type { PushTarget, SealedSecret, TaskPushInput, TaskPushView } from '../shared/task-push-types';
+import { deletePushTargetUpdate, pushStateQuery, setPushTargetUpdate } from '../../workflows/messages';
+import type { taskPushWorkflow } from '../../workflows/task-push';
+
+/** The workflow that keeps task `taskId`'s webhooks. */
+export const pushWorkflowId = (taskId: string): string => `${taskId}.push`;
+
+const SCHEME = /^[A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]{0,31}$/;
+const CONFIG_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+
+export interface TaskPushConfigsOptions {
+  /** The service's name (`serve.services.<name>`). */
+  service: string;
+  runner: TaskPushInput['runner'];
+  baton: BatonClient;
+  push: ServePushConfig;
+  /** Seals tokens and credentials (`serve.push.keys`); without it, configs carrying them are refused. */
+  sealer?: EncryptionCodec;
+}
+
+export class TaskPushConfigs {
+  constructor(private readonly o: TaskPushConfigsOptions) {}
+
+  /** Keeps `config` for task `taskId` (the caller's, checked by the caller of this method). */
+  async set(caller: Caller, taskId: string, config: TaskPushNotificationConfig): Promise<TaskPushNotificationConfig> {
+    const target = this.targetOf(config);
+    const temporal = this.o.baton.client;
+    const input: TaskPushInput = {
+      taskId,
+      service: this.o.service,
+      runner: this.o.runner,
+      caller,
+      delivery: {
+        attempts: this.o.push.attempts,
+        initialIntervalMs: msToNumber(this.o.push.retryInitial),
+        maxIntervalMs: msToNumber(this.o.push.retryMax),
+      },
+    };
+    const start = new WithStartWorkflowOperation<typeof taskPushWorkflow>('taskPushWorkflow', {
+      workflowId: pushWorkflowId(taskId),
+      taskQueue: this.o.baton.taskQueue,
+      args: [input],
+      // The task's webhooks are one workflow: a second config joins it; after it ended, a new one starts.
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      typedSearchAttributes: [
+        { key: SA_TENANT, value: caller.tenant },
+        { key: SA_SERVICE, value: this.o.service },
+      ],
+    });
+    const kept = await sendUpdate(
+      `push config ${target.id}`,
+      () => temporal.workflow.executeUpdateWithStart(setPushTargetUpdate, { args: [target], startWorkflowOperation: start }),
+      () => Promise.resolve(),
+    );
+    return wireConfig(taskId, kept);
+  }
+
+  /** The task's configs (none when it never had one). */
+  async list(taskId: string): Promise<TaskPushNotificationConfig[]> {
+    const view = await this.view(taskId);
+    return (view?.configs ?? []).map((c) => wireConfig(taskId, c));
+  }
+
+  async get(taskId: string, id: string): Promise<TaskPushNotificationConfig> {
+    const found = (await this.view(taskId))?.configs.find((c) => c.id === id);
+    if (!found) throw new TaskNotFoundError(`task ${taskId} has no push config ${id}`);
+    return wireConfig(taskId, found);
+  }
+
+  /** Forgets config `id`; TaskNotFound when there is none. A task that has ended keeps none to delete. */
+  async delete(taskId: string, id: string): Promise<void> {
+    const view = await this.view(taskId);
+    if (!view?.configs.some((c) => c.id === id)) throw new TaskNotFoundError(`task ${taskId} has no push config ${id}`);
+    if (view.ended) return;
+    const handle = this.o.baton.client.workflow.getHandle(pushWorkflowId(taskId));
+    await handle.executeUpdate(deletePushTargetUpdate, { args: [id] }).catch((err: unknown) => {
+      // Ended in between, having delivered the task's end: nothing left to delete.
+      if (!(err instanceof WorkflowNotFoundError || asBatonError(err)?.kind === 'NotFound')) throw err;
+    });
+  }
+
+  /** What the task's push workflow keeps, or undefined when it has none. */
+  async view(taskId: string): Promise<TaskPushView | undefined> {
+    try {
+      return await this.o.baton.client.workflow.getHandle(pushWorkflowId(taskId)).query(pushStateQuery);
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return undefined;
+      throw err;
+    }
+  }
+
+  /** The config as history keeps it: URL checked, id given or derived from the URL, secrets sealed. */
+  targetOf(config: TaskPushNotificationConfig): PushTarget {
+    const url = this.checkedUrl(config.url);
+    const id = config.id || `push-${createHash('sha256').update(url).digest('hex').slice(0, 16)}`;
+    if (!CONFIG_ID.test(id)) throw new RequestMalformedError('a push config id uses letters, digits and . _ : - (at most 128)');
+    const token = config.token || undefined;
+    if (token && token.length > 1024) throw new RequestMalformedError('a push config token has at most 1024 characters');
+    const auth = config.authentication;
+    if (auth && !SCHEME.test(auth.scheme))
+      throw new RequestMalformedError('a push config authentication scheme is an HTTP scheme name such as Bearer');
+    if (auth?.credentials && auth.credentials.length > 4096)
+      throw new RequestMalformedError('push config credentials have at most 4096 characters');
+    return {
+      id,
+      url,
+      ...(auth
+        ? { authentication: { scheme: auth.scheme, ...(auth.credentials ? { credentials: this.seal(auth.credentials) } : {}) } }
+        : {}),
+      ...(token ? { token: this.seal(token) } : {}),
+    };
+  }
+
+  private seal(secret: string): SealedSecret {
+    const sealer = this.o.sealer;
+    if (!sealer)
+      throw new PushNotificationNotSupportedError(
+        'this server keeps no webhook tokens or credentials (its serve.push.keys is not set): register the webhook without them, or ask its operator to set the keys',
+      );
+    return { keyId: sealer.current, sealed: sealer.seal(Buffer.from(secret, 'utf8')).toString('base64') };
+  }
+
+  /** The URL if Baton may post to it: http(s) as allowed, and no address it may not reach (names are checked again when resolved). */
+  private checkedUrl(raw: string): string {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw new RequestMalformedError('a push config needs an absolute webhook url');
+    }
+    if (raw.length > 2048) throw new RequestMalformedError('a push config url has at most 2048 characters');
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && this.o.push.allowHttp))
+      throw new RequestMalformedError(
+        `webhook ${url.origin}: this server posts to https webhooks only${this.o.push.allowHttp ? ' and http ones' : ''}`,
+      );
+    if (url.username || url.password) throw new RequestMalformedError('a webhook url carries no user or password: use authentication');
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    const literal = isIP(host) ? host : host === 'localhost' || host.endsWith('.localhost') ? '127.0.0.1' : undefined;
+    const cls = literal ? classifyAddress(literal) : 'public';
+    const opened = (cls === 'private' || cls === 'loopback') && this.o.push.allowPrivateNetwork;
+    if (cls !== 'public' && !opened)
+      throw new RequestMalformedError(
+        `webhook ${url.origin}: ${literal} is a ${cls} address, ${cls === 'private' || cls === 'loopback' ? 'posted to only when the server sets serve.push.allowPrivateNetwork' : 'never posted to'}`,
+      );
+    return url.toString();
+  }
+}
+
+/** A kept config as the caller reads it: its token and credentials are never given back. */
+function wireConfig(taskId: string, c: TaskPushView['configs'][number]): TaskPushNotificationConfig {
+  return {
+    tenant: '',
+    id: c.id,
+    taskId,
+    url: c.url,
+    token: '',
+    authentication: c.scheme ? { scheme: c.scheme, credentials: '' } : undefined,
+  };
+}

@@ -1,0 +1,86 @@
+/**
+ * How a served task is read: its workflow described (and checked to be the service's and the caller's
+ * tenant's), its state from what runs it, and once COMPLETED its accepted artifacts with their bytes.
+ * The request handler reads through it, and so does the watch that pushes changes to callers' webhooks.
+ */
+import { TaskNotFoundError } from '@a2a-js/sdk/errors';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { isRef, verified, type ArtifactStore } from '../artifacts/store';
+import type { BatonClient } from '../client/baton-client';
+import { temporalCall } from '../client/temporal-call';
+import { asBatonError } from '../errors/as-baton-error';
+import type { Part } from '../shared/a2a-types';
+import type { Caller, DelegationRecord } from '../shared/delegation-types';
+import { SA_SERVED_CONTEXT, SA_SERVICE, SA_TENANT } from '../shared/search-attributes';
+import { servedContextId } from './task-id';
+import { servedTask, type WireTask } from './task-view';
+import type { TaskRead, TaskRunner } from './task-runners';
+
+/** Largest artifact handed over inline from the store: the SDK's client refuses a stream event above 4 MiB. */
+const INLINE_FROM_STORE_MAX = 3 * 1024 * 1024;
+
+export interface ServedTaskFactsRead extends TaskRead {
+  facts: { id: string; contextId: string; startedAt: string };
+}
+
+export class ServedTaskReader {
+  constructor(
+    private readonly o: {
+      /** The service's name (`serve.services.<name>`). */
+      service: string;
+      baton: BatonClient;
+      runner: Pick<TaskRunner, 'workflowType' | 'read'>;
+      artifacts?: ArtifactStore;
+    },
+  ) {}
+
+  /** The task as the caller sees it (TaskNotFoundError when it is not one the caller may see). */
+  async view(id: string, caller: Caller, opts: { artifacts?: boolean } = {}): Promise<WireTask> {
+    const { facts, state, results, artifacts: own } = await this.read(id, caller);
+    const artifacts =
+      state.state === 'TASK_STATE_COMPLETED' && opts.artifacts !== false ? (own ?? (await this.artifactsOf(results))) : undefined;
+    return servedTask(state, { ...facts, ...(artifacts ? { artifacts } : {}) });
+  }
+
+  /** The task behind an id, if it is one of this service's and of the caller's tenant. */
+  async read(id: string, caller: Caller): Promise<ServedTaskFactsRead> {
+    const notFound = () => new TaskNotFoundError(`no task ${id}`);
+    if (!id || id.length > 200) throw notFound();
+    const description = await this.call(() => this.o.baton.client.workflow.getHandle(id).describe()).catch((err: unknown) => {
+      throw err instanceof WorkflowNotFoundError || asBatonError(err)?.kind === 'NotFound' ? notFound() : err;
+    });
+    const sa = description.typedSearchAttributes;
+    // Another tenant's task, or another service's, is not found: its existence does not leak.
+    if (description.type !== this.o.runner.workflowType || sa.get(SA_TENANT) !== caller.tenant || sa.get(SA_SERVICE) !== this.o.service)
+      throw notFound();
+    const read = await this.call(() => this.o.runner.read(caller, id, description.status.name));
+    return {
+      ...read,
+      facts: { id, contextId: sa.get(SA_SERVED_CONTEXT) ?? servedContextId(id), startedAt: description.startTime.toISOString() },
+    };
+  }
+
+  /** The accepted artifacts with their parts: inline ones as they are, stored ones from the store. */
+  private async artifactsOf(records: DelegationRecord[]): Promise<{ artifactId: string; name?: string; parts: Part[] }[]> {
+    const out: { artifactId: string; name?: string; parts: Part[] }[] = [];
+    const store = this.o.artifacts;
+    for (const a of records.flatMap((r) => r.artifacts)) {
+      let parts = a.parts;
+      if (!parts && a.ref && isRef(a.ref) && store && a.size <= INLINE_FROM_STORE_MAX && (await store.has(a.ref))) {
+        const bytes = verified(a.ref, await store.get(a.ref));
+        parts = [{ raw: bytes.toString('base64'), ...(a.mediaType ? { mediaType: a.mediaType } : {}) }];
+      }
+      parts ??= [
+        { text: `artifact ${a.name ?? a.artifactId}: ${a.size} bytes, sha256 ${a.sha256}, kept by Baton and too large to pass on here` },
+      ];
+      out.push({ artifactId: a.artifactId, ...(a.name ? { name: a.name } : {}), parts });
+    }
+    return out;
+  }
+
+  /** A call to Temporal, its failures turned into Baton's (Unavailable, NotFound…). */
+  call<T>(fn: () => Promise<T>): Promise<T> {
+    const client = this.o.baton.client;
+    return temporalCall({ connection: client.connection, namespace: client.options.namespace }, fn);
+  }
+}

@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import pino from 'pino';
+import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
+import { GrpcTransportFactory } from '../../src/a2a/grpc-transport';
+import { GraphClient } from '../../src/client/graph-client';
+import type { BatonConfig } from '../../src/config/schema';
+import { startApiServer, type RunningApi } from '../../src/http/api-server';
+import { CallerTokens } from '../../src/http/caller-tokens';
+import { prepareServing } from '../../src/serve/serving';
+import { batonFor, type TestWorkerContext } from './temporal';
+
+/**
+ * The services the served-agent tests share: a gateway in front of supplier-qa and a two-node
+ * pipeline whose second node checks another report (so its verdict tells which node's it is).
+ */
+export const SKILLS = [{ id: 'verify', name: 'Verify', description: 'Verifies an inspection report', tags: ['qa'] }];
+
+export const SUPPLIER_CHECK = { description: 'Checked supplier verification', skills: SKILLS, delegate: { agent: 'supplier-qa' } };
+
+/** The caller's request is inspected, then a second check runs on the same order (report inspection-93). */
+export const PIPELINE = {
+  description: 'Inspection, then a second check',
+  skills: SKILLS,
+  graph: {
+    nodes: [
+      { id: 'inspect', agent: 'supplier-qa', withRequest: true },
+      { id: 'recheck', agent: 'supplier-qa', text: 'Verify inspection-93 against order A1042, product SN-4471', dependsOn: ['inspect'] },
+    ],
+  },
+};
+
+export type Binding = 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
+export const BINDINGS: Binding[] = ['JSONRPC', 'HTTP+JSON', 'GRPC'];
+
+/** The two callers the tests use: acme's ops-1 (the worker's caller) and globex's ops-9. */
+export const CALLERS = {
+  acme: { tenant: 'acme', user: 'ops-1' },
+  globex: { tenant: 'globex', user: 'ops-9' },
+};
+
+export interface ServedForTest {
+  api: RunningApi;
+  /** The official client for service `service`, preferring `binding`. */
+  connect(service: string, binding: Binding): Promise<Client>;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves `config.serve` beside the HTTP API on a free port, on the test worker's queue, for the
+ * callers `tokens` names (acme and globex).
+ */
+export async function serveForTest(
+  ctx: TestWorkerContext,
+  config: BatonConfig,
+  tokens: { acme: string; globex: string },
+  port = 0,
+): Promise<ServedForTest> {
+  const logger = pino({ level: 'warn' });
+  const baton = batonFor(ctx);
+  const graphs = new GraphClient(ctx.client.connection, {
+    namespace: ctx.client.options.namespace,
+    taskQueue: ctx.taskQueue,
+    caller: CALLERS.acme,
+  });
+  const callers = new CallerTokens([
+    { token: tokens.acme, caller: CALLERS.acme },
+    { token: tokens.globex, caller: CALLERS.globex },
+  ]);
+  const serving = await prepareServing(config, { baton, graphs, tokens: callers, logger });
+  assert.ok(serving, 'the config serves something');
+  const api = await startApiServer({
+    baton,
+    graphs,
+    tokens: callers,
+    logger,
+    host: '127.0.0.1',
+    port,
+    uiDir: null,
+    servedAgents: serving.router,
+  });
+  serving.listening(api.url);
+  return {
+    api,
+    connect: (service, binding) =>
+      new ClientFactory(
+        ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+          transports: [new JsonRpcTransportFactory(), new RestTransportFactory(), new GrpcTransportFactory()],
+          preferredTransports: [binding],
+        }),
+      ).createFromUrl(`${api.url}/a2a/${service}/`),
+    close: async () => {
+      await serving.close();
+      await api.close();
+    },
+  };
+}
