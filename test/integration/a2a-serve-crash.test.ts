@@ -1,10 +1,13 @@
 /**
  * `baton serve` as a process, with the worker in a process of its own: the official client streams a
- * task, the worker is SIGKILLed mid-task and the serving process is SIGKILLed mid-stream; both come
- * back, the client resubscribes, and the task completes once, with its result.
+ * task (and registers a webhook for it), the worker is SIGKILLed mid-task and the serving process is
+ * SIGKILLed mid-stream; both come back, the client resubscribes, the task completes once, with its
+ * result, and the webhook gets the end from the worker that took over.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { Message, StreamResponse, Task } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
@@ -42,6 +45,7 @@ describe('baton serve', () => {
       '  callers: [{ tokenFromEnv: SERVE_TOKEN, tenant: acme, user: ops-1 }]',
       'serve:',
       '  pollMs: 100',
+      '  push: { allowHttp: true, allowPrivateNetwork: true }',
       '  services:',
       '    supplier-check:',
       '      description: Checked supplier verification',
@@ -53,6 +57,7 @@ describe('baton serve', () => {
       await p.waitFor('A2A agent supplier-check at');
       return p;
     };
+    const hook = await completionHook();
     let worker = await wp.start();
     let server = await serve();
     try {
@@ -75,6 +80,11 @@ describe('baton serve', () => {
       const first = await stream.next();
       const taskId = (StreamResponse.toJSON(first.value as StreamResponse) as { task: Wire }).task.id;
       assert.match(taskId, /^a2a-supplier-check-/);
+      // A webhook too: its notifications come from the worker that is about to die.
+      await client.createTaskPushNotificationConfig(
+        { tenant: '', id: 'hook', taskId, url: hook.url, token: '', authentication: undefined },
+        auth,
+      );
 
       // The worker dies while the remote task works; another takes over.
       await kill(worker);
@@ -104,6 +114,14 @@ describe('baton serve', () => {
       const done = Task.toJSON(await client.getTask({ tenant: '', id: taskId, historyLength: 0 }, auth)) as Wire;
       assert.equal(done.artifacts?.[0]?.name, 'verdict');
       assert.equal(remoteTasks.length, 1, 'one remote task, through both crashes');
+      // The webhook had the end, with the verdict, from the worker that took over.
+      const end = await hook.completed;
+      assert.equal(end.id, taskId);
+      assert.equal(end.artifacts?.[0]?.name, 'verdict');
+      assert.ok(
+        hook.posts.every((p) => p === taskId),
+        'every notification is about the task',
+      );
     } finally {
       server.child.kill('SIGTERM');
       await server.exited;
@@ -111,6 +129,31 @@ describe('baton serve', () => {
       await worker.exited;
       await wp.close();
       await agent.close();
+      await hook.close();
     }
   });
 });
+
+/** A webhook on loopback: the task of each notification, and the first COMPLETED task it is sent. */
+async function completionHook(): Promise<{ url: string; posts: string[]; completed: Promise<Wire>; close(): Promise<void> }> {
+  const posts: string[] = [];
+  let done: (task: Wire) => void = () => undefined;
+  const completed = new Promise<Wire>((r) => (done = r));
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { task?: Wire; statusUpdate?: { taskId: string } };
+      posts.push(body.task?.id ?? body.statusUpdate?.taskId ?? '?');
+      res.writeHead(200).end();
+      if (body.task?.status.state === 'TASK_STATE_COMPLETED') done(body.task);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    posts,
+    completed,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
