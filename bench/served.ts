@@ -230,7 +230,7 @@ const SECTION: ReportSection<ServedFigures> = {
   heading: [
     '## Baton serving A2A (docs/serving-a2a.md)',
     '',
-    'One task through a Baton-served gateway in front of an agent that completes at once: a blocking SendMessage over JSON-RPC and over gRPC, against the same delegation started directly with `BatonClient` (start, then result), interleaved, on one `baton worker` as shipped; client, serving router and agent in the benchmark process. The served path reads the task by Query, at 20, 40, 80… ms up to `serve.pollMs` (250).',
+    'One task through a Baton-served gateway in front of an agent that completes at once: a blocking SendMessage over JSON-RPC and over gRPC, against the same delegation started directly with `BatonClient` (start, then result), interleaved, on one `baton worker` as shipped; client, serving router and agent in the benchmark process. The served path reads the task by Query, at 20, 40, 80… ms up to `serve.pollMs` (250). Every fourth sample also sends a task with a webhook (`returnImmediately`, the push config inline) and times the webhook’s COMPLETED notification: the push workflow reads the task at 250 ms growing by half up to 5 s (decision 0026).',
   ],
   rows: [
     ['samples of each', (f) => String(f.samples)],
