@@ -232,7 +232,7 @@ describe('Baton serves A2A', () => {
   }
 
   for (const binding of BINDINGS) {
-    it(`${binding}: a served graph asks its node's question, takes the answer, completes with its end's artifact`, async () => {
+    it(`${binding}: a served graph asks its node's question, takes the answer, completes; another is canceled; ListTasks by context`, async () => {
       await serving(async (_ctx, _api, connect) => {
         const client = await connect('pipeline', binding);
         const asked = await asTask(client.sendMessage(request('Verify inspection-92 against order A1042'), auth(ACME)));
@@ -260,6 +260,21 @@ describe('Baton serves A2A', () => {
         assert.equal(done.status.state, 'TASK_STATE_COMPLETED');
         assert.equal(done.metadata?.batonOutcome, 'ACCEPTED');
         assert.equal(done.artifacts?.length, 1);
+
+        // A second graph task in the same context, canceled while its node asks; ListTasks by that context shows both.
+        const second = await asTask(
+          client.sendMessage(request('Verify inspection-92 against order A1042', { contextId: asked.contextId }), auth(ACME)),
+        );
+        assert.equal(second.status.state, 'TASK_STATE_INPUT_REQUIRED');
+        const canceled = wire(await client.cancelTask({ tenant: '', id: second.id, metadata: undefined }, auth(ACME)));
+        assert.equal(canceled.status.state, 'TASK_STATE_CANCELED');
+        let listed: Record<string, string> = {};
+        for (let i = 0; i < 100 && Object.keys(listed).length < 2; i++) {
+          const page = await listIn(client, asked.contextId, ACME);
+          listed = Object.fromEntries(page.tasks.map((t) => [t.id, wire(t).status.state]));
+          if (Object.keys(listed).length < 2) await new Promise((r) => setTimeout(r, 100));
+        }
+        assert.deepEqual(listed, { [asked.id]: 'TASK_STATE_COMPLETED', [second.id]: 'TASK_STATE_CANCELED' });
       });
     });
   }
