@@ -35,7 +35,9 @@ export function describeIssues(error: z.ZodError, input?: unknown): string[] {
     }
     if (issue.code === 'invalid_type') {
       const value = valueAt(issue.path);
-      return `${field}: ${value === undefined ? 'is required' : `must be a ${issue.expected} (got ${Array.isArray(value) ? 'a list' : `a ${typeof value}`})`}`;
+      // YAML reads an empty section (`agents:` with nothing under it) as null.
+      const got = value === null ? 'nothing: the section is empty' : Array.isArray(value) ? 'a list' : `a ${typeof value}`;
+      return `${field}: ${value === undefined ? 'is required' : `must be a ${issue.expected} (got ${got})`}`;
     }
     return `${field}: ${issue.message}`;
   });

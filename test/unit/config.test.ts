@@ -68,6 +68,8 @@ describe('config', () => {
       /agents\.a\.allowHttp: must be a boolean \(got a string\)/,
     );
     assert.throws(() => parseConfig({ agents: { a: {} } }), /agents\.a\.card: is required/);
+    // `agents:` with nothing under it: YAML's null, said as such.
+    assert.throws(() => parseConfig({ agents: null }), /agents: must be a record \(got nothing: the section is empty\)/);
   });
 
   it('says which file is missing or broken', () => {
