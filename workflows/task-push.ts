@@ -4,7 +4,15 @@
  * webhook from an activity with bounded retries; what cannot be delivered is recorded. It ends once
  * the task has ended and every webhook has had what it is owed. The task's own workflow is not touched.
  */
-import { ActivityFailure, allHandlersFinished, condition, continueAsNew, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  allHandlersFinished,
+  CancellationScope,
+  condition,
+  continueAsNew,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { TaskPushBook } from '../src/shared/task-push-book';
 import type { PushTarget, TaskPushCarry, TaskPushInput, TaskPushView } from '../src/shared/task-push-types';
 import { pushing, watching } from './activity-stubs';
@@ -35,6 +43,8 @@ class TaskPush {
   private readonly deliver: ReturnType<typeof pushing>;
   /** Webhooks with a delivery loop running (one each, even when deleted and kept again at once). */
   private readonly looping = new Set<string>();
+  /** The scope of each webhook's delivery under way, so a delete stops it. */
+  private readonly inFlight = new Map<string, CancellationScope>();
 
   constructor(
     private readonly input: TaskPushInput,
@@ -52,6 +62,8 @@ class TaskPush {
   }
 
   delete(id: string): boolean {
+    // A notification on its way (or waiting for its next try) to that webhook stops too.
+    this.inFlight.get(id)?.cancel();
     return this.book.delete(id);
   }
 
@@ -86,12 +98,18 @@ class TaskPush {
       await condition(() => !this.book.has(id) || !!this.book.next(id));
       const next = this.book.next(id);
       if (!next) return;
+      const scope = new CancellationScope();
+      this.inFlight.set(id, scope);
       try {
-        const posted = await this.deliver.deliverPush({ taskId, service, runner, caller, target: next.target, event: next.event });
+        const posted = await scope.run(() =>
+          this.deliver.deliverPush({ taskId, service, runner, caller, target: next.target, event: next.event }),
+        );
         this.book.delivered(id, next.event.seq, posted.fingerprint);
       } catch (err) {
         const reason = err instanceof ActivityFailure && err.cause ? err.cause.message : (err as Error).message;
         this.book.failed(id, next.event, reason, new Date().toISOString());
+      } finally {
+        if (this.inFlight.get(id) === scope) this.inFlight.delete(id);
       }
     }
   }

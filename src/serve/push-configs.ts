@@ -88,11 +88,13 @@ export class TaskPushConfigs {
     return wireConfig(taskId, found);
   }
 
-  /** Forgets config `id`; TaskNotFound when there is none. A task that has ended keeps none to delete. */
+  /**
+   * Forgets config `id` (and what it was still owed, such as the end of a task for a webhook that is
+   * down); TaskNotFound when there is none. Once the push workflow has closed there is nothing to stop.
+   */
   async delete(taskId: string, id: string): Promise<void> {
     const view = await this.view(taskId);
     if (!view?.configs.some((c) => c.id === id)) throw new TaskNotFoundError(`task ${taskId} has no push config ${id}`);
-    if (view.ended) return;
     const handle = this.o.baton.client.workflow.getHandle(pushWorkflowId(taskId));
     await handle.executeUpdate(deletePushTargetUpdate, { args: [id] }).catch((err: unknown) => {
       // Ended in between, having delivered the task's end: nothing left to delete.

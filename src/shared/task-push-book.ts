@@ -129,10 +129,10 @@ export class TaskPushBook {
     while (queue.length && queue[0]?.fingerprint === fingerprint) queue.shift();
   }
 
-  /** Notification `event` did not reach webhook `id` after its retries: recorded, and the next one goes. */
+  /** Notification `event` did not reach webhook `id` after its retries: recorded, and the next one goes (a deleted webhook's is not recorded). */
   failed(id: string, event: PushEvent, reason: string, at: string): void {
     this.pop(id, event.seq);
-    this.giveUp(id, event, reason, at);
+    if (this.targets.has(id)) this.giveUp(id, event, reason, at);
   }
 
   /** Every webhook has had what it is owed. */

@@ -255,6 +255,7 @@ describe('Baton serves A2A: push notifications to callers', () => {
       hook.answers.set(`${base}/flaky`, () => (++flakyCalls <= 2 ? 503 : 200));
       hook.answers.set(`${base}/down`, () => 503);
       hook.answers.set(`${base}/refuses`, () => 403);
+      hook.answers.set(`${base}/deleted`, () => 503);
       const sent = Task.toJSON(
         (await client.sendMessage(
           request('Verify inspection-92 against order A1042', { push: { url: `${hook.url}${base}/ok` } }),
@@ -263,11 +264,14 @@ describe('Baton serves A2A: push notifications to callers', () => {
       ) as { id: string };
       // Added while the task waits for its answer, so all three are owed the same notifications.
       await hook.until(`${base}/ok`, (p) => p.some((x) => stateOf(x) === 'TASK_STATE_INPUT_REQUIRED'), 'INPUT_REQUIRED');
-      for (const name of ['flaky', 'down', 'refuses'])
+      for (const name of ['flaky', 'down', 'refuses', 'deleted'])
         await client.createTaskPushNotificationConfig(
           { tenant: '', id: name, taskId: sent.id, url: `${hook.url}${base}/${name}`, token: '', authentication: undefined },
           auth(ACME),
         );
+      // Deleted while its first notification waits for another try: that stops, and it is owed nothing more.
+      await hook.until(`${base}/deleted`, (p) => p.length >= 1, 'the first try');
+      await client.deleteTaskPushNotificationConfig({ tenant: '', taskId: sent.id, id: 'deleted' }, auth(ACME));
       await client.sendMessage(request('SN-4471', { taskId: sent.id }), auth(ACME));
       const view = (await ctx.client.workflow.getHandle(pushWorkflowId(sent.id)).result()) as TaskPushView;
       assert.equal(view.ended, true);
@@ -295,6 +299,11 @@ describe('Baton serves A2A: push notifications to callers', () => {
         down.map((u) => u.what),
       );
       assert.equal(view.delivered, hook.at(`${base}/ok`).length + hook.at(`${base}/flaky`).length - 2);
+      assert.ok(
+        hook.at(`${base}/deleted`).every((p) => p.body.task && stateOf(p) !== 'TASK_STATE_COMPLETED'),
+        'never the end',
+      );
+      assert.ok(!view.configs.some((c) => c.id === 'deleted'));
       // The Query answers the same after the end (ListTaskPushNotificationConfigs reads it).
       const queried = await ctx.client.workflow.getHandle(pushWorkflowId(sent.id)).query(pushStateQuery);
       assert.deepEqual(queried.undelivered, view.undelivered);
