@@ -51,6 +51,7 @@ export function taskPushActivities(ctx: ActivityContext) {
       readTimeoutMs: push.timeoutMs,
       // A webhook that redirects is refused: the caller named where its notifications go.
       maxRedirects: 0,
+      owner: 'serve.push',
     },
     { ...(ctx.deps.lookup ? { lookup: ctx.deps.lookup } : {}) },
   );

@@ -43,11 +43,12 @@ export function classifyAddress(address: string): AddressClass {
 /**
  * Why a connection to `address` is refused, or undefined when it may go ahead. `allowPrivateNetwork`
  * opens private and loopback ranges; link-local, metadata and reserved addresses stay refused.
+ * `owner` names where the setting lives, for the refusal (default: the agent entry).
  */
-export function refusalFor(address: string, allowPrivateNetwork: boolean): string | undefined {
+export function refusalFor(address: string, allowPrivateNetwork: boolean, owner = 'the agent entry'): string | undefined {
   const cls = classifyAddress(address);
   if (cls === 'public') return undefined;
   if ((cls === 'private' || cls === 'loopback') && allowPrivateNetwork) return undefined;
-  if (cls === 'private' || cls === 'loopback') return `${address} is a ${cls} address and the agent entry does not set allowPrivateNetwork`;
+  if (cls === 'private' || cls === 'loopback') return `${address} is a ${cls} address and ${owner} does not set allowPrivateNetwork`;
   return `${address} is a ${cls} address, never allowed`;
 }

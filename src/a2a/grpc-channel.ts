@@ -10,8 +10,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, isIPv6 } from 'node:net';
 import { checkServerIdentity } from 'node:tls';
 import type { AgentEntry } from '../config/schema';
-import { refusalFor } from './address-policy';
-import { FetchRefusedError, type Lookup } from './guarded-fetch';
+import { FetchRefusedError, refusedResolution, type Lookup } from './guarded-fetch';
 
 export interface GrpcChannel {
   /** `ip:port` (`[ip]:port` for IPv6): the checked address the channel connects to. */
@@ -40,10 +39,8 @@ export async function grpcChannel(
   const port = url.port || (secure ? '443' : '80');
   const addresses = isIP(host) ? [host] : (await resolveAll(lookup, host)).map((a) => a.address);
   if (!addresses.length) throw new Error(`${host} did not resolve`);
-  for (const address of addresses) {
-    const why = refusalFor(address, entry.allowPrivateNetwork);
-    if (why) throw new FetchRefusedError('address', `${target}: ${host} resolves to ${why}`);
-  }
+  const refused = refusedResolution(host, addresses, entry.allowPrivateNetwork);
+  if (refused) throw new FetchRefusedError('address', `${target}: ${refused.message}`);
   const address = addresses[0] as string;
   const credentials = secure
     ? grpc.credentials.createSsl(null, null, null, { checkServerIdentity: (_name, cert) => checkServerIdentity(host, cert) })

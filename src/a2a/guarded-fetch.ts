@@ -25,6 +25,8 @@ export interface FetchPolicy {
   maxRedirects: number;
   /** Why a host may not be fetched from, or undefined: checked on the first URL and on every redirect hop. Default: any host. */
   refuseHost?: (hostname: string) => string | undefined;
+  /** Where `allowHttp` and `allowPrivateNetwork` are set, named in refusals. Default: the agent entry. */
+  owner?: string;
 }
 
 export const DEFAULT_FETCH_POLICY: FetchPolicy = {
@@ -53,8 +55,22 @@ export type Lookup = typeof dnsLookup;
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
+/** The refusal of `hostname` when any address it resolved to is refused, else undefined. */
+export function refusedResolution(
+  hostname: string,
+  addresses: readonly string[],
+  allowPrivateNetwork: boolean,
+  owner?: string,
+): FetchRefusedError | undefined {
+  for (const address of addresses) {
+    const why = refusalFor(address, allowPrivateNetwork, owner);
+    if (why) return new FetchRefusedError('address', `${hostname} resolves to ${why}`);
+  }
+  return undefined;
+}
+
 /** A DNS lookup that fails when any resolved address is refused (so no address of the set is used). */
-function guardedLookup(allowPrivateNetwork: boolean, base: Lookup): Lookup {
+function guardedLookup(allowPrivateNetwork: boolean, base: Lookup, owner?: string): Lookup {
   const lookup = (hostname: string, options: unknown, callback: unknown): void => {
     const cb = (typeof options === 'function' ? options : callback) as (
       err: Error | null,
@@ -65,10 +81,13 @@ function guardedLookup(allowPrivateNetwork: boolean, base: Lookup): Lookup {
     base(hostname, { all: true, family: opts.family ?? 0 }, (err, addresses) => {
       if (err) return cb(err);
       const list = addresses as LookupAddress[];
-      for (const a of list) {
-        const why = refusalFor(a.address, allowPrivateNetwork);
-        if (why) return cb(new FetchRefusedError('address', `${hostname} resolves to ${why}`));
-      }
+      const refused = refusedResolution(
+        hostname,
+        list.map((a) => a.address),
+        allowPrivateNetwork,
+        owner,
+      );
+      if (refused) return cb(refused);
       if (opts.all) return cb(null, list);
       const first = list[0];
       if (!first) return cb(new Error(`${hostname} did not resolve`));
@@ -82,13 +101,13 @@ function checkUrl(url: URL, policy: FetchPolicy): void {
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowHttp)) {
     throw new FetchRefusedError(
       'scheme',
-      `${url.origin}: only https is allowed${url.protocol === 'http:' ? ' (the agent entry does not set allowHttp)' : ''}`,
+      `${url.origin}: only https is allowed${url.protocol === 'http:' ? ` (${policy.owner ?? 'the agent entry'} does not set allowHttp)` : ''}`,
     );
   }
   // Literal addresses never reach the DNS lookup, so they are checked here.
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (isIP(host)) {
-    const why = refusalFor(host, policy.allowPrivateNetwork);
+    const why = refusalFor(host, policy.allowPrivateNetwork, policy.owner);
     if (why) throw new FetchRefusedError('address', `${url.origin}: ${why}`);
   }
   // After the address: an address never allowed is refused as such, whatever its host's standing.
@@ -127,7 +146,10 @@ function keepOnly(headers: Headers, names: string[]): Headers {
 /** Builds a policy-bound fetch. `lookup` is for tests that need a name to resolve somewhere chosen. */
 export function createGuardedFetch(policy: FetchPolicy, opts: { lookup?: Lookup } = {}): typeof fetch {
   const dispatcher = new Agent({
-    connect: { timeout: policy.connectTimeoutMs, lookup: guardedLookup(policy.allowPrivateNetwork, opts.lookup ?? dnsLookup) },
+    connect: {
+      timeout: policy.connectTimeoutMs,
+      lookup: guardedLookup(policy.allowPrivateNetwork, opts.lookup ?? dnsLookup, policy.owner),
+    },
     headersTimeout: policy.readTimeoutMs,
     bodyTimeout: policy.readTimeoutMs,
   });

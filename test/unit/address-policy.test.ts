@@ -34,6 +34,7 @@ describe('address policy', () => {
   it('opens only private and loopback ranges with allowPrivateNetwork', () => {
     assert.equal(refusalFor('8.8.8.8', false), undefined);
     assert.match(refusalFor('10.0.0.1', false) ?? '', /private address and the agent entry does not set allowPrivateNetwork/);
+    assert.match(refusalFor('127.0.0.1', false, 'serve.push') ?? '', /loopback address and serve\.push does not set allowPrivateNetwork/);
     assert.equal(refusalFor('10.0.0.1', true), undefined);
     assert.equal(refusalFor('127.0.0.1', true), undefined);
     assert.match(refusalFor('169.254.169.254', true) ?? '', /metadata address, never allowed/);
