@@ -10,7 +10,7 @@ import type { TaskPushNotificationConfig } from '@a2a-js/sdk';
 import { PushNotificationNotSupportedError, RequestMalformedError, TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { WithStartWorkflowOperation, WorkflowNotFoundError } from '@temporalio/client';
 import { msToNumber } from '@temporalio/common';
-import { classifyAddress } from '../a2a/address-policy';
+import { refusalFor } from '../a2a/address-policy';
 import type { BatonClient } from '../client/baton-client';
 import { sendUpdate } from '../client/send-update';
 import type { EncryptionCodec } from '../codec/encryption-codec';
@@ -42,8 +42,12 @@ export class TaskPushConfigs {
   constructor(private readonly o: TaskPushConfigsOptions) {}
 
   /** Keeps `config` for task `taskId` (the caller's, checked by the caller of this method). */
-  async set(caller: Caller, taskId: string, config: TaskPushNotificationConfig): Promise<TaskPushNotificationConfig> {
-    const target = this.targetOf(config);
+  set(caller: Caller, taskId: string, config: TaskPushNotificationConfig): Promise<TaskPushNotificationConfig> {
+    return this.keep(caller, taskId, this.targetOf(config));
+  }
+
+  /** Keeps `target` (from `targetOf`) for task `taskId`. */
+  async keep(caller: Caller, taskId: string, target: PushTarget): Promise<TaskPushNotificationConfig> {
     const temporal = this.o.baton.client;
     const input: TaskPushInput = {
       taskId,
@@ -159,12 +163,8 @@ export class TaskPushConfigs {
     if (url.username || url.password) throw new RequestMalformedError('a webhook url carries no user or password: use authentication');
     const host = url.hostname.replace(/^\[|\]$/g, '');
     const literal = isIP(host) ? host : host === 'localhost' || host.endsWith('.localhost') ? '127.0.0.1' : undefined;
-    const cls = literal ? classifyAddress(literal) : 'public';
-    const opened = (cls === 'private' || cls === 'loopback') && this.o.push.allowPrivateNetwork;
-    if (cls !== 'public' && !opened)
-      throw new RequestMalformedError(
-        `webhook ${url.origin}: ${literal} is a ${cls} address, ${cls === 'private' || cls === 'loopback' ? 'posted to only when the server sets serve.push.allowPrivateNetwork' : 'never posted to'}`,
-      );
+    const why = literal ? refusalFor(literal, this.o.push.allowPrivateNetwork, "this server's serve.push") : undefined;
+    if (why) throw new RequestMalformedError(`webhook ${url.origin}: ${why}`);
     return url.toString();
   }
 }

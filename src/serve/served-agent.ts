@@ -215,7 +215,7 @@ export class ServedAgent implements A2ARequestHandler {
     return this.guard(async () => {
       const caller = callerOf(context);
       // The task must be the caller's: another's is not found.
-      await this.reader.read(params.taskId, caller);
+      await this.reader.owned(params.taskId, caller);
       const kept = await this.o.pushConfigs.set(caller, params.taskId, params);
       this.o.logger.info({ taskId: params.taskId, service: this.o.name, configId: kept.id }, 'served task: push config kept');
       return kept;
@@ -227,7 +227,7 @@ export class ServedAgent implements A2ARequestHandler {
     context: ServerCallContext,
   ): Promise<TaskPushNotificationConfig> {
     return this.guard(async () => {
-      await this.reader.read(params.taskId, callerOf(context));
+      await this.reader.owned(params.taskId, callerOf(context));
       return this.o.pushConfigs.get(params.taskId, params.id);
     });
   }
@@ -237,7 +237,7 @@ export class ServedAgent implements A2ARequestHandler {
     context: ServerCallContext,
   ): Promise<ListTaskPushNotificationConfigsResponse> {
     return this.guard(async () => {
-      await this.reader.read(params.taskId, callerOf(context));
+      await this.reader.owned(params.taskId, callerOf(context));
       // At most 10 configs per task: one page.
       return { configs: await this.o.pushConfigs.list(params.taskId), nextPageToken: '' };
     });
@@ -245,7 +245,7 @@ export class ServedAgent implements A2ARequestHandler {
 
   deleteTaskPushNotificationConfig(params: DeleteTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<void> {
     return this.guard(async () => {
-      await this.reader.read(params.taskId, callerOf(context));
+      await this.reader.owned(params.taskId, callerOf(context));
       await this.o.pushConfigs.delete(params.taskId, params.id);
     });
   }
@@ -269,11 +269,11 @@ export class ServedAgent implements A2ARequestHandler {
     if (message.parts.length > 64) throw new RequestMalformedError(`a message has at most 64 parts (this one has ${message.parts.length})`);
     // A webhook given with the message: checked before anything starts, kept once the task exists.
     const push = params.configuration?.taskPushNotificationConfig;
-    if (push) this.o.pushConfigs.targetOf(push);
+    const target = push ? this.o.pushConfigs.targetOf(push) : undefined;
     const turn = message.taskId
       ? await this.takeTurn(message.taskId, message, caller)
       : await this.startTask(message.messageId, message.contextId, message.parts, caller);
-    if (push) await this.o.pushConfigs.set(caller, turn.id, { ...push, taskId: turn.id });
+    if (target) await this.o.pushConfigs.keep(caller, turn.id, target);
     return turn;
   }
 

@@ -4,7 +4,7 @@
  * The request handler reads through it, and so does the watch that pushes changes to callers' webhooks.
  */
 import { TaskNotFoundError } from '@a2a-js/sdk/errors';
-import { WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowNotFoundError, type WorkflowExecutionDescription } from '@temporalio/client';
 import { isRef, verified, type ArtifactStore } from '../artifacts/store';
 import type { BatonClient } from '../client/baton-client';
 import { temporalCall } from '../client/temporal-call';
@@ -42,17 +42,26 @@ export class ServedTaskReader {
     return servedTask(state, { ...facts, ...(artifacts ? { artifacts } : {}) });
   }
 
-  /** The task behind an id, if it is one of this service's and of the caller's tenant. */
-  async read(id: string, caller: Caller): Promise<ServedTaskFactsRead> {
+  /**
+   * The description of task `id` if it is one of this service's and of the caller's tenant, else
+   * TaskNotFoundError: another tenant's task, or another service's, does not leak its existence.
+   */
+  async owned(id: string, caller: Caller): Promise<WorkflowExecutionDescription> {
     const notFound = () => new TaskNotFoundError(`no task ${id}`);
     if (!id || id.length > 200) throw notFound();
     const description = await this.call(() => this.o.baton.client.workflow.getHandle(id).describe()).catch((err: unknown) => {
       throw err instanceof WorkflowNotFoundError || asBatonError(err)?.kind === 'NotFound' ? notFound() : err;
     });
     const sa = description.typedSearchAttributes;
-    // Another tenant's task, or another service's, is not found: its existence does not leak.
     if (description.type !== this.o.runner.workflowType || sa.get(SA_TENANT) !== caller.tenant || sa.get(SA_SERVICE) !== this.o.service)
       throw notFound();
+    return description;
+  }
+
+  /** The task behind an id, if it is one of this service's and of the caller's tenant. */
+  async read(id: string, caller: Caller): Promise<ServedTaskFactsRead> {
+    const description = await this.owned(id, caller);
+    const sa = description.typedSearchAttributes;
     const read = await this.call(() => this.o.runner.read(caller, id, description.status.name));
     return {
       ...read,

@@ -17,7 +17,7 @@ import { sendUpdate } from '../client/send-update';
 import { temporalCall } from '../client/temporal-call';
 import { SA_SERVED_CONTEXT, SA_SERVICE, SA_TENANT } from '../shared/search-attributes';
 import type { ServedArtifact, ServedTaskInput, ServedTaskState } from '../shared/served-task-types';
-import { delegationState, endNodes, graphState, type ServedState } from './task-view';
+import { delegationState, endNodes, graphState, TERMINAL_STATES, type ServedState } from './task-view';
 
 /** A served task, read: its state and, once COMPLETED, its result (delegations' artifacts, or the workflow's own). */
 export interface TaskRead {
@@ -129,23 +129,14 @@ export class GraphRunner implements TaskRunner {
 }
 
 /** A task that is one delegation, read: a closed delegation's record is its result; a running one answers the status Query. */
-async function readDelegationTask(
-  baton: BatonClient,
-  id: string,
-  closed: boolean,
-): Promise<{ state: ServedState; results: DelegationRecord[] }> {
+async function readDelegationTask(baton: BatonClient, id: string, closed: boolean): Promise<TaskRead> {
   const handle = baton.client.workflow.getHandle(id);
   const record = readRecord(closed ? await handle.result() : await handle.query(statusQuery));
   return { state: delegationState(record), results: record.outcome?.kind === 'ACCEPTED' ? [record] : [] };
 }
 
 /** A task that is a graph, read: its outcome and end nodes' results, or the question of a node that waits. */
-async function readGraphTask(
-  batonClient: BatonClient,
-  graphs: GraphClient,
-  caller: Caller,
-  id: string,
-): Promise<{ state: ServedState; results: DelegationRecord[] }> {
+async function readGraphTask(batonClient: BatonClient, graphs: GraphClient, caller: Caller, id: string): Promise<TaskRead> {
   const graph = await graphs.as(caller).show(id, { limit: 100 });
   const baton = batonClient.as(caller);
   if (graph.status === 'SETTLED') {
@@ -231,13 +222,8 @@ async function readWorkflowTask(baton: BatonClient, id: string, status: string):
 
 /** A served workflow's own state as the caller's (pure). */
 export function workflowTaskState(id: string, shown: ServedTaskState, status: string): Omit<TaskRead, 'results'> {
-  const ended =
-    shown.state === 'TASK_STATE_COMPLETED' ||
-    shown.state === 'TASK_STATE_FAILED' ||
-    shown.state === 'TASK_STATE_REJECTED' ||
-    shown.state === 'TASK_STATE_CANCELED';
   // A workflow that returned without ending its task did not do what was asked.
-  if (status === 'COMPLETED' && !ended)
+  if (status === 'COMPLETED' && !TERMINAL_STATES.has(shown.state))
     return {
       state: {
         state: 'TASK_STATE_FAILED',
