@@ -6,8 +6,6 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { Message, StreamResponse, Task } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
@@ -16,6 +14,7 @@ import { startAgentServer } from '../../src/demo/agent-server';
 import { supplierQa } from '../../src/demo/supplier-qa';
 import { freePort } from '../../src/runtime/temporal-server';
 import { CliProcess, runCli, userEnv } from '../helpers/cli';
+import { stateOf, Webhook } from '../helpers/webhook';
 import { kill, workerProcesses } from '../helpers/worker-process';
 
 const TOKEN = 'serve-crash-token-0123456789';
@@ -57,7 +56,8 @@ describe('baton serve', () => {
       await p.waitFor('A2A agent supplier-check at');
       return p;
     };
-    const hook = await completionHook();
+    const hook = new Webhook();
+    await hook.start();
     let worker = await wp.start();
     let server = await serve();
     try {
@@ -82,7 +82,7 @@ describe('baton serve', () => {
       assert.match(taskId, /^a2a-supplier-check-/);
       // A webhook too: its notifications come from the worker that is about to die.
       await client.createTaskPushNotificationConfig(
-        { tenant: '', id: 'hook', taskId, url: hook.url, token: '', authentication: undefined },
+        { tenant: '', id: 'hook', taskId, url: `${hook.url}/hook`, token: '', authentication: undefined },
         auth,
       );
 
@@ -115,11 +115,12 @@ describe('baton serve', () => {
       assert.equal(done.artifacts?.[0]?.name, 'verdict');
       assert.equal(remoteTasks.length, 1, 'one remote task, through both crashes');
       // The webhook had the end, with the verdict, from the worker that took over.
-      const end = await hook.completed;
-      assert.equal(end.id, taskId);
-      assert.equal(end.artifacts?.[0]?.name, 'verdict');
+      const posts = await hook.until('/hook', (p) => p.some((x) => stateOf(x) === 'TASK_STATE_COMPLETED'), 'COMPLETED');
+      const end = posts.find((x) => stateOf(x) === 'TASK_STATE_COMPLETED')?.body.task;
+      assert.equal(end?.id, taskId);
+      assert.equal(end?.artifacts?.[0]?.name, 'verdict');
       assert.ok(
-        hook.posts.every((p) => p === taskId),
+        posts.every((p) => (p.body.task?.id ?? p.body.statusUpdate?.taskId) === taskId),
         'every notification is about the task',
       );
     } finally {
@@ -133,27 +134,3 @@ describe('baton serve', () => {
     }
   });
 });
-
-/** A webhook on loopback: the task of each notification, and the first COMPLETED task it is sent. */
-async function completionHook(): Promise<{ url: string; posts: string[]; completed: Promise<Wire>; close(): Promise<void> }> {
-  const posts: string[] = [];
-  let done: (task: Wire) => void = () => undefined;
-  const completed = new Promise<Wire>((r) => (done = r));
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { task?: Wire; statusUpdate?: { taskId: string } };
-      posts.push(body.task?.id ?? body.statusUpdate?.taskId ?? '?');
-      res.writeHead(200).end();
-      if (body.task?.status.state === 'TASK_STATE_COMPLETED') done(body.task);
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    posts,
-    completed,
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}

@@ -7,8 +7,6 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Message, Task, type SendMessageRequest, type TaskPushNotificationConfig } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
@@ -23,6 +21,7 @@ import { servedTaskId } from '../../src/serve/task-id';
 import type { TaskPushView } from '../../src/shared/task-push-types';
 import { pushStateQuery } from '../../workflows/messages';
 import { BINDINGS, PIPELINE, serveForTest, type Binding, SUPPLIER_CHECK } from '../helpers/served';
+import { stateOf, Webhook } from '../helpers/webhook';
 import { historyText, loopbackAgent, withWorker, type TestWorkerContext } from '../helpers/temporal';
 
 const ACME = 'acme-push-token-0123456789abcdef';
@@ -51,65 +50,6 @@ function request(
     },
     metadata: undefined,
   };
-}
-
-interface Pushed {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: {
-    task?: { id: string; status: { state: string }; artifacts?: { name?: string; parts: { data?: unknown }[] }[] };
-    statusUpdate?: { taskId: string; status: { state: string } };
-  };
-}
-
-/** The state a notification carries, whichever form it has. */
-const stateOf = (p: Pushed): string => p.body.task?.status.state ?? p.body.statusUpdate?.status.state ?? '?';
-
-/** A webhook on loopback: keeps every POST; `answers` says what each path answers (default 200). */
-class Webhook {
-  readonly received: Pushed[] = [];
-  readonly answers = new Map<string, () => number>();
-  private waiters: (() => void)[] = [];
-  private server?: Server;
-  url = '';
-
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const path = req.url ?? '';
-        const status = this.answers.get(path)?.() ?? 200;
-        this.received.push({ path, headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Pushed['body'] });
-        res.writeHead(status).end();
-        for (const w of this.waiters.splice(0)) w();
-      });
-    });
-    await new Promise<void>((r) => this.server?.listen(0, '127.0.0.1', r));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  /** The POSTs to `path` so far. */
-  at(path: string): Pushed[] {
-    return this.received.filter((p) => p.path === path);
-  }
-
-  /** Resolves once `done` holds of the POSTs to `path` (checked on each POST). */
-  async until(path: string, done: (posts: Pushed[]) => boolean, what: string): Promise<Pushed[]> {
-    const deadline = Date.now() + 60_000;
-    while (!done(this.at(path))) {
-      if (Date.now() > deadline) assert.fail(`webhook ${path}: ${what} did not come in 60 s; got ${this.at(path).map(stateOf).join(', ')}`);
-      await new Promise<void>((r) => {
-        this.waiters.push(r);
-        setTimeout(r, 1_000).unref();
-      });
-    }
-    return this.at(path);
-  }
-
-  close(): Promise<void> {
-    return new Promise((r) => this.server?.close(() => r()));
-  }
 }
 
 describe('Baton serves A2A: push notifications to callers', () => {

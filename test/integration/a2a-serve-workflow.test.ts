@@ -6,8 +6,6 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { Message, StreamResponse, Task, type SendMessageRequest } from '@a2a-js/sdk';
@@ -28,6 +26,7 @@ import { installTemporalRuntime } from '../../src/runtime/logger';
 import { freePort } from '../../src/runtime/temporal-server';
 import { prepareServing } from '../../src/serve/serving';
 import { loopbackAgent, testServer } from '../helpers/temporal';
+import { stateOf, Webhook } from '../helpers/webhook';
 
 const ACME = 'acme-wf-token-0123456789abcdef';
 const GLOBEX = 'globex-wf-token-0123456789abcdef';
@@ -60,31 +59,14 @@ const wire = async (r: Promise<Message | Task>): Promise<Wire> => Task.toJSON((a
 
 describe('Baton serves an application workflow as an A2A agent', () => {
   let agent: RunningAgent;
-  const pushed: { state: string; artifacts?: unknown[] }[] = [];
-  let hookUrl = '';
-  const hook = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-        task?: { status: { state: string }; artifacts?: unknown[] };
-        statusUpdate?: { status: { state: string } };
-      };
-      pushed.push({
-        state: body.task?.status.state ?? body.statusUpdate?.status.state ?? '?',
-        ...(body.task ? { artifacts: body.task.artifacts } : {}),
-      });
-      res.writeHead(200).end();
-    });
-  });
+  const hook = new Webhook();
   before(async () => {
     agent = await startAgentServer(supplierQa({ workMs: 30 }));
-    await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
-    hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/order-check`;
+    await hook.start();
   });
   after(async () => {
     await agent.close();
-    await new Promise((r) => hook.close(r));
+    await hook.close();
   });
 
   it('asks its question, takes the answer on the same task, completes with its verdict; push and cancel work', async () => {
@@ -146,7 +128,7 @@ describe('Baton serves an application workflow as an A2A agent', () => {
         try {
           const rpc = await connect(new JsonRpcTransportFactory());
           const grpc = await connect(new GrpcTransportFactory());
-          const first = request('Verify inspection-92 against order A1042', { push: hookUrl });
+          const first = request('Verify inspection-92 against order A1042', { push: `${hook.url}/order-check` });
           const asked = await wire(rpc.sendMessage(first, auth(ACME)));
           assert.match(asked.id, /^a2a-order-check-[0-9a-f]{32}$/);
           assert.equal(asked.status.state, 'TASK_STATE_INPUT_REQUIRED', JSON.stringify(asked.status));
@@ -185,13 +167,14 @@ describe('Baton serves an application workflow as an A2A agent', () => {
           // The webhook given with the first message had the question and the end, with the verdict.
           const temporal = new TemporalClient({ connection, namespace });
           await temporal.workflow.getHandle(`${asked.id}.push`).result();
+          const pushed = hook.at('/order-check');
           assert.ok(
-            pushed.some((p) => p.state === 'TASK_STATE_INPUT_REQUIRED'),
-            JSON.stringify(pushed),
+            pushed.some((p) => stateOf(p) === 'TASK_STATE_INPUT_REQUIRED'),
+            JSON.stringify(pushed.map(stateOf)),
           );
           const end = pushed.at(-1);
-          assert.equal(end?.state, 'TASK_STATE_COMPLETED');
-          assert.equal((end?.artifacts as { name?: string }[] | undefined)?.[0]?.name, 'verdict');
+          assert.equal(end && stateOf(end), 'TASK_STATE_COMPLETED');
+          assert.equal(end?.body.task?.artifacts?.[0]?.name, 'verdict');
 
           // A second task, canceled while it asks: the workflow's wait ends, the task is CANCELED.
           const second = await wire(rpc.sendMessage(request('Verify inspection-92 against order A1042'), auth(ACME)));
