@@ -3,6 +3,7 @@
  * changes) and one POST of one notification to one caller's webhook. The webhook's address is checked
  * like an agent's (guarded fetch, `serve.push`), its sealed token and credentials opened only here.
  */
+import { recordPushDelivery } from '../src/telemetry/metrics';
 import { Context, activityInfo } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { TaskNotFoundError } from '@a2a-js/sdk/errors';
@@ -148,12 +149,20 @@ export function taskPushActivities(ctx: ActivityContext) {
         await res.body?.cancel().catch(() => undefined);
       } catch (err) {
         const refused = findCause(err, FetchRefusedError);
-        if (refused) throw ApplicationFailure.nonRetryable(`webhook ${origin}: ${refused.message}`, PUSH_REFUSED);
+        if (refused) {
+          recordPushDelivery('refused');
+          throw ApplicationFailure.nonRetryable(`webhook ${origin}: ${refused.message}`, PUSH_REFUSED);
+        }
         const code = errnoIn(err);
+        recordPushDelivery('failed');
         throw ApplicationFailure.retryable(`webhook ${origin} could not be reached (${code ?? (err as Error).name})`, 'WebhookUnreachable');
       }
-      if (status >= 200 && status < 300) return { status, fingerprint };
+      if (status >= 200 && status < 300) {
+        recordPushDelivery('delivered');
+        return { status, fingerprint };
+      }
       const again = status === 408 || status === 429 || status >= 500;
+      recordPushDelivery(again ? 'failed' : 'refused');
       const why = `webhook ${origin} answered ${status} to notification ${event.seq} of task ${input.taskId}`;
       if (again) throw ApplicationFailure.retryable(why, 'WebhookUnavailable');
       throw ApplicationFailure.nonRetryable(why, PUSH_REFUSED);

@@ -9,6 +9,7 @@ import type { QueuedTurn } from '../src/shared/delegation-state';
 import { SA_STATUS } from '../src/shared/search-attributes';
 import { DelegationRun, type Step } from './delegation-run';
 import { refuse } from './refusal';
+import { delegationSettled, delegationStarted } from './telemetry';
 import {
   answerSignal,
   answerUpdate,
@@ -46,6 +47,7 @@ export async function delegationWorkflow(input: DelegationInput, carried?: Deleg
   // Started with its attributes set (startingAttributes), or continued with them: nothing to upsert
   // until something changes.
   if (!carried && workflowInfo().typedSearchAttributes.get(SA_STATUS) !== 'STARTING') run.publish();
+  if (!carried) delegationStarted(input.agent);
 
   let carry: DelegationCarry | undefined;
   try {
@@ -68,5 +70,6 @@ export async function delegationWorkflow(input: DelegationInput, carried?: Deleg
   // end it as Cancelled without its record; the caller needs the record with the real remote end.
   if (!allHandlersFinished()) await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   await run.announceSettled();
+  delegationSettled(input.agent, run.record.outcome?.kind, run.record.remote.taskId);
   return run.record;
 }

@@ -4,6 +4,7 @@
  */
 import { Client, JsonRpcTransportFactory, RestTransportFactory, TenantTransportDecorator } from '@a2a-js/sdk/client';
 import type { AgentCard } from '@a2a-js/sdk';
+import { instrumentCall, instrumentStream, type RemoteCall } from '../telemetry/a2a-call';
 import type { Part, StreamEvent, Task } from '../shared/a2a-types';
 import type { ChosenInterface } from '../shared/delegation-types';
 import { toFailure } from './errors';
@@ -30,6 +31,8 @@ export class AgentClient {
   private constructor(
     readonly agentName: string,
     private readonly client: Client,
+    /** The chosen interface's binding (JSONRPC, HTTP+JSON, GRPC): a label of every call's span and metrics. */
+    private readonly binding: string,
     /** Metadata for every call: the auth header over gRPC (over HTTP the fetch adds it). */
     private readonly serviceParameters: Record<string, string> = {},
   ) {}
@@ -61,27 +64,42 @@ export class AgentClient {
       transport = await factory.create(iface.url, card);
     }
     if (iface.tenant) transport = new TenantTransportDecorator(transport, iface.tenant);
-    return new AgentClient(agentName, new Client(transport, card, { polling: true }), headers);
+    return new AgentClient(agentName, new Client(transport, card, { polling: true }), iface.binding, headers);
   }
 
-  /** The options of one call. */
-  private call(signal?: AbortSignal) {
-    return { signal, serviceParameters: this.serviceParameters };
+  /** The options of one call: its signal, the auth metadata and the trace context. */
+  private call(signal: AbortSignal | undefined, traceHeaders: Record<string, string>) {
+    return { signal, serviceParameters: { ...this.serviceParameters, ...traceHeaders } };
+  }
+
+  private named(method: string, taskId?: string): RemoteCall {
+    return { agent: this.agentName, binding: this.binding, method, ...(taskId ? { taskId } : {}) };
   }
 
   /** SendMessage with `returnImmediately`: the answer comes as soon as the task exists. */
   async send(turn: SendTurn, signal?: AbortSignal): Promise<SendResult> {
     try {
-      const result = await this.client.sendMessage(
-        {
-          tenant: '',
-          message: userMessageToSdk(turn),
-          metadata: undefined,
-          configuration: { acceptedOutputModes: [], returnImmediately: true, historyLength: 0, taskPushNotificationConfig: undefined },
-        },
-        this.call(signal),
+      return await instrumentCall(
+        this.named('SendMessage', turn.taskId),
+        async (trace) =>
+          sendResultFromSdk(
+            await this.client.sendMessage(
+              {
+                tenant: '',
+                message: userMessageToSdk(turn),
+                metadata: undefined,
+                configuration: {
+                  acceptedOutputModes: [],
+                  returnImmediately: true,
+                  historyLength: 0,
+                  taskPushNotificationConfig: undefined,
+                },
+              },
+              this.call(signal, trace),
+            ),
+          ),
+        (r) => (r.kind === 'task' ? r.task.id : undefined),
       );
-      return sendResultFromSdk(result);
     } catch (err) {
       throw toFailure(err, `agent ${this.agentName}: SendMessage`);
     }
@@ -93,16 +111,22 @@ export class AgentClient {
    */
   async *sendStream(turn: SendTurn, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
     try {
-      const events = this.client.sendMessageStream(
-        {
-          tenant: '',
-          message: userMessageToSdk(turn),
-          metadata: undefined,
-          configuration: { acceptedOutputModes: [], returnImmediately: false, historyLength: 0, taskPushNotificationConfig: undefined },
-        },
-        this.call(signal),
+      yield* instrumentStream(
+        this.named('SendStreamingMessage', turn.taskId),
+        async function* (this: AgentClient, trace: Record<string, string>) {
+          const events = this.client.sendMessageStream(
+            {
+              tenant: '',
+              message: userMessageToSdk(turn),
+              metadata: undefined,
+              configuration: { acceptedOutputModes: [], returnImmediately: false, historyLength: 0, taskPushNotificationConfig: undefined },
+            },
+            this.call(signal, trace),
+          );
+          for await (const event of events) yield streamEventFromSdk(event);
+        }.bind(this),
+        taskIdOfEvent,
       );
-      for await (const event of events) yield streamEventFromSdk(event);
     } catch (err) {
       throw toFailure(err, `agent ${this.agentName}: SendStreamingMessage`);
     }
@@ -111,7 +135,9 @@ export class AgentClient {
   /** CancelTask; the updated task. TaskNotCancelable arrives as an AgentRefused failure. */
   async cancel(taskId: string, signal?: AbortSignal): Promise<Task> {
     try {
-      return taskFromSdk(await this.client.cancelTask({ tenant: '', id: taskId, metadata: undefined }, this.call(signal)));
+      return await instrumentCall(this.named('CancelTask', taskId), async (trace) =>
+        taskFromSdk(await this.client.cancelTask({ tenant: '', id: taskId, metadata: undefined }, this.call(signal, trace))),
+      );
     } catch (err) {
       throw toFailure(err, `agent ${this.agentName}: CancelTask ${taskId}`);
     }
@@ -129,24 +155,30 @@ export class AgentClient {
     const has = (t: { history?: { messageId?: string }[] }) => (t.history ?? []).some((m) => m.messageId === messageId);
     try {
       if (opts.taskId) {
-        const task = await this.client.getTask({ tenant: '', id: opts.taskId, historyLength: 100 }, { signal: opts.signal });
+        const id = opts.taskId;
+        const task = await instrumentCall(this.named('GetTask', id), (trace) =>
+          this.client.getTask({ tenant: '', id, historyLength: 100 }, this.call(opts.signal, trace)),
+        );
         return has(task) ? taskFromSdk(task) : undefined;
       }
       if (this.protocolVersion.startsWith('0.')) return 'unsupported';
       let pageToken = '';
       for (let page = 0; page < 5; page++) {
-        const res = await this.client.listTasks(
-          {
-            tenant: '',
-            contextId: '',
-            status: 0,
-            pageSize: 100,
-            pageToken,
-            historyLength: 20,
-            statusTimestampAfter: opts.since,
-            includeArtifacts: true,
-          },
-          { signal: opts.signal },
+        const token = pageToken;
+        const res = await instrumentCall(this.named('ListTasks'), (trace) =>
+          this.client.listTasks(
+            {
+              tenant: '',
+              contextId: '',
+              status: 0,
+              pageSize: 100,
+              pageToken: token,
+              historyLength: 20,
+              statusTimestampAfter: opts.since,
+              includeArtifacts: true,
+            },
+            this.call(opts.signal, trace),
+          ),
         );
         const found = res.tasks.find(has);
         if (found) return taskFromSdk(found);
@@ -168,7 +200,13 @@ export class AgentClient {
    */
   async *subscribe(taskId: string, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
     try {
-      for await (const event of this.client.resubscribeTask({ tenant: '', id: taskId }, this.call(signal))) yield streamEventFromSdk(event);
+      yield* instrumentStream(
+        this.named('SubscribeToTask', taskId),
+        async function* (this: AgentClient, trace: Record<string, string>) {
+          for await (const event of this.client.resubscribeTask({ tenant: '', id: taskId }, this.call(signal, trace)))
+            yield streamEventFromSdk(event);
+        }.bind(this),
+      );
     } catch (err) {
       throw toFailure(err, `agent ${this.agentName}: SubscribeToTask ${taskId}`);
     }
@@ -184,18 +222,21 @@ export class AgentClient {
     try {
       let pageToken = '';
       for (let page = 0; page < 5; page++) {
-        const res = await this.client.listTasks(
-          {
-            tenant: '',
-            contextId,
-            status: 0,
-            pageSize: 100,
-            pageToken,
-            historyLength: 0,
-            statusTimestampAfter: '',
-            includeArtifacts: false,
-          },
-          this.call(signal),
+        const token = pageToken;
+        const res = await instrumentCall(this.named('ListTasks'), (trace) =>
+          this.client.listTasks(
+            {
+              tenant: '',
+              contextId,
+              status: 0,
+              pageSize: 100,
+              pageToken: token,
+              historyLength: 0,
+              statusTimestampAfter: '',
+              includeArtifacts: false,
+            },
+            this.call(signal, trace),
+          ),
         );
         const found = res.tasks.find((t) => t.id === taskId);
         if (found) return { ...taskFromSdk(found), artifacts: [] };
@@ -214,9 +255,11 @@ export class AgentClient {
    */
   async createPushConfig(taskId: string, url: string, token: string, signal?: AbortSignal): Promise<void> {
     try {
-      await this.client.createTaskPushNotificationConfig(
-        { tenant: '', id: '', taskId, url, token, authentication: { scheme: 'Bearer', credentials: token } },
-        this.call(signal),
+      await instrumentCall(this.named('CreateTaskPushNotificationConfig', taskId), (trace) =>
+        this.client.createTaskPushNotificationConfig(
+          { tenant: '', id: '', taskId, url, token, authentication: { scheme: 'Bearer', credentials: token } },
+          this.call(signal, trace),
+        ),
       );
     } catch (err) {
       throw toFailure(err, `agent ${this.agentName}: CreateTaskPushNotificationConfig for ${taskId}`);
@@ -230,9 +273,19 @@ export class AgentClient {
 
   async getTask(taskId: string, signal?: AbortSignal): Promise<Task> {
     try {
-      return taskFromSdk(await this.client.getTask({ tenant: '', id: taskId, historyLength: 0 }, this.call(signal)));
+      return await instrumentCall(this.named('GetTask', taskId), async (trace) =>
+        taskFromSdk(await this.client.getTask({ tenant: '', id: taskId, historyLength: 0 }, this.call(signal, trace))),
+      );
     } catch (err) {
       throw toFailure(err, `agent ${this.agentName}: GetTask ${taskId}`);
     }
   }
+}
+
+/** The remote task an event of a new task's stream names (its first event is the Task). */
+function taskIdOfEvent(event: StreamEvent): string | undefined {
+  if ('task' in event) return event.task.id;
+  if ('statusUpdate' in event) return event.statusUpdate.taskId;
+  if ('artifactUpdate' in event) return event.artifactUpdate.taskId;
+  return undefined;
 }

@@ -4,6 +4,7 @@
  * card and caps on its text fields, an optional JWS signature against pinned keys, and a sha256 of the
  * exact bytes with a snapshot for audit. 0.3 cards are read through the SDK's compatibility layer.
  */
+import { instrumentCall } from '../telemetry/a2a-call';
 import { createHash } from 'node:crypto';
 import { AGENT_CARD_PATH, type AgentCard, verifyAgentCardSignature } from '@a2a-js/sdk';
 import { DefaultAgentCardResolver } from '@a2a-js/sdk/client';
@@ -99,13 +100,15 @@ export async function fetchCard(agentName: string, entry: AgentEntry, opts: { lo
   const fetchImpl = createAgentFetch(agentName, entry, { lookup: opts.lookup, maxResponseBytes: entry.limits.maxCardBytes });
   let body: Buffer;
   try {
-    // 👉 A2A-Version 1.0: an agent that also speaks 0.3 serves its 1.0 card only when asked.
-    const res = await fetchImpl(url, { headers: { accept: 'application/json', 'A2A-Version': '1.0' } });
-    if (!res.ok) {
-      void res.body?.cancel();
-      throw AgentHttpError.forStatus(res.status, `HTTP ${res.status} fetching ${url}`, parseRetryAfter(res.headers.get('retry-after')));
-    }
-    body = Buffer.from(await res.arrayBuffer());
+    body = await instrumentCall({ agent: agentName, binding: 'HTTP', method: 'GetAgentCard' }, async (trace) => {
+      // 👉 A2A-Version 1.0: an agent that also speaks 0.3 serves its 1.0 card only when asked.
+      const res = await fetchImpl(url, { headers: { ...trace, accept: 'application/json', 'A2A-Version': '1.0' } });
+      if (!res.ok) {
+        void res.body?.cancel();
+        throw AgentHttpError.forStatus(res.status, `HTTP ${res.status} fetching ${url}`, parseRetryAfter(res.headers.get('retry-after')));
+      }
+      return Buffer.from(await res.arrayBuffer());
+    });
   } catch (err) {
     throw toFailure(err, `agent ${agentName}: fetching card ${url}`);
   }

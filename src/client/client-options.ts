@@ -3,6 +3,7 @@
  * share the making of.
  */
 import { Client, type ConnectionLike } from '@temporalio/client';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client';
 import type { DataConverter } from '@temporalio/common';
 import type { Caller } from '../shared/delegation-types';
 
@@ -14,7 +15,18 @@ export interface BatonClientOptions {
   dataConverter?: DataConverter;
 }
 
-/** The Temporal client for `opts`: its namespace, and its data converter when one is given. */
+/**
+ * The Temporal client for `opts`: its namespace, its data converter when one is given, and
+ * OpenTelemetry's client interceptor, which starts a span for each start, Update and Query and
+ * passes the trace to the workflow in its headers. It costs nothing measurable without a tracer
+ * provider (the API's no-op tracer), and with the application's own provider the delegation joins
+ * the application's trace.
+ */
 export function temporalClient(connection: ConnectionLike, opts: BatonClientOptions): Client {
-  return new Client({ connection, namespace: opts.namespace, ...(opts.dataConverter ? { dataConverter: opts.dataConverter } : {}) });
+  return new Client({
+    connection,
+    namespace: opts.namespace,
+    ...(opts.dataConverter ? { dataConverter: opts.dataConverter } : {}),
+    interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] },
+  });
 }

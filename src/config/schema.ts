@@ -626,6 +626,54 @@ export const ServeSchema = z
   .strict();
 export type ServeConfig = z.infer<typeof ServeSchema>;
 
+/** `host:port` a metrics endpoint listens on (`0.0.0.0:9464` for every interface). */
+const ListenAddressSchema = z
+  .string()
+  .regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must be host:port, for example 127.0.0.1:9464');
+
+/**
+ * Traces and metrics (docs/observability.md). Both are off unless configured: tracing also by the
+ * standard `OTEL_EXPORTER_OTLP_ENDPOINT` / `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` variables.
+ */
+export const TelemetrySchema = z
+  .object({
+    /** OpenTelemetry traces, exported with OTLP over HTTP. */
+    traces: z
+      .object({
+        /**
+         * The OTLP/HTTP receiver's base URL (`http://collector:4318`; spans go to `<endpoint>/v1/traces`).
+         * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` or `OTEL_EXPORTER_OTLP_ENDPOINT` wins, as the OpenTelemetry
+         * specification has it.
+         */
+        endpoint: z.url({ message: 'must be the OTLP/HTTP receiver URL, for example http://127.0.0.1:4318' }).optional(),
+        /** The `service.name` of this process's spans. Default: `OTEL_SERVICE_NAME`, else `baton-<command>` (baton-worker, baton-cli…). */
+        serviceName: z.string().min(1).optional(),
+      })
+      .strict()
+      .optional(),
+    /** Prometheus endpoints (`GET /metrics`), one per process kind; each is off unless its address is set. */
+    metrics: z
+      .object({
+        /** `baton worker` (and `baton dev`, which runs everything in one process): the Temporal SDK's metrics and Baton's. */
+        worker: ListenAddressSchema.optional(),
+        /** `baton ui`: its HTTP API's requests. */
+        ui: ListenAddressSchema.optional(),
+        /** `baton webhook`: the push notifications it takes and refuses. */
+        webhook: ListenAddressSchema.optional(),
+        /** `baton serve`: the served agents' requests. */
+        serve: ListenAddressSchema.optional(),
+        /**
+         * How often a worker counts the requests waiting for a person (`baton_pending_requests`), by one
+         * visibility count per kind. Default 30s: a dashboard figure, not an alert that must be instant.
+         */
+        pendingEvery: DurationSchema.default('30s'),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+export type TelemetryConfig = z.infer<typeof TelemetrySchema>;
+
 export const ConfigSchema = z
   .object({
     temporal: z
@@ -683,6 +731,8 @@ export const ConfigSchema = z
     api: ApiSchema.default({ listen: { host: '127.0.0.1', port: 41230 }, callers: [], rateLimit: { requestsPerMinute: 600, burst: 120 } }),
     /** A2A agents Baton serves itself. Default: none. */
     serve: ServeSchema.optional(),
+    /** Traces and Prometheus metrics. Default: off. */
+    telemetry: TelemetrySchema.optional(),
   })
   .strict();
 /** A loaded config: the file's fields, and where Temporal is as the loader resolved it (runtime/temporal-target). */

@@ -2,6 +2,8 @@
  * Serves a demo agent over HTTP on loopback with the official SDK: the card at
  * `/.well-known/agent-card.json`, JSON-RPC at `/a2a/jsonrpc` and HTTP+JSON at `/a2a/rest`, both 1.0.
  */
+import { traceRequests } from '../telemetry/http-server-span';
+import { serviceTracer } from '../telemetry/tracing';
 import { listen } from '../runtime/listen';
 import express from 'express';
 import type { z } from 'zod';
@@ -90,6 +92,8 @@ export interface AgentServerOptions {
 export async function startAgentServer(def: DemoAgentDefinition, opts: AgentServerOptions = {}): Promise<RunningAgent> {
   const host = opts.host ?? '127.0.0.1';
   const app = express();
+  // With tracing on, the agent's spans are its own service's, children of the caller's call.
+  app.use(traceRequests(def.name, serviceTracer(def.name)));
   // 👉 The SDK's handlers would otherwise parse bodies with express's 100 kB default.
   app.use(express.json({ limit: '10mb', type: ['application/json', 'application/a2a+json'] }));
   const { server, port } = await listen(app, host, opts.port ?? 0, '--port, or --agents-port for baton dev');

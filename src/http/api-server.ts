@@ -3,6 +3,7 @@
  * call but the document itself needs `Authorization: Bearer <token>`; the token names the caller,
  * and the same checks as the CLI's apply (the tenant of a delegation, the pending request id).
  */
+import { recordApiRequest } from '../telemetry/metrics';
 import { listen } from '../runtime/listen';
 import { RateLimiter, retryAfterSeconds } from './rate-limit';
 import { existsSync } from 'node:fs';
@@ -121,6 +122,17 @@ export function createApiApp(opts: ApiServerOptions): express.Express {
   });
 
   const api = express.Router();
+  api.use((req, res, next) => {
+    const started = performance.now();
+    res.once('finish', () =>
+      // The route's pattern (`/delegations/:id`), never the path: ids would make a series each.
+      recordApiRequest(
+        { route: req.route ? `${req.method} ${String(req.route.path)}` : 'unmatched', status: String(res.statusCode) },
+        (performance.now() - started) / 1000,
+      ),
+    );
+    next();
+  });
   api.use((_req, res, next) => {
     res.setHeader('Cache-Control', 'no-store');
     next();

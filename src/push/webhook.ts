@@ -4,6 +4,7 @@
  * a Signal; the workflow treats it as a hint and reads the task with GetTask. Nothing here needs a
  * database: the token is an HMAC of delegation and task id under the shared secret.
  */
+import { recordPushReceived } from '../telemetry/metrics';
 import { listen } from '../runtime/listen';
 import { RateLimiter, retryAfterSeconds } from '../http/rate-limit';
 import { createHash } from 'node:crypto';
@@ -53,6 +54,7 @@ export async function startWebhook(opts: WebhookOptions): Promise<RunningWebhook
     const delegationId = String(req.params.delegationId);
     const refuse = (status: number, why: string): void => {
       stats.refused += 1;
+      recordPushReceived('refused');
       log.warn({ delegationId, status, why }, 'push refused');
       res.status(status).json({ error: why });
     };
@@ -74,6 +76,7 @@ export async function startWebhook(opts: WebhookOptions): Promise<RunningWebhook
     const taken = limiter.take(delegationId);
     if (!taken.ok) {
       stats.rateLimited += 1;
+      recordPushReceived('rate_limited');
       const seconds = retryAfterSeconds(taken.retryAfterMs);
       log.warn({ delegationId, taskId, retryAfterSeconds: seconds }, 'push rate limited');
       return void res
@@ -87,10 +90,12 @@ export async function startWebhook(opts: WebhookOptions): Promise<RunningWebhook
     const key = createHash('sha256').update(delegationId).update('\n').update(taskId).update('\n').update(raw).digest('hex');
     if (seen.has(key)) {
       stats.duplicates += 1;
+      recordPushReceived('duplicate');
       log.info({ delegationId, taskId }, 'duplicate push dropped');
       return void res.status(200).json({ status: 'duplicate' });
     }
     seen.set(key, now);
+    recordPushReceived('accepted');
     // Answer first: the agent must not wait on Temporal.
     res.status(202).json({ status: 'accepted' });
     opts.deliver(delegationId, taskId).then(
@@ -105,6 +110,7 @@ export async function startWebhook(opts: WebhookOptions): Promise<RunningWebhook
   app.use((err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
     const status = (err as { status?: number }).status ?? 400;
     stats.refused += 1;
+    recordPushReceived('refused');
     log.warn({ status, why: (err as Error).message }, 'push refused');
     res.status(status).json({ error: (err as Error).message });
   });

@@ -6,10 +6,17 @@ import { dirname, join } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { projectRoot } from './project-root';
 
-/** Where setup writes the bundle and workers read it. */
-export function workflowBundlePath(): string {
-  return join(projectRoot(), 'lib', 'workflow-bundle.js');
+/** Where setup writes the bundle and workers read it; `traced`: the one with OpenTelemetry's workflow interceptors. */
+export function workflowBundlePath(traced = false): string {
+  return join(projectRoot(), 'lib', traced ? 'workflow-bundle-traced.js' : 'workflow-bundle.js');
 }
+
+/**
+ * OpenTelemetry's workflow interceptors: a span for the workflow, each activity and local activity,
+ * sent out of the sandbox through a sink. In a bundle of their own, so a worker without tracing runs
+ * no tracing code (and needs no sink) in its workflows.
+ */
+export const TRACING_INTERCEPTOR_MODULES = [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')];
 
 /** The workflows entry point, compiled or source, next to this file's own tree. */
 export function workflowsPath(): string {
@@ -31,8 +38,8 @@ function newestSource(dir: string): number {
  * The prebuilt bundle when it is at least as new as the compiled workflows and shared code; undefined
  * when it is missing or stale (after a `tsc` without `npm run build`), so the worker bundles afresh.
  */
-export function freshWorkflowBundlePath(): string | undefined {
-  const bundle = workflowBundlePath();
+export function freshWorkflowBundlePath(traced = false): string | undefined {
+  const bundle = workflowBundlePath(traced);
   if (!existsSync(bundle)) return undefined;
   const lib = dirname(bundle);
   const sources = [join(lib, 'workflows'), join(lib, 'src', 'shared')].filter((d) => existsSync(d));
@@ -48,8 +55,13 @@ export function freshWorkflowBundlePath(): string | undefined {
  */
 export const PRELOADED_MODULES = [require.resolve('../shared/zod-preload')];
 
-export async function buildWorkflowBundle(): Promise<string> {
-  const { code } = await bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: quietLogger, preloadModules: PRELOADED_MODULES });
+export async function buildWorkflowBundle(traced = false): Promise<string> {
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: workflowsPath(),
+    logger: quietLogger,
+    preloadModules: PRELOADED_MODULES,
+    ...(traced ? { workflowInterceptorModules: TRACING_INTERCEPTOR_MODULES } : {}),
+  });
   return code;
 }
 
@@ -58,11 +70,13 @@ const quietLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noo
 
 if (require.main === module) {
   void (async () => {
-    const code = await buildWorkflowBundle();
-    const out = workflowBundlePath();
-    mkdirSync(dirname(out), { recursive: true });
-    writeFileSync(out, code);
-    console.error(`setup: workflow bundle written to ${out} (${(code.length / 1024 / 1024).toFixed(2)} MiB)`);
+    for (const traced of [false, true]) {
+      const code = await buildWorkflowBundle(traced);
+      const out = workflowBundlePath(traced);
+      mkdirSync(dirname(out), { recursive: true });
+      writeFileSync(out, code);
+      console.error(`setup: workflow bundle written to ${out} (${(code.length / 1024 / 1024).toFixed(2)} MiB)`);
+    }
   })().catch((err: unknown) => {
     console.error(err);
     process.exitCode = 1;

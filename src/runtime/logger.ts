@@ -4,6 +4,7 @@
  */
 import pino, { type Logger } from 'pino';
 import { Runtime, makeTelemetryFilterString, type LogLevel, type LogMetadata, type Logger as TemporalLogger } from '@temporalio/worker';
+import { HISTOGRAM_BUCKETS, useMetricMeter } from '../telemetry/metrics';
 
 /** `BATON_LOG_LEVEL` (default info). */
 export function createLogger(bindings: Record<string, unknown> = {}): Logger {
@@ -34,12 +35,41 @@ export function toTemporalLogger(logger: Logger): TemporalLogger {
 
 let installed = false;
 
-/** Routes the SDK's and the Rust core's logs into pino. Once per process, before any worker. */
-export function installTemporalRuntime(logger: Logger): void {
+export interface RuntimeOptions {
+  /**
+   * `host:port` for a Prometheus endpoint (`GET /metrics`) with the SDK's metrics and Baton's
+   * (`telemetry.metrics.worker`, `.ui` or `.webhook`). Default: no endpoint.
+   */
+  metrics?: string;
+}
+
+/**
+ * Routes the SDK's and the Rust core's logs into pino, and exports metrics when asked. Once per
+ * process, before any worker (a later call changes nothing: the Runtime is the process's).
+ */
+export function installTemporalRuntime(logger: Logger, opts: RuntimeOptions = {}): void {
   if (installed) return;
   installed = true;
   Runtime.install({
     logger: toTemporalLogger(logger.child({ component: 'temporal' })),
-    telemetryOptions: { logging: { forward: {}, filter: makeTelemetryFilterString({ core: 'WARN' }) } },
+    telemetryOptions: {
+      logging: { forward: {}, filter: makeTelemetryFilterString({ core: 'WARN' }) },
+      ...(opts.metrics
+        ? {
+            metrics: {
+              prometheus: {
+                bindAddress: opts.metrics,
+                countersTotalSuffix: true,
+                useSecondsForDurations: true,
+                histogramBucketOverrides: HISTOGRAM_BUCKETS,
+              },
+            },
+          }
+        : {}),
+    },
   });
+  if (opts.metrics) {
+    useMetricMeter(Runtime.instance().metricMeter);
+    logger.info({ metrics: `http://${opts.metrics}/metrics` }, 'metrics endpoint listening');
+  }
 }

@@ -7,6 +7,9 @@ import type { Logger } from 'pino';
 import { loopbackAgentEntry, type BatonConfig } from '../config/schema';
 import { startAgentServer, type DemoAgentDefinition, type RunningAgent } from '../demo/agent-server';
 import { startPushReceiver, type PushReceiver } from '../push/receiver';
+import { Client } from '@temporalio/client';
+import { msToNumber } from '@temporalio/common';
+import { startPendingSampler } from '../telemetry/pending-sampler';
 import { installTemporalRuntime } from './logger';
 import { startTemporal, type DevServerOptions, type RunningServer } from './temporal-server';
 import { createBatonWorker, type BatonWorkerOptions } from './worker';
@@ -38,7 +41,9 @@ export interface RunningStack {
 }
 
 export async function startStack(opts: StackOptions): Promise<RunningStack> {
-  installTemporalRuntime(opts.logger);
+  // One process, one Runtime: `baton dev` exports everything on the worker's metrics address.
+  const metrics = opts.config.telemetry?.metrics;
+  installTemporalRuntime(opts.logger, { metrics: metrics?.worker });
   const cleanups: (() => Promise<void>)[] = [];
   const unwind = async (): Promise<void> => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch((err: unknown) => opts.logger.warn({ err }, 'cleanup failed'));
@@ -88,6 +93,14 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
       logger: opts.logger,
       activityOverrides: opts.activityOverrides,
     });
+    if (metrics?.worker) {
+      const stopSampler = startPendingSampler(
+        new Client({ connection, namespace: config.temporal.namespace }),
+        msToNumber(metrics.pendingEvery),
+        opts.logger,
+      );
+      cleanups.push(() => Promise.resolve(stopSampler()));
+    }
     const running = worker.run();
     cleanups.push(async () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();

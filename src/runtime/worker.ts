@@ -9,7 +9,14 @@ import { configuredStore } from '../artifacts/configured-store';
 import type { ArtifactStore } from '../artifacts/store';
 import type { BatonConfig, DeploymentConfig } from '../config/schema';
 import { dataConverterOption } from '../codec/data-converter';
-import { freshWorkflowBundlePath, PRELOADED_MODULES, workflowsPath } from './bundle-workflows';
+import {
+  makeWorkflowExporter,
+  OpenTelemetryActivityInboundInterceptor,
+  OpenTelemetryActivityOutboundInterceptor,
+} from '@temporalio/interceptors-opentelemetry';
+import { meteredStore } from '../artifacts/metered-store';
+import { activeTracing, type Tracing } from '../telemetry/tracing';
+import { freshWorkflowBundlePath, PRELOADED_MODULES, TRACING_INTERCEPTOR_MODULES, workflowsPath } from './bundle-workflows';
 
 export interface BatonWorkerOptions {
   connection: NativeConnection;
@@ -49,17 +56,49 @@ export function deploymentOptions(d: DeploymentConfig): NonNullable<WorkerOption
   };
 }
 
+/**
+ * With tracing on (`startTracing` ran in this process): the workflow, activity and local activity
+ * spans of Temporal's OpenTelemetry interceptors, the workflows' spans leaving the sandbox through
+ * the `exporter` sink. Merged with the caller's own interceptors.
+ */
+function tracingOptions(tracing: Tracing | undefined, given: WorkerOptions['interceptors'], bundling: boolean): Partial<WorkerOptions> {
+  if (!tracing) return given ? { interceptors: given } : {};
+  return {
+    interceptors: {
+      ...given,
+      // A prebuilt traced bundle has them already; a bundle made at start needs them named.
+      ...(bundling ? { workflowModules: [...(given?.workflowModules ?? []), ...TRACING_INTERCEPTOR_MODULES] } : {}),
+      activity: [
+        ...(given?.activity ?? []),
+        (ctx) => ({
+          inbound: new OpenTelemetryActivityInboundInterceptor(ctx),
+          outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
+        }),
+      ],
+    },
+    sinks: { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) },
+  };
+}
+
 export async function createBatonWorker(opts: BatonWorkerOptions): Promise<Worker> {
-  const prebuilt = freshWorkflowBundlePath();
+  const tracing = activeTracing();
+  const prebuilt = freshWorkflowBundlePath(tracing !== undefined);
   const bundled = opts.workflowBundle ?? (prebuilt ? { codePath: prebuilt } : undefined);
   if (!bundled) opts.logger.info('no fresh prebuilt workflow bundle (npm run build makes one); bundling the workflows now');
-  const store = opts.artifactStore ?? configuredStore(opts.config, opts.logger.child({ component: 'artifact-store' }));
-  if ('check' in store && typeof store.check === 'function') await store.check();
+  const configured = opts.artifactStore ?? configuredStore(opts.config, opts.logger.child({ component: 'artifact-store' }));
+  if ('check' in configured && typeof configured.check === 'function') await configured.check();
+  const store = meteredStore(configured);
+  const { interceptors, ...workerOptions } = opts.workerOptions ?? {};
   return Worker.create({
     connection: opts.connection,
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
-    ...(bundled ? { workflowBundle: bundled } : { workflowsPath: workflowsPath(), bundlerOptions: { preloadModules: PRELOADED_MODULES } }),
+    ...(bundled
+      ? { workflowBundle: bundled }
+      : {
+          workflowsPath: workflowsPath(),
+          bundlerOptions: { preloadModules: PRELOADED_MODULES },
+        }),
     activities: createActivities({
       config: opts.config,
       store,
@@ -76,6 +115,7 @@ export async function createBatonWorker(opts: BatonWorkerOptions): Promise<Worke
           maxConcurrentActivityTaskExecutions: opts.config.worker.maxConcurrentActivities,
         }
       : {}),
-    ...opts.workerOptions,
+    ...workerOptions,
+    ...tracingOptions(tracing, interceptors, !bundled),
   });
 }

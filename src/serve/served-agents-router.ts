@@ -4,6 +4,8 @@
  * Baton's request handler). Every call but the card needs a bearer token of `api.callers`; the token
  * names the caller, whose tenant scopes every read.
  */
+import { traceRequests } from '../telemetry/http-server-span';
+import { recordServedRequest } from '../telemetry/metrics';
 import { AGENT_CARD_PATH } from '@a2a-js/sdk';
 import { agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -28,6 +30,8 @@ export function servedAgentsRouter(agents: Map<string, ServedAgent>, opts: Serve
   const limiter = new RateLimiter({ perMinute: opts.rateLimit.requestsPerMinute, burst: opts.rateLimit.burst });
   const callers = new WeakMap<Request, Caller>();
   const userBuilder = (req: Request) => Promise.resolve(new CallerUser(callers.get(req) as Caller));
+  // A caller's traceparent is continued: its task's workflow joins the caller's trace.
+  router.use(traceRequests('A2A server', undefined, recordServedRequest));
 
   for (const [name, agent] of agents) {
     const one = express.Router();

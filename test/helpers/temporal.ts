@@ -91,6 +91,8 @@ export async function withWorker<T>(
     continueAsNewAfterEvents?: number;
     /** `worker.graphBackstop`: short, to see a continued graph ask about its carried nodes within a test. */
     graphBackstop?: string;
+    /** Tracing was started in this process: use the traced workflow bundle setup built. */
+    traced?: boolean;
   } = {},
 ): Promise<T> {
   installTemporalRuntime(pino({ level: 'warn' }, pino.destination(2)));
@@ -129,7 +131,7 @@ export async function withWorker<T>(
       },
       logger,
       policies: opts.policies,
-      workflowBundle: await testBundle(),
+      ...(opts.traced ? {} : { workflowBundle: await testBundle() }),
       activityOverrides: {
         poll: opts.poll ?? { initialMs: 50, maxMs: 500 },
         ...(opts.streamSilenceMs ? { streamSilenceMs: opts.streamSilenceMs } : {}),

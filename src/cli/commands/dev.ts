@@ -11,6 +11,7 @@ import { demoServe, DEV_PUSH_KEY_ENV, DEV_SELF_TOKEN_ENV, selfAgentEntry } from 
 import { createLogger } from '../../runtime/logger';
 import { projectRoot } from '../../runtime/project-root';
 import { startStack } from '../../runtime/stack';
+import { startTracing } from '../../telemetry/tracing';
 import { startUi, type RunningUi } from '../../http/start-ui';
 import { describeSource, freePort } from '../../runtime/temporal-server';
 
@@ -44,6 +45,7 @@ export async function devCommand(opts: DevOptions): Promise<number> {
   const devConfig: BatonConfig = selfServe
     ? { ...config, serve: demoServe(), agents: { ...config.agents, 'baton-qa': selfAgentEntry(appPort) } }
     : config;
+  const tracing = startTracing(config.telemetry, 'dev');
   const stack = await startStack({
     config: devConfig,
     logger,
@@ -87,6 +89,8 @@ export async function devCommand(opts: DevOptions): Promise<number> {
     ...(ui.codecUrl ? [`  Codec server ${ui.codecUrl}  (payloads are encrypted; the Web UI decodes through it)`] : []),
     ...(stack.push ? [`  Webhook      ${stack.push.webhook.url}/push/<delegation id>  (skyway-air pushes)`] : []),
     ...stack.agents.map((a) => `  Agent        ${a.name.padEnd(12)} ${a.url}`),
+    ...(config.telemetry?.metrics?.worker ? [`  Metrics      http://${config.telemetry.metrics.worker}/metrics`] : []),
+    ...(tracing ? [`  Traces       as ${tracing.serviceName} (and each demo agent as itself), over OTLP`] : []),
     ...Object.entries(ui.servedAgents).map(
       ([name, url]) => `  Serves A2A   ${name.padEnd(12)} ${url}  (card: ${url}/.well-known/agent-card.json)`,
     ),
@@ -107,6 +111,7 @@ export async function devCommand(opts: DevOptions): Promise<number> {
   await stack.running.catch((err: unknown) => logger.error({ err }, 'worker stopped with an error'));
   await ui.close();
   await stack.stop();
+  await tracing?.shutdown();
   process.stderr.write('stopped.\n');
   return 0;
 }

@@ -4,12 +4,15 @@
  */
 import { untilStopped } from '../until-stopped';
 import { loadConfig } from '../../config/load';
-import { createLogger } from '../../runtime/logger';
+import { createLogger, installTemporalRuntime } from '../../runtime/logger';
+import { startTracing } from '../../telemetry/tracing';
 import { startServe } from '../../serve/start-serve';
 
 export async function serveCommand(opts: { config?: string; host?: string; port?: number }): Promise<number> {
   const logger = createLogger({ app: 'baton-serve' });
   const { config } = loadConfig(opts.config);
+  const tracing = startTracing(config.telemetry, 'serve');
+  if (config.telemetry?.metrics?.serve) installTemporalRuntime(logger, { metrics: config.telemetry.metrics.serve });
   const served = await startServe(config, config.temporal, logger, { host: opts.host, port: opts.port });
   logger.info({ url: served.url }, 'serving A2A agents');
   process.stdout.write(
@@ -25,5 +28,6 @@ export async function serveCommand(opts: { config?: string; host?: string; port?
   );
   await untilStopped();
   await served.close();
+  await tracing?.shutdown();
   return 0;
 }

@@ -5,11 +5,14 @@
 import { untilStopped } from '../until-stopped';
 import { loadConfig } from '../../config/load';
 import { startUi } from '../../http/start-ui';
-import { createLogger } from '../../runtime/logger';
+import { createLogger, installTemporalRuntime } from '../../runtime/logger';
+import { startTracing } from '../../telemetry/tracing';
 
 export async function uiCommand(opts: { config?: string; host?: string; port?: number }): Promise<number> {
   const logger = createLogger({ app: 'baton-ui' });
   const { config } = loadConfig(opts.config);
+  const tracing = startTracing(config.telemetry, 'ui');
+  if (config.telemetry?.metrics?.ui) installTemporalRuntime(logger, { metrics: config.telemetry.metrics.ui });
   const ui = await startUi(config, config.temporal, logger, { host: opts.host, port: opts.port });
   logger.info({ url: ui.url }, 'ui started');
   process.stdout.write(
@@ -38,5 +41,6 @@ export async function uiCommand(opts: { config?: string; host?: string; port?: n
   );
   await untilStopped();
   await ui.close();
+  await tracing?.shutdown();
   return 0;
 }

@@ -5,11 +5,14 @@
 import { untilStopped } from '../until-stopped';
 import { loadConfig } from '../../config/load';
 import { startPushReceiver } from '../../push/receiver';
-import { createLogger } from '../../runtime/logger';
+import { createLogger, installTemporalRuntime } from '../../runtime/logger';
+import { startTracing } from '../../telemetry/tracing';
 
 export async function webhookCommand(opts: { config?: string }): Promise<number> {
   const logger = createLogger({ app: 'baton-webhook' });
   const { config } = loadConfig(opts.config);
+  const tracing = startTracing(config.telemetry, 'webhook');
+  if (config.telemetry?.metrics?.webhook) installTemporalRuntime(logger, { metrics: config.telemetry.metrics.webhook });
   const receiver = await startPushReceiver(config, config.temporal, logger);
   logger.info({ listening: receiver.webhook.url, publicUrl: receiver.push.url }, 'webhook started');
   process.stderr.write(
@@ -17,5 +20,6 @@ export async function webhookCommand(opts: { config?: string }): Promise<number>
   );
   await untilStopped();
   await receiver.close();
+  await tracing?.shutdown();
   return 0;
 }

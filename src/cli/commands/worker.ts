@@ -2,6 +2,8 @@
  * `baton worker`: a worker for an existing Temporal server (the production shape).
  */
 import { getHeapStatistics } from 'node:v8';
+import { Client } from '@temporalio/client';
+import { msToNumber } from '@temporalio/common';
 import { InvalidRequestError } from '../../client/errors';
 import { describeIssues, loadConfig } from '../../config/load';
 import { DeploymentSchema } from '../../config/schema';
@@ -9,6 +11,8 @@ import { connectTemporalWorker } from '../../runtime/connect';
 import { createLogger, installTemporalRuntime } from '../../runtime/logger';
 import { requireSearchAttributes } from '../../runtime/namespace-setup';
 import { createBatonWorker } from '../../runtime/worker';
+import { startPendingSampler } from '../../telemetry/pending-sampler';
+import { startTracing } from '../../telemetry/tracing';
 
 export async function workerCommand(opts: { config?: string; buildId?: string }): Promise<number> {
   const logger = createLogger({ app: 'baton-worker' });
@@ -19,8 +23,11 @@ export async function workerCommand(opts: { config?: string; buildId?: string })
       throw new InvalidRequestError(`--build-id ${JSON.stringify(opts.buildId)}: ${describeIssues(parsed.error).join('; ')}`);
     config.worker.deployment = parsed.data;
   }
-  installTemporalRuntime(logger);
+  const tracing = startTracing(config.telemetry, 'worker');
+  const metrics = config.telemetry?.metrics;
+  installTemporalRuntime(logger, { metrics: metrics?.worker });
   const connection = await connectTemporalWorker(config.temporal);
+  let stopSampler: (() => void) | undefined;
   try {
     // Every delegation sets Baton's search attributes: without them, each would fail at its first change.
     await requireSearchAttributes(connection, config.temporal.namespace);
@@ -38,13 +45,22 @@ export async function workerCommand(opts: { config?: string; buildId?: string })
         agents: Object.keys(config.agents),
         // Each V8 heap's cap (`--max-heap`, or a heap flag given to Node).
         heapLimitMiB: Math.round(getHeapStatistics().heap_size_limit / 2 ** 20),
+        ...(tracing ? { tracesAs: tracing.serviceName } : {}),
         ...(deployment ? { deployment: deployment.name, buildId: deployment.buildId, behavior: deployment.behavior } : {}),
       },
       'worker started',
     );
+    if (metrics?.worker)
+      stopSampler = startPendingSampler(
+        new Client({ connection, namespace: config.temporal.namespace }),
+        msToNumber(metrics.pendingEvery),
+        logger,
+      );
     await worker.run();
     return 0;
   } finally {
+    stopSampler?.();
+    await tracing?.shutdown();
     await connection.close();
   }
 }

@@ -1,0 +1,130 @@
+/**
+ * Jaeger (v2, all in one, spans kept in memory): the trace backend the tracing tests export to over
+ * OTLP and read back through its query API. Built from the Go module proxy at a pinned version into
+ * `.baton/tools/jaeger/<version>/` (git-ignored; a test tool, never shipped), run on private ports.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { projectRoot } from './project-root';
+import { freePort } from './temporal-server';
+
+export const JAEGER_VERSION = 'v1.75.0';
+
+function go(args: string[], cwd: string, what: string): void {
+  const run = spawnSync('go', args, { cwd, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+  if (run.error) throw new Error(`Jaeger is built with Go, which is missing (${run.error.message}): npm run setup -- --test installs it`);
+  if (run.status !== 0) throw new Error(`${what} failed: ${run.stderr.trim().split('\n').slice(-3).join(' ')}`);
+}
+
+/** The binary, built first when missing (about 3.5 minutes on two cores; `log` hears of it). */
+export function ensureJaegerBinary(version = JAEGER_VERSION, log: (line: string) => void = () => {}): string {
+  const dir = join(projectRoot(), '.baton', 'tools', 'jaeger', version);
+  const path = join(dir, 'jaeger');
+  if (existsSync(path)) return path;
+  // Jaeger's go.mod has replace directives, so `go install pkg@version` refuses it: build it as a
+  // tool of a module of our own instead.
+  const mod = join(dir, 'mod');
+  mkdirSync(mod, { recursive: true });
+  log(`building Jaeger ${version} from the Go module proxy into ${dir} (about 3.5 minutes, once)`);
+  writeFileSync(join(mod, 'go.mod'), 'module baton.local/jaeger-tool\n\ngo 1.24\n');
+  go(['get', '-tool', `github.com/jaegertracing/jaeger/cmd/jaeger@${version}`], mod, `go get -tool jaeger@${version}`);
+  go(['build', '-o', path, 'github.com/jaegertracing/jaeger/cmd/jaeger'], mod, `go build jaeger@${version}`);
+  return path;
+}
+
+export interface RunningJaeger {
+  /** OTLP/HTTP base URL (`http://127.0.0.1:<port>`): spans go to `/v1/traces`. */
+  otlpEndpoint: string;
+  /** The query API's base URL (`/api/traces`, `/api/services`). */
+  queryUrl: string;
+  pid(): number | undefined;
+  stop(): Promise<void>;
+}
+
+function configYaml(otlp: number, query: number, queryGrpc: number): string {
+  return `service:
+  extensions: [jaeger_storage, jaeger_query]
+  pipelines:
+    traces:
+      receivers: [otlp]
+      processors: [batch]
+      exporters: [jaeger_storage_exporter]
+  telemetry:
+    metrics:
+      level: none
+    logs:
+      level: warn
+extensions:
+  jaeger_storage:
+    backends:
+      memory_store:
+        memory:
+          max_traces: 100000
+  jaeger_query:
+    storage:
+      traces: memory_store
+    http:
+      endpoint: 127.0.0.1:${query}
+    grpc:
+      endpoint: 127.0.0.1:${queryGrpc}
+receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: 127.0.0.1:${otlp}
+processors:
+  batch:
+    timeout: 100ms
+exporters:
+  jaeger_storage_exporter:
+    trace_storage: memory_store
+`;
+}
+
+/** Starts Jaeger with its config and log in `dir`. */
+export async function startJaeger(dir: string, log: (line: string) => void = () => {}): Promise<RunningJaeger> {
+  const binary = ensureJaegerBinary(undefined, log);
+  mkdirSync(dir, { recursive: true });
+  const [otlp, query, queryGrpc] = [await freePort(), await freePort(), await freePort()];
+  const config = join(dir, 'jaeger.yaml');
+  writeFileSync(config, configYaml(otlp, query, queryGrpc));
+  const out = openSync(join(dir, 'jaeger.log'), 'a');
+  const child: ChildProcess = spawn(binary, ['--config', `file:${config}`], { stdio: ['ignore', out, out] });
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  const queryUrl = `http://127.0.0.1:${query}`;
+  const otlpEndpoint = `http://127.0.0.1:${otlp}`;
+  const until = Date.now() + 30_000;
+  for (;;) {
+    if (exited) throw new Error(`Jaeger exited while starting (log: ${join(dir, 'jaeger.log')})`);
+    const up = await Promise.all([
+      fetch(`${queryUrl}/api/services`).then(
+        (r) => r.ok,
+        () => false,
+      ),
+      // The OTLP receiver answers 405 to a GET once it listens.
+      fetch(`${otlpEndpoint}/v1/traces`).then(
+        () => true,
+        () => false,
+      ),
+    ]);
+    if (up.every(Boolean)) break;
+    if (Date.now() > until) {
+      child.kill('SIGKILL');
+      throw new Error(`Jaeger did not answer on ${queryUrl} and ${otlpEndpoint} within 30 s (log: ${join(dir, 'jaeger.log')})`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    otlpEndpoint,
+    queryUrl,
+    pid: () => child.pid,
+    stop: async () => {
+      if (exited) return;
+      const gone = new Promise<void>((r) => child.once('exit', () => r()));
+      child.kill('SIGTERM');
+      await gone;
+    },
+  };
+}

@@ -1,0 +1,44 @@
+/**
+ * A server span for each A2A request an HTTP app takes, continuing the caller's trace from its W3C
+ * `traceparent`/`tracestate` headers. Everything the request does (starting a delegation, reading a
+ * task) runs in the span's context, so Temporal's client interceptor carries it on. Without tracing
+ * the API's tracer is a no-op and the middleware only passes the request on.
+ */
+import { context, propagation, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
+import type { NextFunction, Request, Response } from 'express';
+
+/** The JSON-RPC method when the body was one (read once the request was handled), else `VERB /path`. */
+function methodOf(req: Request): string {
+  if (req.method === 'GET' && req.baseUrl.endsWith('/agent-card.json')) return 'GetAgentCard';
+  const body: unknown = req.body;
+  const rpc = body && typeof body === 'object' && 'method' in body ? (body as { method: unknown }).method : undefined;
+  return typeof rpc === 'string' ? rpc : `${req.method} ${req.baseUrl}${req.path}`;
+}
+
+/**
+ * Middleware: `prefix` starts each span's name (`A2A server` for Baton's served agents, the agent's name
+ * for a demo agent); `tracer` defaults to this process's; `measure` hears of each request's method,
+ * status and duration.
+ */
+export function traceRequests(prefix: string, tracer?: Tracer, measure?: (method: string, status: number, seconds: number) => void) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const t = tracer ?? trace.getTracer('baton');
+    const parent = propagation.extract(context.active(), req.headers);
+    const started = performance.now();
+    const span = t.startSpan(`${prefix} ${req.method} ${req.baseUrl}${req.path}`, { kind: SpanKind.SERVER }, parent);
+    let ended = false;
+    const end = (): void => {
+      if (ended) return;
+      ended = true;
+      const method = methodOf(req);
+      span.updateName(`${prefix} ${method}`);
+      span.setAttributes({ 'rpc.system': 'a2a', 'rpc.method': method, 'http.response.status_code': res.statusCode });
+      if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end();
+      measure?.(method, res.statusCode, (performance.now() - started) / 1000);
+    };
+    res.once('finish', end);
+    res.once('close', end);
+    context.with(trace.setSpan(parent, span), next);
+  };
+}

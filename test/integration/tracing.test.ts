@@ -1,0 +1,167 @@
+/**
+ * Traces with real parts: spans exported over OTLP to Jaeger (built from the Go module proxy by
+ * setup) and read back through its query API. The supplier-qa demo (`baton demo`, its own process)
+ * is one trace from the caller's span to the agent's; a Baton-served agent continues its caller's
+ * trace. No span carries the request's text or the person's answer.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Message } from '@a2a-js/sdk';
+import { DEMO_ANSWER } from '../../src/cli/commands/demo';
+import { ConfigSchema } from '../../src/config/schema';
+import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
+import { supplierQa } from '../../src/demo/supplier-qa';
+import { startJaeger, type RunningJaeger } from '../../src/runtime/jaeger';
+import { startTracing } from '../../src/telemetry/tracing';
+import { runCli, userEnv } from '../helpers/cli';
+import { serveForTest, SUPPLIER_CHECK } from '../helpers/served';
+import { loopbackAgent, testServer, withWorker } from '../helpers/temporal';
+import { eventually, traceById, tracesOf, type ReadTrace } from '../helpers/traces';
+
+describe('traces', () => {
+  let jaeger: RunningJaeger;
+  before(async () => {
+    jaeger = await startJaeger(mkdtempSync(join(tmpdir(), 'baton-jaeger-')));
+  });
+  after(async () => {
+    await jaeger?.stop();
+  });
+
+  it('the supplier-qa demo is one trace, from the caller to the agent', { timeout: 120_000 }, async () => {
+    const { address } = await testServer();
+    const dir = mkdtempSync(join(tmpdir(), 'baton-trace-demo-'));
+    const config = join(dir, 'baton.config.yaml');
+    writeFileSync(
+      config,
+      [
+        `temporal: { address: "${address}", taskQueue: "trace-demo-${randomUUID()}" }`,
+        `telemetry: { traces: { endpoint: "${jaeger.otlpEndpoint}" } }`,
+      ].join('\n'),
+    );
+    const run = await runCli(['demo', '--json'], userEnv({ BATON_CONFIG: config, BATON_LOG_LEVEL: 'warn' }), dir);
+    assert.equal(run.code, 0, run.stderr);
+    const record = JSON.parse(run.stdout) as { id: string; outcome: { kind: string }; remote: { taskId: string } };
+    assert.equal(record.outcome.kind, 'ACCEPTED');
+
+    // Spans arrive in batches from two exporters (the demo's and the agent's): wait for the last ones.
+    const [trace] = (await eventually(
+      () => tracesOf(jaeger.queryUrl, 'baton-demo'),
+      (ts) =>
+        ts.some(
+          (t) =>
+            t.named('baton demo').length === 1 &&
+            t.named('RunActivity:awaitRemoteTask').length > 0 &&
+            t.named('supplier-qa GetTask').length >= 2,
+        ),
+      'the demo trace',
+    ).then((ts) => ts.filter((t) => t.named('baton demo').length === 1))) as [ReadTrace];
+    process.stderr.write(`the supplier-qa demo's trace ${trace.traceId}:\n${trace.listing()}\n`);
+
+    const root = trace.one('baton demo');
+    const start = trace.one('StartWorkflow:delegationWorkflow');
+    assert.equal(trace.parentOf(start)?.spanId, root.spanId, 'the client start is a child of the caller span');
+    const workflow = trace.one('RunWorkflow:delegationWorkflow');
+    assert.equal(trace.parentOf(workflow)?.spanId, start.spanId, 'the workflow continues the start');
+    assert.deepEqual(
+      [
+        workflow.attributes['baton.delegation_id'],
+        workflow.attributes['baton.agent'],
+        workflow.attributes['baton.outcome'],
+        workflow.attributes['a2a.task_id'],
+      ],
+      [record.id, 'supplier-qa', 'ACCEPTED', record.remote.taskId],
+    );
+    // Every A2A call is a client span under the workflow, and the agent's span is its child: the agent
+    // received the traceparent of that very call.
+    const sends = trace.named('A2A SendMessage', 'baton-demo');
+    assert.equal(sends.length, 2, 'the first message and the answer');
+    for (const send of sends) {
+      assert.ok(trace.isUnder(send, workflow), 'the send is under the workflow');
+      assert.equal(trace.parentOf(send)?.name.startsWith('RunActivity:'), true);
+      assert.deepEqual(
+        [send.attributes['baton.agent'], send.attributes['a2a.binding'], send.attributes['a2a.task_id']],
+        ['supplier-qa', 'JSONRPC', record.remote.taskId],
+      );
+      assert.equal(send.attributes['baton.delegation_id'], record.id);
+      const agentSide = trace.spans.filter((s) => s.service === 'supplier-qa' && s.parentId === send.spanId);
+      assert.deepEqual(
+        agentSide.map((s) => s.name),
+        ['supplier-qa SendMessage'],
+      );
+    }
+    assert.ok(trace.one('HandleUpdate:answer').parentId, 'the answer is in the same trace');
+    assert.equal(trace.parentOf(trace.one('A2A GetAgentCard'))?.name, 'RunActivity:resolveAndSend');
+
+    // Names and ids only: neither the request nor the person's answer is in any span.
+    const values = JSON.stringify(trace.spans.map((s) => s.attributes));
+    assert.ok(!values.includes(DEMO_ANSWER) && !values.includes('inspection-92'), values);
+  });
+
+  it("a Baton-served agent continues its caller's trace", { timeout: 120_000 }, async () => {
+    const tracing = startTracing({ traces: { endpoint: jaeger.otlpEndpoint, serviceName: 'baton-served' } }, 'test');
+    assert.ok(tracing);
+    let agent: RunningAgent | undefined;
+    try {
+      agent = await startAgentServer(supplierQa({ workMs: 10 }));
+      const agents = { 'supplier-qa': loopbackAgent(agent.url) };
+      await withWorker(
+        agents,
+        async (ctx) => {
+          const config = ConfigSchema.parse({ serve: { pollMs: 50, services: { 'supplier-check': SUPPLIER_CHECK } } });
+          const token = randomBytes(16).toString('hex');
+          const served = await serveForTest(ctx, { ...config, agents }, { acme: token, globex: randomBytes(16).toString('hex') });
+          try {
+            const client = await served.connect('supplier-check', 'JSONRPC');
+            // The caller's own trace: its span id is the parent the served agent must name.
+            const traceId = randomBytes(16).toString('hex');
+            const callerSpan = randomBytes(8).toString('hex');
+            const sent = await client.sendMessage(
+              {
+                tenant: '',
+                message: Message.fromJSON({
+                  messageId: `m-${randomUUID()}`,
+                  role: 'ROLE_USER',
+                  parts: [{ text: 'Verify inspection-92 against order A1042, product SN-4471' }],
+                }),
+                configuration: {
+                  acceptedOutputModes: [],
+                  returnImmediately: false,
+                  historyLength: 0,
+                  taskPushNotificationConfig: undefined,
+                },
+                metadata: undefined,
+              },
+              { serviceParameters: { Authorization: `Bearer ${token}`, traceparent: `00-${traceId}-${callerSpan}-01` } },
+            );
+            assert.equal((sent as { status?: { state: number } }).status?.state, 3 /* TASK_STATE_COMPLETED */);
+            await tracing.flush();
+            const trace = await eventually(
+              () => traceById(jaeger.queryUrl, traceId),
+              (t) => !!t && t.named('supplier-qa SendMessage').length > 0 && t.named('RunWorkflow:delegationWorkflow').length > 0,
+              'the served trace',
+            );
+            assert.ok(trace);
+            const server = trace.one('A2A server SendMessage', 'baton-served');
+            assert.equal(server.parentId, callerSpan, "the served agent's span is the caller's span's child");
+            const workflow = trace.one('RunWorkflow:delegationWorkflow');
+            assert.ok(trace.isUnder(workflow, server), "the task's delegation runs under the served request");
+            const call = trace
+              .named('A2A SendMessage', 'baton-served')
+              .find((s) => s.attributes['a2a.binding'] === 'JSONRPC' && s.attributes['baton.agent'] === 'supplier-qa');
+            assert.ok(call && trace.isUnder(call, workflow), 'its call to supplier-qa is under it');
+          } finally {
+            await served.close();
+          }
+        },
+        { traced: true },
+      );
+    } finally {
+      await agent?.close();
+      await tracing.shutdown();
+    }
+  });
+});
