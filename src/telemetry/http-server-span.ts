@@ -8,11 +8,11 @@ import { context, propagation, SpanKind, SpanStatusCode, trace, type Tracer } fr
 import type { NextFunction, Request, Response } from 'express';
 
 /** The JSON-RPC method when the body was one (read once the request was handled), else `VERB /path`. */
-function methodOf(req: Request): string {
-  if (req.method === 'GET' && req.baseUrl.endsWith('/agent-card.json')) return 'GetAgentCard';
+function methodOf(req: Request, path: string): string {
+  if (req.method === 'GET' && path.endsWith('/agent-card.json')) return 'GetAgentCard';
   const body: unknown = req.body;
   const rpc = body && typeof body === 'object' && 'method' in body ? (body as { method: unknown }).method : undefined;
-  return typeof rpc === 'string' ? rpc : `${req.method} ${req.baseUrl}${req.path}`;
+  return typeof rpc === 'string' ? rpc : `${req.method} ${path}`;
 }
 
 /**
@@ -25,12 +25,14 @@ export function traceRequests(prefix: string, tracer?: Tracer, measure?: (method
     const t = tracer ?? trace.getTracer('baton');
     const parent = propagation.extract(context.active(), req.headers);
     const started = performance.now();
-    const span = t.startSpan(`${prefix} ${req.method} ${req.baseUrl}${req.path}`, { kind: SpanKind.SERVER }, parent);
+    // Read now: Express puts baseUrl back as the request leaves each router.
+    const path = `${req.baseUrl ?? ''}${req.path}`.replace(/(.)\/$/, '$1');
+    const span = t.startSpan(`${prefix} ${req.method} ${path}`, { kind: SpanKind.SERVER }, parent);
     let ended = false;
     const end = (): void => {
       if (ended) return;
       ended = true;
-      const method = methodOf(req);
+      const method = methodOf(req, path);
       span.updateName(`${prefix} ${method}`);
       span.setAttributes({ 'rpc.system': 'a2a', 'rpc.method': method, 'http.response.status_code': res.statusCode });
       if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });

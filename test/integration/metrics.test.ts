@@ -1,0 +1,143 @@
+/**
+ * Metrics with real parts: `baton worker` (its own process) exports on its metrics address, Debian's
+ * Prometheus scrapes it every second, and the series are read back through Prometheus's HTTP API
+ * while a delegation to supplier-qa asks its question, is answered and settles. Every query of the
+ * Grafana dashboard in deploy/ is run against the same Prometheus.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { randomUUID } from 'node:crypto';
+import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
+import { supplierQa } from '../../src/demo/supplier-qa';
+import { projectRoot } from '../../src/runtime/project-root';
+import { startPrometheus, type RunningPrometheus } from '../../src/runtime/prometheus';
+import { freePort } from '../../src/runtime/temporal-server';
+import type { CliProcess } from '../helpers/cli';
+import { eventually } from '../helpers/traces';
+import { workerProcesses, type WorkerProcesses } from '../helpers/worker-process';
+
+interface Panel {
+  title: string;
+  targets?: { expr: string }[];
+  panels?: Panel[];
+}
+
+describe('metrics', () => {
+  let agent: RunningAgent;
+  let prometheus: RunningPrometheus | undefined;
+  let processes: WorkerProcesses;
+  let worker: CliProcess | undefined;
+  let address: string;
+  before(async () => {
+    agent = await startAgentServer(supplierQa({ workMs: 20 }));
+    address = `127.0.0.1:${await freePort()}`;
+    processes = await workerProcesses(
+      // A second entry whose card is not there: its calls fail, and the errors are counted.
+      { 'supplier-qa': agent.url, 'gone-qa': `${agent.url}/missing/agent-card.json` },
+      `metrics-${randomUUID()}`,
+      ['telemetry:', '  metrics:', `    worker: "${address}"`, '    pendingEvery: 1s'],
+    );
+  });
+  after(async () => {
+    worker?.child.kill('SIGTERM');
+    if (worker) await worker.exited;
+    await prometheus?.stop();
+    await processes?.close();
+    await agent?.close();
+  });
+
+  it("Prometheus scrapes a worker: Baton's series and the SDK's, and the dashboard's queries", { timeout: 150_000 }, async () => {
+    worker = await processes.start();
+    prometheus = await startPrometheus(mkdtempSync(join(tmpdir(), 'baton-prometheus-')), [address]);
+    const prom = prometheus;
+    const value = async (expr: string): Promise<number | undefined> => {
+      const [first] = await prom.query(expr);
+      return first ? Number(first.value[1]) : undefined;
+    };
+    const reaches = (expr: string, want: (v: number | undefined) => boolean, what: string) =>
+      eventually(() => value(expr), want, what, 60_000);
+
+    await eventually(
+      () => prom.targets(),
+      (ts) => ts.length === 1 && ts[0]?.health === 'up',
+      'the worker scraped',
+    );
+
+    // A delegation that asks: the inbox gauge counts it while it waits, and not after the answer.
+    const { baton } = processes;
+    const id = await baton.start({ agent: 'supplier-qa', parts: [{ text: 'Please verify inspection-92 against order A1042.' }] });
+    const asked = await baton.until(id, (r) => r.pending !== null);
+    assert.equal(asked.pending?.kind, 'input');
+    await reaches('sum(baton_pending_requests{kind="input"})', (v) => v === 1, 'one request waiting for input');
+    await baton.answer(id, asked.pending.requestId, [{ text: 'SN-4471' }]);
+    assert.equal((await baton.result(id)).outcome?.kind, 'ACCEPTED');
+    await reaches('sum(baton_pending_requests{kind="input"})', (v) => v === 0, 'the inbox empty again');
+
+    const failed = await baton.start({ agent: 'gone-qa', parts: [{ text: 'Please verify inspection-93.' }] });
+    const failedOutcome = (await baton.result(failed)).outcome?.kind;
+
+    await reaches('sum(baton_delegations_started_total{agent="supplier-qa"})', (v) => v === 1, 'one delegation started');
+    await reaches('sum(baton_delegations_settled_total{agent="supplier-qa",outcome="ACCEPTED"})', (v) => v === 1, 'one settled ACCEPTED');
+    await reaches(
+      `sum(baton_delegations_settled_total{agent="gone-qa",outcome="${failedOutcome}"})`,
+      (v) => v === 1,
+      'the failed one settled',
+    );
+    // Two sends (the request, the answer) and the reads, each a latency sample by agent, binding and method.
+    await reaches(
+      'sum(baton_remote_call_duration_seconds_count{agent="supplier-qa",binding="JSONRPC",method="SendMessage"})',
+      (v) => v === 2,
+      'two sends',
+    );
+    await reaches(
+      'sum(baton_remote_call_duration_seconds_count{agent="supplier-qa",method="GetAgentCard"})',
+      (v) => (v ?? 0) >= 1,
+      'the card read',
+    );
+    await reaches(
+      'sum(baton_remote_call_errors_total{agent="gone-qa",method="GetAgentCard"})',
+      (v) => (v ?? 0) >= 1,
+      'the missing card counted as an error',
+    );
+    assert.equal(
+      await value('sum(baton_remote_call_errors_total{agent="supplier-qa"})'),
+      undefined,
+      'no error for the agent that answered',
+    );
+    // The SDK's own: slots, and the workflow tasks it ran.
+    assert.ok(((await value('sum(temporal_worker_task_slots_available)')) ?? 0) > 0, 'the worker slots are there');
+    assert.ok(((await value('sum(temporal_workflow_completed_total)')) ?? 0) >= 2, 'the completed workflows are counted');
+
+    const families = (await prom.query('count by (__name__) ({job="baton"})')).map((s) => s.metric.__name__ ?? '').sort();
+    process.stderr.write(`metric families scraped from the worker (${families.length}):\n${families.join('\n')}\n`);
+
+    // The dashboard: every query is one Prometheus accepts, and the ones that draw what this run did have data.
+    const dashboard = JSON.parse(readFileSync(join(projectRoot(), 'deploy', 'grafana', 'dashboards', 'baton.json'), 'utf8')) as {
+      panels: Panel[];
+    };
+    const panels = dashboard.panels.flatMap((p) => [p, ...(p.panels ?? [])]).filter((p) => p.targets?.length);
+    assert.ok(panels.length >= 6, 'the dashboard has its panels');
+    const empty: string[] = [];
+    for (const panel of panels)
+      for (const { expr } of panel.targets ?? []) {
+        // Rates over the dashboard's own window: with a second's scrape interval a short one sees this run.
+        const result = await prom.query(expr.replaceAll('$__rate_interval', '1m'));
+        if (!result.length) empty.push(`${panel.title}: ${expr}`);
+      }
+    if (empty.length) process.stderr.write(`dashboard queries with no data in this run:\n${empty.join('\n')}\n`);
+    const mustDraw = [
+      'Delegations settled by outcome',
+      'Remote call latency by agent (p50, p99)',
+      'Requests waiting for a person',
+      'Worker slots available',
+    ];
+    assert.deepEqual(
+      empty.filter((e) => mustDraw.some((t) => e.startsWith(`${t}:`))),
+      [],
+      'the panels this run fed have data',
+    );
+  });
+});
