@@ -12,11 +12,11 @@ export function workflowBundlePath(traced = false): string {
 }
 
 /**
- * OpenTelemetry's workflow interceptors: a span for the workflow, each activity and local activity,
- * sent out of the sandbox through a sink. In a bundle of their own, so a worker without tracing runs
- * no tracing code (and needs no sink) in its workflows.
+ * OpenTelemetry's workflow interceptors (as workflows/tracing-interceptors.ts adapts them): a span for
+ * the workflow, each activity and local activity, sent out of the sandbox through a sink. In a bundle
+ * of their own, so a worker without tracing runs no tracing code (and needs no sink) in its workflows.
  */
-export const TRACING_INTERCEPTOR_MODULES = [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')];
+export const TRACING_INTERCEPTOR_MODULES = [require.resolve('../../workflows/tracing-interceptors')];
 
 /** The workflows entry point, compiled or source, next to this file's own tree. */
 export function workflowsPath(): string {

@@ -30,6 +30,7 @@ const SECRETS = {
   BATON_KEY_K1: randomBytes(32).toString('base64'),
   BATON_CODEC_TOKEN: 'codec-token-for-the-compose-test',
   BATON_S3_SECRET_ACCESS_KEY: 'minio-secret-for-the-compose-test',
+  GRAFANA_ADMIN_PASSWORD: 'grafana-password-for-the-compose-test',
 };
 
 async function compose(args: string[], env: Record<string, string | undefined>, files = ['docker-compose.yml']) {
@@ -50,7 +51,7 @@ describe('docker-compose.yml', () => {
   it('is accepted by docker-compose config, and refuses to start without its secrets', async () => {
     const { stdout } = await compose(['config'], SECRETS);
     assert.ok((parseYaml(stdout) as { services: Record<string, unknown> }).services['baton-worker']);
-    for (const secret of ['BATON_UI_TOKEN', 'BATON_KEY_K1', 'BATON_CODEC_TOKEN', 'BATON_S3_SECRET_ACCESS_KEY']) {
+    for (const secret of ['BATON_UI_TOKEN', 'BATON_KEY_K1', 'BATON_CODEC_TOKEN', 'BATON_S3_SECRET_ACCESS_KEY', 'GRAFANA_ADMIN_PASSWORD']) {
       await assert.rejects(compose(['config'], { ...SECRETS, [secret]: undefined }), (err: { stderr?: string }) =>
         new RegExp(`set ${secret}`).test(err.stderr ?? ''),
       );
@@ -116,6 +117,43 @@ describe('docker-compose.yml', () => {
         tenant: 'local',
         user: 'operator',
       });
+
+      // Prometheus scrapes each Baton service where the config has it listen (promtool, Prometheus's
+      // own checker, accepts the file), and Grafana is provisioned with that Prometheus and the dashboard.
+      await run('promtool', ['check', 'config', join(root, 'deploy', 'prometheus.yml')]);
+      const scrape = parseYaml(readFileSync(join(root, 'deploy', 'prometheus.yml'), 'utf8')) as {
+        scrape_configs: {
+          job_name: string;
+          static_configs?: { targets: string[] }[];
+          dns_sd_configs?: { names: string[]; port: number }[];
+        }[];
+      };
+      const targets = Object.fromEntries(
+        scrape.scrape_configs.map((c) => [
+          c.job_name,
+          c.static_configs?.[0]?.targets[0] ?? `${c.dns_sd_configs?.[0]?.names[0]}:${c.dns_sd_configs?.[0]?.port}`,
+        ]),
+      );
+      const port = (address: string | undefined) => address?.split(':')[1];
+      const metrics = config.telemetry?.metrics;
+      assert.deepEqual(targets, {
+        'baton-worker': `baton-worker:${port(metrics?.worker)}`,
+        'baton-ui': `baton-ui:${port(metrics?.ui)}`,
+        'baton-webhook': `baton-webhook:${port(metrics?.webhook)}`,
+      });
+      assert.equal(metrics?.worker?.split(':')[0], '0.0.0.0', 'the endpoints listen beyond the container');
+      const datasource = readFileSync(join(root, 'deploy', 'grafana', 'provisioning', 'datasources', 'prometheus.yml'), 'utf8');
+      assert.match(datasource, /url: http:\/\/prometheus:9090/);
+      const volumes = JSON.stringify(services.grafana?.volumes);
+      assert.match(volumes, /deploy\/grafana\/dashboards/);
+      assert.match(volumes, /deploy\/grafana\/provisioning/);
+      const dashboard = JSON.parse(readFileSync(join(root, 'deploy', 'grafana', 'dashboards', 'baton.json'), 'utf8')) as {
+        panels: { datasource: { uid: string } }[];
+      };
+      assert.ok(
+        dashboard.panels.every((p) => datasource.includes(`uid: ${p.datasource.uid}`)),
+        'every panel reads the provisioned data source',
+      );
     } finally {
       for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
       Object.assign(process.env, saved);

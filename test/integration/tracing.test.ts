@@ -11,6 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Message } from '@a2a-js/sdk';
+import { Client, Connection } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
 import { DEMO_ANSWER } from '../../src/cli/commands/demo';
 import { ConfigSchema } from '../../src/config/schema';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
@@ -19,7 +21,7 @@ import { startJaeger, type RunningJaeger } from '../../src/runtime/jaeger';
 import { startTracing } from '../../src/telemetry/tracing';
 import { runCli, userEnv } from '../helpers/cli';
 import { serveForTest, SUPPLIER_CHECK } from '../helpers/served';
-import { loopbackAgent, testServer, withWorker } from '../helpers/temporal';
+import { loopbackAgent, testBundle, testServer, withWorker } from '../helpers/temporal';
 import { eventually, traceById, tracesOf, type ReadTrace } from '../helpers/traces';
 
 describe('traces', () => {
@@ -99,6 +101,15 @@ describe('traces', () => {
     // Names and ids only: neither the request nor the person's answer is in any span.
     const values = JSON.stringify(trace.spans.map((s) => s.attributes));
     assert.ok(!values.includes(DEMO_ANSWER) && !values.includes('inspection-92'), values);
+
+    // The history a tracing worker wrote replays without tracing (a fleet can switch it off).
+    const connection = await Connection.connect({ address });
+    try {
+      const history = await new Client({ connection }).workflow.getHandle(record.id).fetchHistory();
+      await Worker.runReplayHistory({ workflowBundle: await testBundle(), replayName: 'traced-demo' }, history, record.id);
+    } finally {
+      await connection.close();
+    }
   });
 
   it("a Baton-served agent continues its caller's trace", { timeout: 120_000 }, async () => {

@@ -9,7 +9,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
-import { Worker } from '@temporalio/worker';
+import { Worker, type ReplayWorkerOptions } from '@temporalio/worker';
+import { makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry';
+import { Resource } from '@opentelemetry/resources';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { freshWorkflowBundlePath } from '../../src/runtime/bundle-workflows';
 import { projectRoot } from '../../src/runtime/project-root';
 import { testBundle } from '../helpers/temporal';
 import { pathsOf, REQUIRED_PATHS } from './paths';
@@ -27,12 +31,12 @@ const corpus = readdirSync(folder)
   .sort()
   .map((file) => ({ file, history: historyFromJSON(JSON.parse(readFileSync(join(folder, file), 'utf8'))) }));
 
-async function replay(histories: { file: string; history: ReturnType<typeof historyFromJSON> }[]) {
+async function replay(histories: { file: string; history: ReturnType<typeof historyFromJSON> }[], options?: Partial<ReplayWorkerOptions>) {
   const failures: { file: string; error: string }[] = [];
   let replayed = 0;
   const fileOf = new Map(histories.map(({ file }) => [workflowIds.get(file) ?? file, file]));
   const results = Worker.runReplayHistories(
-    { workflowBundle: await testBundle(), replayName: 'baton-replay-corpus' },
+    { workflowBundle: await testBundle(), replayName: 'baton-replay-corpus', ...options },
     histories.map(({ file, history }) => ({ workflowId: workflowIds.get(file) ?? file, history })),
   );
   for await (const result of results) {
@@ -55,6 +59,21 @@ test('every recorded history replays on the current workflow code', async () => 
   const { replayed, failures } = await replay(corpus);
   assert.equal(replayed, corpus.length);
   assert.deepEqual(failures, [], failures.map((f) => `${f.file}: ${f.error}`).join('\n'));
+});
+
+test('every recorded history replays on the traced bundle a tracing worker loads, and sends no span again', async () => {
+  // Tracing can be switched on for a fleet with delegations in flight: the OpenTelemetry workflow
+  // interceptors add no command, and a replayed history's spans were sent when it first ran.
+  const traced = freshWorkflowBundlePath(true);
+  assert.ok(traced, 'npm run build writes lib/workflow-bundle-traced.js');
+  const spans = new InMemorySpanExporter();
+  const { replayed, failures } = await replay(corpus, {
+    workflowBundle: { codePath: traced },
+    sinks: { exporter: makeWorkflowExporter(new SimpleSpanProcessor(spans), new Resource({ 'service.name': 'replay' })) },
+  });
+  assert.equal(replayed, corpus.length);
+  assert.deepEqual(failures, [], failures.map((f) => `${f.file}: ${f.error}`).join('\n'));
+  assert.equal(spans.getFinishedSpans().length, 0);
 });
 
 test('the replayer notices a history the code would not write (the check can fail)', async () => {
