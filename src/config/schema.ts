@@ -626,10 +626,13 @@ export const ServeSchema = z
   .strict();
 export type ServeConfig = z.infer<typeof ServeSchema>;
 
-/** `host:port` a metrics endpoint listens on (`0.0.0.0:9464` for every interface). */
+/** `ip:port` a metrics endpoint listens on (`0.0.0.0:9464` for every interface; the exporter takes no host names). */
 const ListenAddressSchema = z
   .string()
-  .regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must be host:port, for example 127.0.0.1:9464');
+  .regex(
+    /^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:.]+\]):\d{1,5}$/,
+    'must be an IP address and port, for example 127.0.0.1:9464 (0.0.0.0:9464 listens on every interface)',
+  );
 
 /**
  * Traces and metrics (docs/observability.md). Both are off unless configured: tracing also by the

@@ -4,6 +4,7 @@
  */
 import pino, { type Logger } from 'pino';
 import { Runtime, makeTelemetryFilterString, type LogLevel, type LogMetadata, type Logger as TemporalLogger } from '@temporalio/worker';
+import { ConfigError } from '../config/config-error';
 import { HISTOGRAM_BUCKETS, useMetricMeter } from '../telemetry/metrics';
 
 /** `BATON_LOG_LEVEL` (default info). */
@@ -37,10 +38,12 @@ let installed = false;
 
 export interface RuntimeOptions {
   /**
-   * `host:port` for a Prometheus endpoint (`GET /metrics`) with the SDK's metrics and Baton's
-   * (`telemetry.metrics.worker`, `.ui` or `.webhook`). Default: no endpoint.
+   * `ip:port` for a Prometheus endpoint (`GET /metrics`) with the SDK's metrics and Baton's
+   * (`telemetry.metrics.worker`, `.ui`, `.webhook` or `.serve`). Default: no endpoint.
    */
   metrics?: string;
+  /** The setting `metrics` came from, named when the address cannot be used. Default `telemetry.metrics`. */
+  metricsSetting?: string;
 }
 
 /**
@@ -49,7 +52,23 @@ export interface RuntimeOptions {
  */
 export function installTemporalRuntime(logger: Logger, opts: RuntimeOptions = {}): void {
   if (installed) return;
+  try {
+    installRuntime(logger, opts);
+  } catch (err) {
+    if (!opts.metrics) throw err;
+    // The Runtime's own words ("Address already in use (os error 98)") after what to change.
+    throw new ConfigError(
+      `${opts.metricsSetting ?? 'telemetry.metrics'}: the metrics endpoint cannot listen on ${opts.metrics} (${(err as Error).message.replace(/^Failed to start prometheus metrics exporter: /, '')}): choose another address`,
+    );
+  }
   installed = true;
+  if (opts.metrics) {
+    useMetricMeter(Runtime.instance().metricMeter);
+    logger.info({ metrics: `http://${opts.metrics}/metrics` }, 'metrics endpoint listening');
+  }
+}
+
+function installRuntime(logger: Logger, opts: RuntimeOptions): void {
   Runtime.install({
     logger: toTemporalLogger(logger.child({ component: 'temporal' })),
     telemetryOptions: {
@@ -68,8 +87,4 @@ export function installTemporalRuntime(logger: Logger, opts: RuntimeOptions = {}
         : {}),
     },
   });
-  if (opts.metrics) {
-    useMetricMeter(Runtime.instance().metricMeter);
-    logger.info({ metrics: `http://${opts.metrics}/metrics` }, 'metrics endpoint listening');
-  }
 }

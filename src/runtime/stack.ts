@@ -43,7 +43,7 @@ export interface RunningStack {
 export async function startStack(opts: StackOptions): Promise<RunningStack> {
   // One process, one Runtime: `baton dev` exports everything on the worker's metrics address.
   const metrics = opts.config.telemetry?.metrics;
-  installTemporalRuntime(opts.logger, { metrics: metrics?.worker });
+  installTemporalRuntime(opts.logger, { metrics: metrics?.worker, metricsSetting: 'telemetry.metrics.worker' });
   const cleanups: (() => Promise<void>)[] = [];
   const unwind = async (): Promise<void> => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch((err: unknown) => opts.logger.warn({ err }, 'cleanup failed'));

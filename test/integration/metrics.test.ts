@@ -5,7 +5,8 @@
  * Grafana dashboard in deploy/ is run against the same Prometheus.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -15,7 +16,7 @@ import { supplierQa } from '../../src/demo/supplier-qa';
 import { projectRoot } from '../../src/runtime/project-root';
 import { startPrometheus, type RunningPrometheus } from '../../src/runtime/prometheus';
 import { freePort } from '../../src/runtime/temporal-server';
-import type { CliProcess } from '../helpers/cli';
+import { runCli, saysOneLine, userEnv, type CliProcess } from '../helpers/cli';
 import { eventually } from '../helpers/traces';
 import { workerProcesses, type WorkerProcesses } from '../helpers/worker-process';
 
@@ -26,6 +27,25 @@ interface Panel {
 }
 
 describe('metrics', () => {
+  it('a metrics address in use: one line naming the setting, before anything starts', async () => {
+    const busy = createServer();
+    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
+    const port = (busy.address() as AddressInfo).port;
+    try {
+      const config = join(mkdtempSync(join(tmpdir(), 'baton-metrics-busy-')), 'baton.config.yaml');
+      writeFileSync(config, `temporal: { address: "127.0.0.1:1" }\ntelemetry: { metrics: { worker: "127.0.0.1:${port}" } }\n`);
+      saysOneLine(
+        await runCli(['worker'], userEnv({ BATON_CONFIG: config })),
+        1,
+        new RegExp(
+          `^baton: telemetry\\.metrics\\.worker: the metrics endpoint cannot listen on 127\\.0\\.0\\.1:${port} \\(Address already in use.*\\): choose another address$`,
+        ),
+      );
+    } finally {
+      busy.close();
+    }
+  });
+
   let agent: RunningAgent;
   let prometheus: RunningPrometheus | undefined;
   let processes: WorkerProcesses;

@@ -12,7 +12,8 @@ export async function serveCommand(opts: { config?: string; host?: string; port?
   const logger = createLogger({ app: 'baton-serve' });
   const { config } = loadConfig(opts.config);
   const tracing = startTracing(config.telemetry, 'serve');
-  if (config.telemetry?.metrics?.serve) installTemporalRuntime(logger, { metrics: config.telemetry.metrics.serve });
+  if (config.telemetry?.metrics?.serve)
+    installTemporalRuntime(logger, { metrics: config.telemetry.metrics.serve, metricsSetting: 'telemetry.metrics.serve' });
   const served = await startServe(config, config.temporal, logger, { host: opts.host, port: opts.port });
   logger.info({ url: served.url }, 'serving A2A agents');
   process.stdout.write(

@@ -12,7 +12,8 @@ export async function uiCommand(opts: { config?: string; host?: string; port?: n
   const logger = createLogger({ app: 'baton-ui' });
   const { config } = loadConfig(opts.config);
   const tracing = startTracing(config.telemetry, 'ui');
-  if (config.telemetry?.metrics?.ui) installTemporalRuntime(logger, { metrics: config.telemetry.metrics.ui });
+  if (config.telemetry?.metrics?.ui)
+    installTemporalRuntime(logger, { metrics: config.telemetry.metrics.ui, metricsSetting: 'telemetry.metrics.ui' });
   const ui = await startUi(config, config.temporal, logger, { host: opts.host, port: opts.port });
   logger.info({ url: ui.url }, 'ui started');
   process.stdout.write(

@@ -12,7 +12,8 @@ export async function webhookCommand(opts: { config?: string }): Promise<number>
   const logger = createLogger({ app: 'baton-webhook' });
   const { config } = loadConfig(opts.config);
   const tracing = startTracing(config.telemetry, 'webhook');
-  if (config.telemetry?.metrics?.webhook) installTemporalRuntime(logger, { metrics: config.telemetry.metrics.webhook });
+  if (config.telemetry?.metrics?.webhook)
+    installTemporalRuntime(logger, { metrics: config.telemetry.metrics.webhook, metricsSetting: 'telemetry.metrics.webhook' });
   const receiver = await startPushReceiver(config, config.temporal, logger);
   logger.info({ listening: receiver.webhook.url, publicUrl: receiver.push.url }, 'webhook started');
   process.stderr.write(

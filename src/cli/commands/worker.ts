@@ -25,7 +25,7 @@ export async function workerCommand(opts: { config?: string; buildId?: string })
   }
   const tracing = startTracing(config.telemetry, 'worker');
   const metrics = config.telemetry?.metrics;
-  installTemporalRuntime(logger, { metrics: metrics?.worker });
+  installTemporalRuntime(logger, { metrics: metrics?.worker, metricsSetting: 'telemetry.metrics.worker' });
   const connection = await connectTemporalWorker(config.temporal);
   let stopSampler: (() => void) | undefined;
   try {
