@@ -19,3 +19,6 @@ export {
 export { S3ArtifactStore, ArtifactStoreMisconfiguredError, ArtifactStoreUnavailableError } from '../artifacts/s3-store';
 export { PolicyRegistry, type AcceptancePolicy, type Candidate, type Decision, type DeclaredPolicy } from '../acceptance/policies';
 export { createLogger, installTemporalRuntime } from '../runtime/logger';
+/** Tracing (docs/observability.md): start it for this process, or give withBaton your own SDK's processor. */
+export { startTracing, activeTracing, type Tracing } from '../telemetry/tracing';
+export { TRACING_INTERCEPTOR_MODULES } from '../runtime/bundle-workflows';

@@ -16,6 +16,8 @@ import { PolicyRegistry } from '../acceptance/policies';
 import { ConfigError, loadConfig, parseConfig } from '../config/load';
 import type { BatonConfig } from '../config/schema';
 import { createLogger } from '../runtime/logger';
+import { tracingOptions } from '../runtime/worker';
+import { activeTracing, type Tracing } from '../telemetry/tracing';
 
 export interface WithBatonOptions {
   /**
@@ -29,6 +31,13 @@ export interface WithBatonOptions {
   policies?: PolicyRegistry;
   /** Where artifact bytes go, when the application keeps them itself. Default: the store `artifacts` configures. */
   artifactStore?: ArtifactStore;
+  /**
+   * Trace the worker's workflows and activities (docs/observability.md): the span processor and
+   * resource of the application's own OpenTelemetry SDK. Default: what `startTracing` started in this
+   * process, else off. A prebuilt `workflowBundle` must have been built with
+   * `TRACING_INTERCEPTOR_MODULES` as its workflow interceptor modules.
+   */
+  tracing?: Pick<Tracing, 'spanProcessor' | 'resource'>;
 }
 
 /** The config `withBaton` and the plugin use. */
@@ -97,8 +106,10 @@ export async function withBaton(options: WorkerOptions, baton: WithBatonOptions 
   }
   // Payloads are encrypted as Baton's config says, unless the worker brings a data converter of its own.
   const dataConverter = options.dataConverter ?? batonDataConverter(config);
+  const tracing = baton.tracing ?? activeTracing();
   return {
     ...options,
+    ...tracingOptions(tracing, options.interceptors, options.workflowsPath !== undefined, options.sinks),
     ...(dataConverter ? { dataConverter } : {}),
     activities: { ...theirs, ...ours },
     ...(options.workflowsPath

@@ -61,7 +61,12 @@ export function deploymentOptions(d: DeploymentConfig): NonNullable<WorkerOption
  * spans of Temporal's OpenTelemetry interceptors, the workflows' spans leaving the sandbox through
  * the `exporter` sink. Merged with the caller's own interceptors.
  */
-function tracingOptions(tracing: Tracing | undefined, given: WorkerOptions['interceptors'], bundling: boolean): Partial<WorkerOptions> {
+export function tracingOptions(
+  tracing: Pick<Tracing, 'spanProcessor' | 'resource'> | undefined,
+  given: WorkerOptions['interceptors'],
+  bundling: boolean,
+  givenSinks?: WorkerOptions['sinks'],
+): Partial<WorkerOptions> {
   if (!tracing) return given ? { interceptors: given } : {};
   return {
     interceptors: {
@@ -76,7 +81,7 @@ function tracingOptions(tracing: Tracing | undefined, given: WorkerOptions['inte
         }),
       ],
     },
-    sinks: { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) },
+    sinks: { ...givenSinks, exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) },
   };
 }
 

@@ -19,6 +19,7 @@ import type {
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
+import { traceGrpcService } from '../telemetry/grpc-server-span';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/load';
 import type { CallerTokens } from '../http/caller-tokens';
@@ -128,14 +129,16 @@ export async function startServedGrpc(opts: ServedGrpcOptions): Promise<RunningG
   const server = new grpc.Server({ interceptors: [gate], 'grpc.max_receive_message_length': opts.maxRequestBytes });
   server.addService(
     A2AService,
-    grpcService({
-      requestHandler: new TenantDispatch(opts.agents),
-      userBuilder: (call) => {
-        const caller = opts.tokens.callerFor(authorizationOf(call.metadata));
-        // The gate let only known tokens through.
-        return caller ? Promise.resolve(new CallerUser(caller)) : Promise.reject(new Error('unauthenticated'));
-      },
-    }),
+    traceGrpcService(
+      grpcService({
+        requestHandler: new TenantDispatch(opts.agents),
+        userBuilder: (call) => {
+          const caller = opts.tokens.callerFor(authorizationOf(call.metadata));
+          // The gate let only known tokens through.
+          return caller ? Promise.resolve(new CallerUser(caller)) : Promise.reject(new Error('unauthenticated'));
+        },
+      }),
+    ),
   );
   let credentials = grpc.ServerCredentials.createInsecure();
   if (opts.tls) {

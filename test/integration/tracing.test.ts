@@ -19,6 +19,7 @@ import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server
 import { supplierQa } from '../../src/demo/supplier-qa';
 import { startJaeger, type RunningJaeger } from '../../src/runtime/jaeger';
 import { startTracing } from '../../src/telemetry/tracing';
+import { freePort } from '../../src/runtime/temporal-server';
 import { runCli, userEnv } from '../helpers/cli';
 import { serveForTest, SUPPLIER_CHECK } from '../helpers/served';
 import { loopbackAgent, testBundle, testServer, withWorker } from '../helpers/temporal';
@@ -122,48 +123,53 @@ describe('traces', () => {
       await withWorker(
         agents,
         async (ctx) => {
-          const config = ConfigSchema.parse({ serve: { pollMs: 50, services: { 'supplier-check': SUPPLIER_CHECK } } });
+          const grpcPort = await freePort();
+          const config = ConfigSchema.parse({
+            serve: { pollMs: 50, grpc: { listen: { host: '127.0.0.1', port: grpcPort } }, services: { 'supplier-check': SUPPLIER_CHECK } },
+          });
           const token = randomBytes(16).toString('hex');
           const served = await serveForTest(ctx, { ...config, agents }, { acme: token, globex: randomBytes(16).toString('hex') });
           try {
-            const client = await served.connect('supplier-check', 'JSONRPC');
-            // The caller's own trace: its span id is the parent the served agent must name.
-            const traceId = randomBytes(16).toString('hex');
-            const callerSpan = randomBytes(8).toString('hex');
-            const sent = await client.sendMessage(
-              {
-                tenant: '',
-                message: Message.fromJSON({
-                  messageId: `m-${randomUUID()}`,
-                  role: 'ROLE_USER',
-                  parts: [{ text: 'Verify inspection-92 against order A1042, product SN-4471' }],
-                }),
-                configuration: {
-                  acceptedOutputModes: [],
-                  returnImmediately: false,
-                  historyLength: 0,
-                  taskPushNotificationConfig: undefined,
+            for (const binding of ['JSONRPC', 'GRPC'] as const) {
+              const client = await served.connect('supplier-check', binding);
+              // The caller's own trace: its span id is the parent the served agent must name.
+              const traceId = randomBytes(16).toString('hex');
+              const callerSpan = randomBytes(8).toString('hex');
+              const sent = await client.sendMessage(
+                {
+                  tenant: '',
+                  message: Message.fromJSON({
+                    messageId: `m-${randomUUID()}`,
+                    role: 'ROLE_USER',
+                    parts: [{ text: 'Verify inspection-92 against order A1042, product SN-4471' }],
+                  }),
+                  configuration: {
+                    acceptedOutputModes: [],
+                    returnImmediately: false,
+                    historyLength: 0,
+                    taskPushNotificationConfig: undefined,
+                  },
+                  metadata: undefined,
                 },
-                metadata: undefined,
-              },
-              { serviceParameters: { Authorization: `Bearer ${token}`, traceparent: `00-${traceId}-${callerSpan}-01` } },
-            );
-            assert.equal((sent as { status?: { state: number } }).status?.state, 3 /* TASK_STATE_COMPLETED */);
-            await tracing.flush();
-            const trace = await eventually(
-              () => traceById(jaeger.queryUrl, traceId),
-              (t) => !!t && t.named('supplier-qa SendMessage').length > 0 && t.named('RunWorkflow:delegationWorkflow').length > 0,
-              'the served trace',
-            );
-            assert.ok(trace);
-            const server = trace.one('A2A server SendMessage', 'baton-served');
-            assert.equal(server.parentId, callerSpan, "the served agent's span is the caller's span's child");
-            const workflow = trace.one('RunWorkflow:delegationWorkflow');
-            assert.ok(trace.isUnder(workflow, server), "the task's delegation runs under the served request");
-            const call = trace
-              .named('A2A SendMessage', 'baton-served')
-              .find((s) => s.attributes['a2a.binding'] === 'JSONRPC' && s.attributes['baton.agent'] === 'supplier-qa');
-            assert.ok(call && trace.isUnder(call, workflow), 'its call to supplier-qa is under it');
+                { serviceParameters: { Authorization: `Bearer ${token}`, traceparent: `00-${traceId}-${callerSpan}-01` } },
+              );
+              assert.equal((sent as { status?: { state: number } }).status?.state, 3 /* TASK_STATE_COMPLETED */, binding);
+              await tracing.flush();
+              const trace = await eventually(
+                () => traceById(jaeger.queryUrl, traceId),
+                (t) => !!t && t.named('supplier-qa SendMessage').length > 0 && t.named('RunWorkflow:delegationWorkflow').length > 0,
+                `the served trace over ${binding}`,
+              );
+              assert.ok(trace);
+              const server = trace.one('A2A server SendMessage', 'baton-served');
+              assert.equal(server.parentId, callerSpan, `${binding}: the served agent's span is the caller's span's child`);
+              const workflow = trace.one('RunWorkflow:delegationWorkflow');
+              assert.ok(trace.isUnder(workflow, server), `${binding}: the task's delegation runs under the served request`);
+              const call = trace
+                .named('A2A SendMessage', 'baton-served')
+                .find((s) => s.attributes['a2a.binding'] === 'JSONRPC' && s.attributes['baton.agent'] === 'supplier-qa');
+              assert.ok(call && trace.isUnder(call, workflow), `${binding}: its call to supplier-qa is under it`);
+            }
           } finally {
             await served.close();
           }
