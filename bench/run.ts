@@ -9,6 +9,7 @@
  *   npm run bench -- --long-tasks [--cluster]   # only 10,000 tasks that work for an hour (long-tasks.ts)
  *   npm run bench -- --graph [--cluster]        # only one graph of 10,000 nodes (large-graph.ts)
  *   npm run bench -- --serve [--cluster]        # only Baton serving A2A against direct delegations (served.ts)
+ *   npm run bench -- --telemetry [--quick] [--cluster]   # only what traces and metrics cost (telemetry-cost.ts)
  */
 import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -38,6 +39,7 @@ import * as benchActivities from './activities';
 import { directCall } from './direct-call';
 import { measureLargeGraph, withGraphSection, writeGraph } from './large-graph';
 import { measureServed, withServedSection, writeServed } from './served';
+import { measureTelemetryCost, withTelemetrySection, writeTelemetry } from './telemetry-cost';
 import { measureLongTasks, withLongTaskSection, writeLongTasks } from './long-tasks';
 import { treeCpuSeconds } from './process-tree';
 import { HEAP_CAP, measureParked } from './parked';
@@ -154,7 +156,7 @@ function writeReport(out: string, report: string[], onCluster: boolean, figures:
   const title = whole.indexOf('\n');
   const table = sideBySide({ dev: read('dev'), cluster: read('cluster') }).join('\n');
   whole = title >= 0 ? `${whole.slice(0, title)}\n\n${table}\n${whole.slice(title)}` : `${table}\n`;
-  writeFileSync(out, withServedSection(out, withGraphSection(out, withLongTaskSection(out, whole))));
+  writeFileSync(out, withTelemetrySection(out, withServedSection(out, withGraphSection(out, withLongTaskSection(out, whole)))));
 }
 
 const quantile = (xs: number[], q: number): number => {
@@ -197,6 +199,7 @@ async function main(): Promise<number> {
       'long-tasks': { type: 'boolean', default: false },
       graph: { type: 'boolean', default: false },
       serve: { type: 'boolean', default: false },
+      telemetry: { type: 'boolean', default: false },
       out: { type: 'string', default: join(projectRoot(), 'docs', 'BENCHMARKS.md') },
     },
   });
@@ -239,6 +242,21 @@ async function main(): Promise<number> {
       const figures = await measureServed({ client, address: server.address, namespace: server.namespace, samples, say });
       const command = `npm run bench -- --serve${quick ? ' --quick' : ''}${onCluster ? ' --cluster' : ''}`;
       writeServed(values.out ?? '', onCluster ? 'cluster' : 'dev', { date: new Date().toISOString().slice(0, 10), command, ...figures });
+      say(JSON.stringify(figures));
+      return 0;
+    } finally {
+      await connection.close();
+      await server.stop();
+    }
+  }
+  if (values.telemetry) {
+    // Only what telemetry costs (bench/telemetry-cost.ts): its own section of the report.
+    try {
+      const samples = quick ? 50 : 200;
+      say(`${samples} delegations each: telemetry off, traces on, metrics on…`);
+      const figures = await measureTelemetryCost({ client, address: server.address, namespace: server.namespace, samples, say });
+      const command = `npm run bench -- --telemetry${quick ? ' --quick' : ''}${onCluster ? ' --cluster' : ''}`;
+      writeTelemetry(values.out ?? '', onCluster ? 'cluster' : 'dev', { date: new Date().toISOString().slice(0, 10), command, ...figures });
       say(JSON.stringify(figures));
       return 0;
     } finally {
