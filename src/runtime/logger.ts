@@ -68,6 +68,19 @@ export function installTemporalRuntime(logger: Logger, opts: RuntimeOptions = {}
   }
 }
 
+/**
+ * Stops the Runtime of a process that runs no worker and installed it only to export metrics
+ * (`baton ui`, `baton webhook`, `baton serve`): its exporter thread would keep the process alive
+ * after the command closed everything else. A worker's process needs none of this (the Runtime
+ * stops with its last worker).
+ */
+export async function releaseTemporalRuntime(): Promise<void> {
+  if (!installed) return;
+  installed = false;
+  useMetricMeter(undefined);
+  await Runtime.instance().shutdown();
+}
+
 function installRuntime(logger: Logger, opts: RuntimeOptions): void {
   Runtime.install({
     logger: toTemporalLogger(logger.child({ component: 'temporal' })),

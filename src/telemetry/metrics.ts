@@ -19,8 +19,8 @@ export const HISTOGRAM_BUCKETS: Record<string, number[]> = {
 let meter: MetricMeter | undefined;
 const made = new Map<string, MetricCounter | MetricHistogram | MetricGauge>();
 
-/** Called once the Runtime exports metrics: from then on, recording counts. */
-export function useMetricMeter(m: MetricMeter): void {
+/** Called once the Runtime exports metrics: from then on, recording counts (undefined: no more). */
+export function useMetricMeter(m: MetricMeter | undefined): void {
   meter = m;
   made.clear();
 }

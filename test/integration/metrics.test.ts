@@ -16,7 +16,8 @@ import { supplierQa } from '../../src/demo/supplier-qa';
 import { projectRoot } from '../../src/runtime/project-root';
 import { startPrometheus, type RunningPrometheus } from '../../src/runtime/prometheus';
 import { freePort } from '../../src/runtime/temporal-server';
-import { runCli, saysOneLine, userEnv, type CliProcess } from '../helpers/cli';
+import { CliProcess, runCli, saysOneLine, userEnv } from '../helpers/cli';
+import { testServer } from '../helpers/temporal';
 import { eventually } from '../helpers/traces';
 import { workerProcesses, type WorkerProcesses } from '../helpers/worker-process';
 
@@ -67,6 +68,83 @@ describe('metrics', () => {
     await prometheus?.stop();
     await processes?.close();
     await agent?.close();
+  });
+
+  it('baton ui and baton webhook serve their own: API requests by route, pushes taken and refused', { timeout: 120_000 }, async () => {
+    const { address: temporal } = await testServer();
+    const [uiMetrics, webhookMetrics, webhookPort] = [await freePort(), await freePort(), await freePort()];
+    const dir = mkdtempSync(join(tmpdir(), 'baton-metrics-processes-'));
+    const config = join(dir, 'baton.config.yaml');
+    writeFileSync(
+      config,
+      [
+        `temporal: { address: "${temporal}" }`,
+        'api: { callers: [{ tokenFromEnv: METRICS_UI_TOKEN, tenant: acme, user: ops-1 }] }',
+        `push: { url: "http://127.0.0.1:${webhookPort}", secretFromEnv: METRICS_PUSH_SECRET, listen: { host: 127.0.0.1, port: ${webhookPort} } }`,
+        `telemetry: { metrics: { ui: "127.0.0.1:${uiMetrics}", webhook: "127.0.0.1:${webhookMetrics}" } }`,
+      ].join('\n'),
+    );
+    const env = userEnv({
+      BATON_CONFIG: config,
+      METRICS_UI_TOKEN: 'metrics-ui-token-0123456789',
+      METRICS_PUSH_SECRET: 'metrics-push-secret-0123456789',
+    });
+    const ui = new CliProcess(['ui', '--port', '0'], env);
+    const webhook = new CliProcess(['webhook'], env);
+    const prom = await startPrometheus(mkdtempSync(join(tmpdir(), 'baton-prometheus-')), [
+      `127.0.0.1:${uiMetrics}`,
+      `127.0.0.1:${webhookMetrics}`,
+    ]);
+    try {
+      await ui.waitFor('Baton web app and API at');
+      await webhook.waitFor('Webhook listening at', 'stderr');
+      const url = /at (http:\/\/\S+)/.exec(ui.stdout)?.[1] ?? '';
+      for (let i = 0; i < 3; i++)
+        assert.equal(
+          (await fetch(`${url}/api/v1/whoami`, { headers: { Authorization: 'Bearer metrics-ui-token-0123456789' } })).status,
+          200,
+        );
+      assert.equal(
+        (await fetch(`${url}/api/v1/delegations/dlg-nobody`, { headers: { Authorization: 'Bearer metrics-ui-token-0123456789' } })).status,
+        404,
+      );
+      // Two pushes the webhook refuses: one that names no task, one with a forged token.
+      const push = (body: unknown, token?: string) =>
+        fetch(`http://127.0.0.1:${webhookPort}/push/dlg-metrics`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+          body: JSON.stringify(body),
+        });
+      assert.equal((await push({})).status, 400);
+      assert.equal((await push({ task: { id: 't-1', contextId: 'c', status: { state: 'TASK_STATE_WORKING' } } }, 'forged')).status, 401);
+
+      const value = async (expr: string): Promise<number | undefined> => {
+        const [first] = await prom.query(expr);
+        return first ? Number(first.value[1]) : undefined;
+      };
+      await eventually(
+        () => value('sum(baton_api_request_duration_seconds_count{route="GET /whoami",status="200"})'),
+        (v) => v === 3,
+        'three whoami requests',
+      );
+      // By route pattern, never by path: an id does not make a series of its own.
+      await eventually(
+        () => value('sum(baton_api_request_duration_seconds_count{route="GET /delegations/:id",status="404"})'),
+        (v) => v === 1,
+        'the 404 by its route',
+      );
+      assert.equal((await prom.query('baton_api_request_duration_seconds_count{route=~".*dlg-nobody.*"}')).length, 0);
+      await eventually(
+        () => value('sum(baton_push_received_total{result="refused"})'),
+        (v) => v === 2,
+        'two refused pushes',
+      );
+    } finally {
+      ui.child.kill('SIGTERM');
+      webhook.child.kill('SIGTERM');
+      await Promise.all([ui.exited, webhook.exited]);
+      await prom.stop();
+    }
   });
 
   it("Prometheus scrapes a worker: Baton's series and the SDK's, and the dashboard's queries", { timeout: 150_000 }, async () => {

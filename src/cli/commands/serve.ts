@@ -4,7 +4,7 @@
  */
 import { untilStopped } from '../until-stopped';
 import { loadConfig } from '../../config/load';
-import { createLogger, installTemporalRuntime } from '../../runtime/logger';
+import { createLogger, installTemporalRuntime, releaseTemporalRuntime } from '../../runtime/logger';
 import { startTracing } from '../../telemetry/tracing';
 import { startServe } from '../../serve/start-serve';
 
@@ -30,5 +30,6 @@ export async function serveCommand(opts: { config?: string; host?: string; port?
   await untilStopped();
   await served.close();
   await tracing?.shutdown();
+  await releaseTemporalRuntime();
   return 0;
 }

@@ -5,7 +5,7 @@
 import { untilStopped } from '../until-stopped';
 import { loadConfig } from '../../config/load';
 import { startUi } from '../../http/start-ui';
-import { createLogger, installTemporalRuntime } from '../../runtime/logger';
+import { createLogger, installTemporalRuntime, releaseTemporalRuntime } from '../../runtime/logger';
 import { startTracing } from '../../telemetry/tracing';
 
 export async function uiCommand(opts: { config?: string; host?: string; port?: number }): Promise<number> {
@@ -43,5 +43,6 @@ export async function uiCommand(opts: { config?: string; host?: string; port?: n
   await untilStopped();
   await ui.close();
   await tracing?.shutdown();
+  await releaseTemporalRuntime();
   return 0;
 }

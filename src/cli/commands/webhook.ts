@@ -5,7 +5,7 @@
 import { untilStopped } from '../until-stopped';
 import { loadConfig } from '../../config/load';
 import { startPushReceiver } from '../../push/receiver';
-import { createLogger, installTemporalRuntime } from '../../runtime/logger';
+import { createLogger, installTemporalRuntime, releaseTemporalRuntime } from '../../runtime/logger';
 import { startTracing } from '../../telemetry/tracing';
 
 export async function webhookCommand(opts: { config?: string }): Promise<number> {
@@ -22,5 +22,6 @@ export async function webhookCommand(opts: { config?: string }): Promise<number>
   await untilStopped();
   await receiver.close();
   await tracing?.shutdown();
+  await releaseTemporalRuntime();
   return 0;
 }
