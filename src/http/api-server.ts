@@ -3,6 +3,8 @@
  * call but the document itself needs `Authorization: Bearer <token>`; the token names the caller,
  * and the same checks as the CLI's apply (the tenant of a delegation, the pending request id).
  */
+import { SpanStatusCode } from '@opentelemetry/api';
+import { serverSpan } from '../telemetry/http-server-span';
 import { recordApiRequest } from '../telemetry/metrics';
 import { listen } from '../runtime/listen';
 import { RateLimiter, retryAfterSeconds } from './rate-limit';
@@ -124,14 +126,19 @@ export function createApiApp(opts: ApiServerOptions): express.Express {
   const api = express.Router();
   api.use((req, res, next) => {
     const started = performance.now();
-    res.once('finish', () =>
-      // The route's pattern (`/delegations/:id`), never the path: ids would make a series each.
-      recordApiRequest(
-        { route: req.route ? `${req.method} ${String(req.route.path)}` : 'unmatched', status: String(res.statusCode) },
-        (performance.now() - started) / 1000,
-      ),
-    );
-    next();
+    // A caller's traceparent is continued: the delegations it starts join the caller's trace.
+    const { span, within } = serverSpan(req, `API ${req.method}`);
+    res.once('finish', () => {
+      // The route's pattern (`/delegations/:id`), never the path: ids would make a series (and a span name) each.
+      const route = req.route ? `${req.method} ${String(req.route.path)}` : 'unmatched';
+      span.updateName(`API ${route}`);
+      span.setAttributes({ 'http.route': route, 'http.response.status_code': res.statusCode });
+      if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end();
+      recordApiRequest({ route, status: String(res.statusCode) }, (performance.now() - started) / 1000);
+    });
+    res.once('close', () => span.isRecording() && span.end());
+    within(next);
   });
   api.use((_req, res, next) => {
     res.setHeader('Cache-Control', 'no-store');

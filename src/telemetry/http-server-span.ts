@@ -4,7 +4,7 @@
  * task) runs in the span's context, so Temporal's client interceptor carries it on. Without tracing
  * the API's tracer is a no-op and the middleware only passes the request on.
  */
-import { context, propagation, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
+import { context, propagation, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
 import type { NextFunction, Request, Response } from 'express';
 
 /** The JSON-RPC method when the body was one (read once the request was handled), else `VERB /path`. */
@@ -22,12 +22,10 @@ function methodOf(req: Request, path: string): string {
  */
 export function traceRequests(prefix: string, tracer?: Tracer, measure?: (method: string, status: number, seconds: number) => void) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    const t = tracer ?? trace.getTracer('baton');
-    const parent = propagation.extract(context.active(), req.headers);
     const started = performance.now();
     // Read now: Express puts baseUrl back as the request leaves each router.
     const path = `${req.baseUrl ?? ''}${req.path}`.replace(/(.)\/$/, '$1');
-    const span = t.startSpan(`${prefix} ${req.method} ${path}`, { kind: SpanKind.SERVER }, parent);
+    const { span, within } = serverSpan(req, `${prefix} ${req.method} ${path}`, tracer);
     let ended = false;
     const end = (): void => {
       if (ended) return;
@@ -41,6 +39,16 @@ export function traceRequests(prefix: string, tracer?: Tracer, measure?: (method
     };
     res.once('finish', end);
     res.once('close', end);
-    context.with(trace.setSpan(parent, span), next);
+    within(next);
   };
+}
+
+/**
+ * A server span for `req`, the child of the caller's span when its headers carry one; `within` runs
+ * the request's handling in the span's context. The caller ends the span.
+ */
+export function serverSpan(req: Request, name: string, tracer?: Tracer): { span: Span; within(next: () => void): void } {
+  const parent = propagation.extract(context.active(), req.headers);
+  const span = (tracer ?? trace.getTracer('baton')).startSpan(name, { kind: SpanKind.SERVER }, parent);
+  return { span, within: (next) => context.with(trace.setSpan(parent, span), next) };
 }

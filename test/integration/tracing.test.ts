@@ -12,7 +12,15 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Message } from '@a2a-js/sdk';
 import { Client, Connection } from '@temporalio/client';
-import { Worker } from '@temporalio/worker';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { Resource } from '@opentelemetry/resources';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import pino from 'pino';
+import { withBaton } from '../../src/embed/with-baton';
+import { installTemporalRuntime } from '../../src/runtime/logger';
+import { delegateAndWait } from '../workflows/embedding';
 import { DEMO_ANSWER } from '../../src/cli/commands/demo';
 import { ConfigSchema } from '../../src/config/schema';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
@@ -22,7 +30,7 @@ import { startTracing } from '../../src/telemetry/tracing';
 import { freePort } from '../../src/runtime/temporal-server';
 import { runCli, userEnv } from '../helpers/cli';
 import { serveForTest, SUPPLIER_CHECK } from '../helpers/served';
-import { loopbackAgent, testBundle, testServer, withWorker } from '../helpers/temporal';
+import { batonFor, loopbackAgent, testBundle, testServer, withWorker } from '../helpers/temporal';
 import { eventually, traceById, tracesOf, type ReadTrace } from '../helpers/traces';
 
 describe('traces', () => {
@@ -170,6 +178,34 @@ describe('traces', () => {
                 .find((s) => s.attributes['a2a.binding'] === 'JSONRPC' && s.attributes['baton.agent'] === 'supplier-qa');
               assert.ok(call && trace.isUnder(call, workflow), `${binding}: its call to supplier-qa is under it`);
             }
+
+            // The HTTP API as the caller's hop: the delegation it starts joins the caller's trace.
+            const traceId = randomBytes(16).toString('hex');
+            const callerSpan = randomBytes(8).toString('hex');
+            const started = await fetch(`${served.api.url}/api/v1/delegations`, {
+              method: 'POST',
+              headers: {
+                authorization: `Bearer ${token}`,
+                'content-type': 'application/json',
+                traceparent: `00-${traceId}-${callerSpan}-01`,
+              },
+              body: JSON.stringify({ agent: 'supplier-qa', text: 'Verify inspection-92 against order A1042, product SN-4471' }),
+            });
+            assert.equal(started.status, 201);
+            const { id } = (await started.json()) as { id: string };
+            await batonFor(ctx).result(id);
+            await tracing.flush();
+            const trace = await eventually(
+              () => traceById(jaeger.queryUrl, traceId),
+              (t) => !!t && t.named('supplier-qa SendMessage').length > 0,
+              'the API trace',
+            );
+            assert.ok(trace);
+            const api = trace.one('API POST /delegations', 'baton-served');
+            assert.equal(api.parentId, callerSpan, "the API's span is the caller's span's child");
+            const workflow = trace.one('RunWorkflow:delegationWorkflow');
+            assert.ok(trace.isUnder(workflow, api), 'the delegation runs under the API request');
+            assert.equal(workflow.attributes['baton.delegation_id'], id);
           } finally {
             await served.close();
           }
@@ -181,4 +217,66 @@ describe('traces', () => {
       await tracing.shutdown();
     }
   });
+
+  it(
+    "a parent workflow's delegation is in the parent's trace (withBaton, the application's own span processor)",
+    { timeout: 120_000 },
+    async () => {
+      // The application's OpenTelemetry SDK: its provider registered, its processor handed to withBaton.
+      const spans = new InMemorySpanExporter();
+      const spanProcessor = new SimpleSpanProcessor(spans);
+      const provider = new NodeTracerProvider({ spanProcessors: [spanProcessor] });
+      provider.register({ propagator: new W3CTraceContextPropagator() });
+      installTemporalRuntime(pino({ level: 'warn' }, pino.destination(2)));
+      const agent = await startAgentServer(supplierQa({ workMs: 10 }));
+      const { address, namespace } = await testServer();
+      const native = await NativeConnection.connect({ address });
+      const connection = await Connection.connect({ address });
+      try {
+        const taskQueue = `shop-traced-${randomUUID()}`;
+        const options = await withBaton(
+          { connection: native, namespace, taskQueue, workflowsPath: require.resolve('../workflows/embedding'), activities: {} },
+          {
+            config: { agents: { 'supplier-qa': loopbackAgent(agent.url) } },
+            logger: pino({ level: 'warn' }),
+            tracing: { spanProcessor, resource: new Resource({ 'service.name': 'shop' }) },
+          },
+        );
+        const worker = await Worker.create({ ...options, shutdownGraceTime: '2s' });
+        const result = await worker.runUntil(
+          new Client({ connection, namespace }).workflow.execute(delegateAndWait, {
+            taskQueue,
+            workflowId: `refund-${randomUUID()}`,
+            args: [
+              {
+                parts: [{ text: 'Verify inspection-92 against order A1042, product SN-4471' }],
+                caller: { tenant: 'shop', user: 'refund-desk' },
+              },
+            ],
+          }),
+        );
+        assert.equal(result.accepted, true);
+        const finished = spans.getFinishedSpans();
+        const named = (name: string) => finished.filter((sp) => sp.name === name);
+        const byId = new Map(finished.map((sp) => [sp.spanContext().spanId, sp]));
+        const under = (child: (typeof finished)[number], ancestor: (typeof finished)[number]): boolean => {
+          for (let p = byId.get(child.parentSpanId ?? ''); p; p = byId.get(p.parentSpanId ?? '')) if (p === ancestor) return true;
+          return false;
+        };
+        const [parent] = named('RunWorkflow:delegateAndWait');
+        const [child] = named('RunWorkflow:delegationWorkflow');
+        assert.ok(parent && child, finished.map((sp) => sp.name).join(', '));
+        assert.ok(under(child, parent), 'the delegation runs under its parent workflow (StartChildWorkflow)');
+        assert.equal(byId.get(child.parentSpanId ?? '')?.name, 'StartChildWorkflow:delegationWorkflow');
+        const send = named('A2A SendMessage')[0];
+        assert.ok(send && under(send, child), 'the A2A call is under the delegation');
+        assert.equal(new Set([parent, child, send].map((sp) => sp.spanContext().traceId)).size, 1, 'one trace');
+      } finally {
+        await connection.close();
+        await native.close();
+        await agent.close();
+        await provider.shutdown();
+      }
+    },
+  );
 });
