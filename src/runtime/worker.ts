@@ -57,9 +57,10 @@ export function deploymentOptions(d: DeploymentConfig): NonNullable<WorkerOption
 }
 
 /**
- * With tracing on (`startTracing` ran in this process): the workflow, activity and local activity
- * spans of Temporal's OpenTelemetry interceptors, the workflows' spans leaving the sandbox through
- * the `exporter` sink. Merged with the caller's own interceptors.
+ * With tracing on: the workflow spans of Baton's workflow interceptors (workflows/tracing-interceptors.ts,
+ * named here when the worker bundles at start; a prebuilt traced bundle has them), leaving the
+ * sandbox through the `exporter` sink, and the activity spans of Temporal's activity interceptors.
+ * Merged with the caller's own interceptors and sinks.
  */
 export function tracingOptions(
   tracing: Pick<Tracing, 'spanProcessor' | 'resource'> | undefined,

@@ -3,7 +3,8 @@
  * interceptors and Baton's A2A spans find it), W3C trace context as the propagator, spans batched
  * to an OTLP/HTTP receiver. Off unless `telemetry.traces` or the standard OTLP variables say where.
  */
-import { context, propagation, trace, type Tracer } from '@opentelemetry/api';
+import { context, diag, DiagLogLevel, propagation, trace, type Tracer } from '@opentelemetry/api';
+import type { Logger } from 'pino';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { Resource } from '@opentelemetry/resources';
@@ -17,7 +18,7 @@ export interface Tracing {
   resource: Resource;
   /** Where the worker's workflow spans go too (they leave the sandbox through a sink). */
   spanProcessor: SpanProcessor;
-  /** Sends what is buffered (tests read spans back; commands call it before they exit). */
+  /** Sends what is buffered (tests read spans back); never fails: an unreachable receiver is a warning. */
   flush(): Promise<void>;
   shutdown(): Promise<void>;
 }
@@ -42,10 +43,11 @@ function processorFor(url: string): SpanProcessor {
  * Starts tracing for this process, once (a second call returns the first one's). `role` names the
  * process when neither `telemetry.traces.serviceName` nor `OTEL_SERVICE_NAME` does: `baton-<role>`.
  */
-export function startTracing(telemetry: TelemetryConfig | undefined, role: string): Tracing | undefined {
+export function startTracing(telemetry: TelemetryConfig | undefined, role: string, logger?: Logger): Tracing | undefined {
   if (active) return active;
   const url = tracesEndpoint(telemetry);
   if (!url) return undefined;
+  const failed = logger ? reportExportErrors(logger, url) : () => {};
   const serviceName = process.env.OTEL_SERVICE_NAME ?? telemetry?.traces?.serviceName ?? `baton-${role}`;
   const resource = new Resource({ 'service.name': serviceName });
   const spanProcessor = processorFor(url);
@@ -56,21 +58,58 @@ export function startTracing(telemetry: TelemetryConfig | undefined, role: strin
     serviceName,
     resource,
     spanProcessor,
+    // A receiver that cannot be reached fails the flush; the warning above said so, and a command
+    // must not fail for its traces.
     flush: async () => {
-      await provider.forceFlush();
-      for (const s of services.values()) await s.provider.forceFlush();
+      await provider.forceFlush().catch(failed);
+      for (const s of services.values()) await s.provider.forceFlush().catch(failed);
     },
     shutdown: async () => {
-      for (const s of services.values()) await s.provider.shutdown();
+      for (const s of services.values()) await s.provider.shutdown().catch(failed);
       services.clear();
-      await provider.shutdown();
+      await provider.shutdown().catch(failed);
       trace.disable();
       context.disable();
       propagation.disable();
+      diag.disable();
       active = undefined;
     },
   };
   return active;
+}
+
+/**
+ * OpenTelemetry reports a receiver it cannot reach through its diagnostic logger, silent unless set,
+ * and a flush by rejecting: each distinct error goes to `logger` as a warning, at most once a minute
+ * (a batch leaves every half second), and spans that could not be sent are dropped.
+ */
+function reportExportErrors(logger: Logger, url: string): (err: unknown) => void {
+  const said = new Map<string, number>();
+  const warn = (message: string): void => {
+    const now = Date.now();
+    if ((said.get(message) ?? 0) > now - 60_000) return;
+    said.set(message, now);
+    logger.warn({ traces: url }, `traces could not be exported: ${message}`);
+  };
+  // The exporter hands over an error as JSON text (its stack included): keep its message.
+  const readable = (x: unknown): string => {
+    if (Array.isArray(x)) return x.map(readable).join('; ');
+    if (x instanceof Error) return x.message;
+    if (typeof x !== 'string') return String(x);
+    try {
+      const parsed = JSON.parse(x) as { message?: unknown };
+      return typeof parsed.message === 'string' ? parsed.message : x;
+    } catch {
+      return x;
+    }
+  };
+  const text = (m: string, args: unknown[]): string => [m, ...args].map(readable).join(' ').slice(0, 300);
+  diag.setLogger(
+    { error: (m, ...a) => warn(text(m, a)), warn: (m, ...a) => warn(text(m, a)), info: () => {}, debug: () => {}, verbose: () => {} },
+    { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true },
+  );
+  // What a flush or shutdown rejects with (the scheduled exports report through diag).
+  return (err) => warn(readable(err).slice(0, 300));
 }
 
 /** This process's tracing, when it was started. */

@@ -41,7 +41,7 @@ export async function demoCommand(opts: { json?: boolean; config?: string }): Pr
   const interruption = interrupted();
   let wasInterrupted = false;
   interruption.catch(() => (wasInterrupted = true));
-  const tracing = startTracing(config.telemetry, 'demo');
+  const tracing = startTracing(config.telemetry, 'demo', logger);
   const stack = await startStack({ config, logger, server: { uiPort: false }, agents: [supplierQa()] });
   // With tracing on, the whole demo is one trace: the start, the answer and the result under one span.
   const span = trace.getTracer('baton').startSpan('baton demo');

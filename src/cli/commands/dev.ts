@@ -45,7 +45,7 @@ export async function devCommand(opts: DevOptions): Promise<number> {
   const devConfig: BatonConfig = selfServe
     ? { ...config, serve: demoServe(), agents: { ...config.agents, 'baton-qa': selfAgentEntry(appPort) } }
     : config;
-  const tracing = startTracing(config.telemetry, 'dev');
+  const tracing = startTracing(config.telemetry, 'dev', logger);
   const stack = await startStack({
     config: devConfig,
     logger,

@@ -11,7 +11,7 @@ import { startServe } from '../../serve/start-serve';
 export async function serveCommand(opts: { config?: string; host?: string; port?: number }): Promise<number> {
   const logger = createLogger({ app: 'baton-serve' });
   const { config } = loadConfig(opts.config);
-  const tracing = startTracing(config.telemetry, 'serve');
+  const tracing = startTracing(config.telemetry, 'serve', logger);
   if (config.telemetry?.metrics?.serve)
     installTemporalRuntime(logger, { metrics: config.telemetry.metrics.serve, metricsSetting: 'telemetry.metrics.serve' });
   const served = await startServe(config, config.temporal, logger, { host: opts.host, port: opts.port });

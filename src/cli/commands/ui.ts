@@ -11,7 +11,7 @@ import { startTracing } from '../../telemetry/tracing';
 export async function uiCommand(opts: { config?: string; host?: string; port?: number }): Promise<number> {
   const logger = createLogger({ app: 'baton-ui' });
   const { config } = loadConfig(opts.config);
-  const tracing = startTracing(config.telemetry, 'ui');
+  const tracing = startTracing(config.telemetry, 'ui', logger);
   if (config.telemetry?.metrics?.ui)
     installTemporalRuntime(logger, { metrics: config.telemetry.metrics.ui, metricsSetting: 'telemetry.metrics.ui' });
   const ui = await startUi(config, config.temporal, logger, { host: opts.host, port: opts.port });

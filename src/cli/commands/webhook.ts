@@ -11,7 +11,7 @@ import { startTracing } from '../../telemetry/tracing';
 export async function webhookCommand(opts: { config?: string }): Promise<number> {
   const logger = createLogger({ app: 'baton-webhook' });
   const { config } = loadConfig(opts.config);
-  const tracing = startTracing(config.telemetry, 'webhook');
+  const tracing = startTracing(config.telemetry, 'webhook', logger);
   if (config.telemetry?.metrics?.webhook)
     installTemporalRuntime(logger, { metrics: config.telemetry.metrics.webhook, metricsSetting: 'telemetry.metrics.webhook' });
   const receiver = await startPushReceiver(config, config.temporal, logger);

@@ -23,7 +23,7 @@ export async function workerCommand(opts: { config?: string; buildId?: string })
       throw new InvalidRequestError(`--build-id ${JSON.stringify(opts.buildId)}: ${describeIssues(parsed.error).join('; ')}`);
     config.worker.deployment = parsed.data;
   }
-  const tracing = startTracing(config.telemetry, 'worker');
+  const tracing = startTracing(config.telemetry, 'worker', logger);
   const metrics = config.telemetry?.metrics;
   installTemporalRuntime(logger, { metrics: metrics?.worker, metricsSetting: 'telemetry.metrics.worker' });
   const connection = await connectTemporalWorker(config.temporal);
