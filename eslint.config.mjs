@@ -36,8 +36,7 @@ export default tseslint.config(
   },
   {
     // workflows/ runs in Temporal's deterministic sandbox: values come only from the workflow SDK,
-    // @temporalio/common, zod, the OpenTelemetry API (span attributes), sibling workflow files and
-    // src/shared. Type-only imports are free.
+    // @temporalio/common, zod, sibling workflow files and src/shared. Type-only imports are free.
     files: ['workflows/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
@@ -45,10 +44,10 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^(?!@temporalio/workflow$|@temporalio/common$|@opentelemetry/api$|zod$|\\./|\\.\\./src/shared/).*',
+              regex: '^(?!@temporalio/workflow$|@temporalio/common$|zod$|\\./|\\.\\./src/shared/).*',
               allowTypeImports: true,
               message:
-                'workflows/ may import values only from src/shared, sibling workflow files, @temporalio/workflow, @temporalio/common, @opentelemetry/api and zod.',
+                'workflows/ may import values only from src/shared, sibling workflow files, @temporalio/workflow, @temporalio/common and zod.',
             },
             schemasOnDemand('\\.\\./src/shared/'),
           ],

@@ -70,6 +70,6 @@ export async function delegationWorkflow(input: DelegationInput, carried?: Deleg
   // end it as Cancelled without its record; the caller needs the record with the real remote end.
   if (!allHandlersFinished()) await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   await run.announceSettled();
-  delegationSettled(input.agent, run.record.outcome?.kind, run.record.remote.taskId);
+  delegationSettled(input.agent, run.record.outcome?.kind);
   return run.record;
 }

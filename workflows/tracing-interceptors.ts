@@ -65,13 +65,38 @@ function spanned<T>(
 
 const isContinueAsNew = (err: unknown): boolean => err instanceof ContinueAsNew;
 
+/**
+ * A delegation's span says which delegation, which agent, and how it ended. Set here rather than in
+ * the workflow, so the plain bundle carries no tracing code at all.
+ */
+function describeDelegation(span: Span, input: WorkflowExecuteInput, result: Promise<unknown>): void {
+  const { workflowType, workflowId } = workflowInfo();
+  if (workflowType !== 'delegationWorkflow') return;
+  const agent = (input.args[0] as { agent?: unknown } | undefined)?.agent;
+  span.setAttributes({ 'baton.delegation_id': workflowId, ...(typeof agent === 'string' ? { 'baton.agent': agent } : {}) });
+  result.then(
+    (record) => {
+      const r = record as { outcome?: { kind?: string }; remote?: { taskId?: string } } | undefined;
+      span.setAttributes({
+        'baton.outcome': r?.outcome?.kind ?? 'NONE',
+        ...(r?.remote?.taskId ? { 'a2a.task_id': r.remote.taskId } : {}),
+      });
+    },
+    () => undefined,
+  );
+}
+
 class Inbound extends OpenTelemetryInboundInterceptor {
   override execute(input: WorkflowExecuteInput, next: Next<WorkflowInboundCallsInterceptor, 'execute'>): Promise<unknown> {
     return spanned(
       this.tracer,
       `RunWorkflow:${workflowInfo().workflowType}`,
       extractContextFromHeaders(input.headers),
-      () => next(input),
+      (span) => {
+        const result = next(input);
+        describeDelegation(span, input, result);
+        return result;
+      },
       isContinueAsNew,
     );
   }
