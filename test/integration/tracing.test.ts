@@ -22,7 +22,7 @@ import { withBaton } from '../../src/embed/with-baton';
 import { installTemporalRuntime } from '../../src/runtime/logger';
 import { delegateAndWait } from '../workflows/embedding';
 import { DEMO_ANSWER } from '../../src/cli/commands/demo';
-import { ConfigSchema } from '../../src/config/schema';
+import { ConfigSchema, ServeSchema } from '../../src/config/schema';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
 import { supplierQa } from '../../src/demo/supplier-qa';
 import { startJaeger, type RunningJaeger } from '../../src/runtime/jaeger';
@@ -32,6 +32,7 @@ import { runCli, userEnv } from '../helpers/cli';
 import { serveForTest, SUPPLIER_CHECK } from '../helpers/served';
 import { batonFor, loopbackAgent, testBundle, testServer, withWorker } from '../helpers/temporal';
 import { eventually, traceById, tracesOf, type ReadTrace } from '../helpers/traces';
+import { stateOf, Webhook } from '../helpers/webhook';
 
 describe('traces', () => {
   let jaeger: RunningJaeger;
@@ -125,7 +126,10 @@ describe('traces', () => {
     const tracing = startTracing({ traces: { endpoint: jaeger.otlpEndpoint, serviceName: 'baton-served' } }, 'test');
     assert.ok(tracing);
     let agent: RunningAgent | undefined;
+    const hook = new Webhook();
+    const push = { allowHttp: true, allowPrivateNetwork: true, attempts: 3, retryInitial: '200ms', retryMax: '1s' };
     try {
+      await hook.start();
       agent = await startAgentServer(supplierQa({ workMs: 10 }));
       const agents = { 'supplier-qa': loopbackAgent(agent.url) };
       await withWorker(
@@ -133,7 +137,12 @@ describe('traces', () => {
         async (ctx) => {
           const grpcPort = await freePort();
           const config = ConfigSchema.parse({
-            serve: { pollMs: 50, grpc: { listen: { host: '127.0.0.1', port: grpcPort } }, services: { 'supplier-check': SUPPLIER_CHECK } },
+            serve: {
+              pollMs: 50,
+              push,
+              grpc: { listen: { host: '127.0.0.1', port: grpcPort } },
+              services: { 'supplier-check': SUPPLIER_CHECK },
+            },
           });
           const token = randomBytes(16).toString('hex');
           const served = await serveForTest(ctx, { ...config, agents }, { acme: token, globex: randomBytes(16).toString('hex') });
@@ -155,13 +164,26 @@ describe('traces', () => {
                     acceptedOutputModes: [],
                     returnImmediately: false,
                     historyLength: 0,
-                    taskPushNotificationConfig: undefined,
+                    // Over JSON-RPC with a webhook: its push workflow (update-with-start) is traced too.
+                    taskPushNotificationConfig:
+                      binding === 'JSONRPC'
+                        ? { tenant: '', id: '', taskId: '', url: `${hook.url}/traced`, token: '', authentication: undefined }
+                        : undefined,
                   },
                   metadata: undefined,
                 },
                 { serviceParameters: { Authorization: `Bearer ${token}`, traceparent: `00-${traceId}-${callerSpan}-01` } },
               );
               assert.equal((sent as { status?: { state: number } }).status?.state, 3 /* TASK_STATE_COMPLETED */, binding);
+              if (binding === 'JSONRPC') {
+                await hook.until('/traced', (posts) => posts.some((p) => stateOf(p) === 'TASK_STATE_COMPLETED'), 'the end');
+                // Histories a tracing worker wrote, the push workflow's included, replay without tracing.
+                const taskId = (sent as { id: string }).id;
+                for (const workflowId of [taskId, `${taskId}.push`]) {
+                  const history = await ctx.client.workflow.getHandle(workflowId).fetchHistory();
+                  await Worker.runReplayHistory({ workflowBundle: await testBundle(), replayName: 'traced-served' }, history, workflowId);
+                }
+              }
               await tracing.flush();
               const trace = await eventually(
                 () => traceById(jaeger.queryUrl, traceId),
@@ -210,10 +232,11 @@ describe('traces', () => {
             await served.close();
           }
         },
-        { traced: true },
+        { traced: true, serve: ServeSchema.parse({ push, services: {} }) },
       );
     } finally {
       await agent?.close();
+      await hook.close();
       await tracing.shutdown();
     }
   });
