@@ -346,8 +346,23 @@ export class ServedAgent implements A2ARequestHandler {
    * is seen within tens of ms, a long one costs a Query every `pollMs`.
    */
   private async *watch(id: string, caller: Caller): AsyncGenerator<WireTask> {
+    let failed = false;
     for (let i = 0; ; i++) {
-      yield await this.guard(() => this.view(id, caller));
+      let task: WireTask;
+      try {
+        task = await this.view(id, caller);
+        failed = false;
+      } catch (err) {
+        // 👉 A Query that arrives while its workflow's run is evicted from the worker's cache can go
+        // unanswered until it times out (the SDK drops it with "leftover buffered tasks when evicting
+        // run"; seen once in CI): one such read is tried again, so an open stream or a blocking send
+        // survives it; two in a row end it.
+        if (failed || asBatonError(err)?.kind !== 'Unavailable') throw this.protocolError(err);
+        failed = true;
+        this.o.logger.warn({ taskId: id, service: this.o.name, err: (err as Error).message }, 'served task: a read failed; reading again');
+        continue;
+      }
+      yield task;
       await sleep(Math.min(this.o.pollMs, 20 * 2 ** i));
     }
   }
