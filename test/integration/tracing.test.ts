@@ -187,7 +187,12 @@ describe('traces', () => {
               await tracing.flush();
               const trace = await eventually(
                 () => traceById(jaeger.queryUrl, traceId),
-                (t) => !!t && t.named('supplier-qa SendMessage').length > 0 && t.named('RunWorkflow:delegationWorkflow').length > 0,
+                // The server span ends when its response has gone out, which can be after the caller has it.
+                (t) =>
+                  !!t &&
+                  t.named('supplier-qa SendMessage').length > 0 &&
+                  t.named('RunWorkflow:delegationWorkflow').length > 0 &&
+                  t.named('A2A server SendMessage').length > 0,
                 `the served trace over ${binding}`,
               );
               assert.ok(trace);
@@ -219,7 +224,7 @@ describe('traces', () => {
             await tracing.flush();
             const trace = await eventually(
               () => traceById(jaeger.queryUrl, traceId),
-              (t) => !!t && t.named('supplier-qa SendMessage').length > 0,
+              (t) => !!t && t.named('supplier-qa SendMessage').length > 0 && t.named('API POST /delegations').length > 0,
               'the API trace',
             );
             assert.ok(trace);
