@@ -5,6 +5,7 @@
  * histories cannot replay on, so the test also shows what pinning saved them from.
  */
 import assert from 'node:assert/strict';
+import { temporal } from '@temporalio/proto';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
@@ -73,12 +74,25 @@ describe('an upgrade from build N to N+1 with Worker Versioning', () => {
             buildId,
             identity: 'upgrade-test',
           });
-          return;
+          break;
         } catch (err) {
           // NOT_FOUND (5) or FAILED_PRECONDITION (9) until the server has seen the new build's poller.
           if (attempt > 200 || ![5, 9].includes((err as { code?: number }).code ?? 0)) throw err;
           await new Promise((r) => setTimeout(r, 100));
         }
+      }
+      // The server takes the new routing to the task queues after it answers: a start right away can
+      // still go to the old build (seen once under load). Wait until it says the routing is everywhere.
+      for (let attempt = 0; ; attempt++) {
+        const { workerDeploymentInfo: info } = await connection.workflowService.describeWorkerDeployment({
+          namespace,
+          deploymentName: deployment,
+        });
+        const current = info?.routingConfig?.currentDeploymentVersion?.buildId;
+        const state = info?.routingConfigUpdateState;
+        if (current === buildId && state !== temporal.api.enums.v1.RoutingConfigUpdateState.ROUTING_CONFIG_UPDATE_STATE_IN_PROGRESS) return;
+        if (attempt > 200) assert.fail(`the deployment's routing did not reach build ${buildId} (current ${current}, state ${state})`);
+        await new Promise((r) => setTimeout(r, 50));
       }
     };
     const buildOf = async (id: string): Promise<string | undefined> => {
