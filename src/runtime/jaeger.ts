@@ -92,7 +92,13 @@ export async function startJaeger(dir: string, log: (line: string) => void = () 
   const out = openSync(join(dir, 'jaeger.log'), 'a');
   const child: ChildProcess = spawn(binary, ['--config', `file:${config}`], { stdio: ['ignore', out, out] });
   let exited = false;
-  child.once('exit', () => (exited = true));
+  // A test that times out is ended with process.exit (--test-force-exit): take Jaeger along.
+  const orphaned = (): void => void child.kill('SIGKILL');
+  process.once('exit', orphaned);
+  child.once('exit', () => {
+    exited = true;
+    process.off('exit', orphaned);
+  });
   const queryUrl = `http://127.0.0.1:${query}`;
   const otlpEndpoint = `http://127.0.0.1:${otlp}`;
   const until = Date.now() + 30_000;

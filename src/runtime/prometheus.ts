@@ -38,12 +38,16 @@ export async function startPrometheus(dir: string, targets: string[]): Promise<R
     throw new Error(`prometheus could not be started (${(err as Error).message}): npm run setup -- --test installs it`);
   }
   let exited = false;
+  // A test that times out is ended with process.exit (--test-force-exit): take Prometheus along.
+  const orphaned = (): void => void child.kill('SIGKILL');
+  process.once('exit', orphaned);
   const failed = new Promise<never>((_, reject) => {
     child.once('error', (err) =>
       reject(new Error(`prometheus could not be started (${err.message}): npm run setup -- --test installs it`)),
     );
     child.once('exit', () => {
       exited = true;
+      process.off('exit', orphaned);
       reject(new Error(`prometheus exited (log: ${join(dir, 'prometheus.log')})`));
     });
   });
