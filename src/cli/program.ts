@@ -25,6 +25,7 @@ import { graphAddCommand, graphCancelCommand, graphListCommand, graphRunCommand,
 import { workerCommand } from './commands/worker';
 import { webhookCommand } from './commands/webhook';
 import { uiCommand } from './commands/ui';
+import { mcpCommand } from './commands/mcp';
 import { DEFAULT_MAX_HEAP_MIB, MAX_HEAP_ENV, MIN_MAX_HEAP_MIB, parseMaxHeap } from './heap-cap';
 import { UsageError } from './usage-error';
 
@@ -344,6 +345,11 @@ artifacts
   .argument('<ref>', 'the artifact reference, sha256:<hex>')
   .option('-o, --output <file>', 'write to this file (default: stdout)')
   .action((ref: string, o: { output?: string }) => run(() => artifactsGetCommand(ref, { ...o, ...globals() })));
+
+program
+  .command('mcp')
+  .description("serve Baton to an MCP host over stdio, as the config's caller (baton ui serves it over HTTP at /mcp)")
+  .action(() => run(() => mcpCommand({ ...globals() })));
 
 program
   .command('agents')

@@ -424,6 +424,8 @@ export const ApiSchema = z
       .object({ requestsPerMinute: z.number().int().min(1).default(600), burst: z.number().int().min(1).default(120) })
       .strict()
       .default({ requestsPerMinute: 600, burst: 120 }),
+    /** Serve MCP (Streamable HTTP) at `/mcp` for the same callers and tokens (docs/mcp.md). Default true. */
+    mcp: z.boolean().default(true),
   })
   .strict();
 export type ApiConfig = z.infer<typeof ApiSchema>;
@@ -731,7 +733,12 @@ export const ConfigSchema = z
     push: PushSchema.optional(),
     encryption: EncryptionSchema.optional(),
     worker: WorkerSchema.default({ maxCachedWorkflows: 100, maxConcurrentActivities: 100 }),
-    api: ApiSchema.default({ listen: { host: '127.0.0.1', port: 41230 }, callers: [], rateLimit: { requestsPerMinute: 600, burst: 120 } }),
+    api: ApiSchema.default({
+      listen: { host: '127.0.0.1', port: 41230 },
+      callers: [],
+      rateLimit: { requestsPerMinute: 600, burst: 120 },
+      mcp: true,
+    }),
     /** A2A agents Baton serves itself. Default: none. */
     serve: ServeSchema.optional(),
     /** Traces and Prometheus metrics. Default: off. */

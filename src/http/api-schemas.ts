@@ -7,6 +7,13 @@ import { GRAPH_NODE_STATES, MAX_GRAPH_PAGE } from '../shared/graph-limits';
 import { PartSchema } from '../shared/a2a-types';
 import { ContractSchema, CredentialNameSchema, identifier } from '../shared/delegation-types';
 
+/** An id a caller chooses for what it starts, so a retried start cannot start it twice. */
+export const ChosenIdSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[A-Za-z0-9_.:@-]+$/, 'may use letters, digits and . _ : @ - only');
+
 /** Work or an answer: plain text, or A2A parts (at least one of the two). */
 const content = {
   /** Sent as one text part. */
@@ -20,12 +27,7 @@ export const StartBodySchema = z
   .object({
     agent: identifier,
     /** Your own id for it, so a retried POST cannot start it twice (the second answers 409). Default: a new `dlg-<uuid>`. */
-    id: z
-      .string()
-      .min(1)
-      .max(200)
-      .regex(/^[A-Za-z0-9_.:@-]+$/, 'may use letters, digits and . _ : @ - only')
-      .optional(),
+    id: ChosenIdSchema.optional(),
     ...content,
     policy: z.string().min(1).max(200).optional(),
     contextId: z.string().min(1).max(300).optional(),

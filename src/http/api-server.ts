@@ -34,9 +34,12 @@ import {
 } from './api-schemas';
 import type { CallerTokens } from './caller-tokens';
 import { codecRouter, type CodecServerOptions } from './codec-server';
-import { contentOf } from '../artifacts/digest';
-import { isRef, verified, type ArtifactStore } from '../artifacts/store';
+import { artifactBytes } from '../artifacts/artifact-content';
+import type { ArtifactStore } from '../artifacts/store';
 import { openApiDocument } from './openapi';
+import type { AgentEntry } from '../config/schema';
+import { createBatonMcpServer } from '../mcp/baton-mcp-server';
+import { mcpRouter } from '../mcp/mcp-http';
 
 export interface ApiServerOptions {
   /** Clients on the Temporal connection; each request acts as its own caller through them. */
@@ -56,6 +59,8 @@ export interface ApiServerOptions {
   artifacts?: ArtifactStore;
   /** The A2A agents Baton serves (`serve.services`), mounted at `/a2a`. Default: none. */
   servedAgents?: express.Router;
+  /** Serve MCP over Streamable HTTP at `/mcp`, for the same callers, with this agent registry. Default: not served. */
+  mcp?: { agents: Record<string, AgentEntry> };
 }
 
 function parse<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
@@ -103,8 +108,9 @@ function inboxItem(r: DelegationRecord) {
 /** What changes for a status stream (a new artifact too): a new event is sent when this does. */
 const changeKey = (r: DelegationRecord): string => `${changeKeyOf(r)}|${r.artifacts.length}`;
 
-export function createApiApp(opts: ApiServerOptions): express.Express {
-  const app = express();
+export function createApiApp(opts: ApiServerOptions): express.Express & { closeSessions(): Promise<void> } {
+  const app = express() as express.Express & { closeSessions(): Promise<void> };
+  app.closeSessions = async () => undefined;
   const pollMs = opts.pollMs ?? 500;
   const rate = opts.rateLimit ?? { requestsPerMinute: 600, burst: 120 };
   const limiter = new RateLimiter({ perMinute: rate.requestsPerMinute, burst: rate.burst });
@@ -148,7 +154,7 @@ export function createApiApp(opts: ApiServerOptions): express.Express {
 
   // Everything below acts as the caller the token names.
   const callers = new WeakMap<Request, { baton: BatonClient; graphs: GraphClient; caller: Caller }>();
-  api.use((req, res, next) => {
+  const authenticate = (req: Request, res: Response, next: NextFunction): void => {
     const caller = opts.tokens.callerFor(req.get('authorization'));
     if (!caller) return next(new BatonError('Unauthorized', 'send Authorization: Bearer <token> with a token this server knows'));
     callers.set(req, { baton: opts.baton.as(caller), graphs: opts.graphs.as(caller), caller });
@@ -158,7 +164,8 @@ export function createApiApp(opts: ApiServerOptions): express.Express {
     res.setHeader('Retry-After', String(seconds));
     const { requestsPerMinute, burst } = rate;
     next(new BatonError('RateLimited', `more than ${requestsPerMinute} requests a minute (bursts of ${burst}); try again in ${seconds} s`));
-  });
+  };
+  api.use(authenticate);
   const as = (req: Request) => callers.get(req) as { baton: BatonClient; graphs: GraphClient; caller: Caller };
   api.use(express.json({ limit: '1mb' }));
 
@@ -217,19 +224,7 @@ export function createApiApp(opts: ApiServerOptions): express.Express {
       const wanted = String(req.params.artifactId ?? '');
       const artifact = record.artifacts.find((a) => a.artifactId === wanted);
       if (!artifact) throw new BatonError('NotFound', `delegation ${id} has no artifact ${wanted}`);
-      let bytes: Buffer;
-      if (artifact.parts) bytes = contentOf(artifact.parts);
-      else if (artifact.ref && isRef(artifact.ref)) {
-        if (!opts.artifacts)
-          throw new BatonError('Unavailable', 'this server has no artifact store configured; read it with baton artifacts get');
-        if (!(await opts.artifacts.has(artifact.ref)))
-          throw new BatonError(
-            'NotFound',
-            `artifact ${artifact.ref} is not in this server's store (a folder on another host? use artifacts.store: s3)`,
-          );
-        // Baton's stores check the digest; an application's own store may not.
-        bytes = verified(artifact.ref, await opts.artifacts.get(artifact.ref));
-      } else throw new BatonError('NotFound', `artifact ${wanted} of delegation ${id} kept no content (only its digest)`);
+      const bytes = await artifactBytes(id, artifact, opts.artifacts);
       const filename = (artifact.name ?? artifact.artifactId).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 100) || 'artifact';
       res.status(200).set({
         'Content-Type': 'application/octet-stream',
@@ -386,6 +381,28 @@ export function createApiApp(opts: ApiServerOptions): express.Express {
     res.status(e.httpStatus).json({ error: { type: e.kind, message: e.message } });
   });
   app.use('/api/v1', api);
+  if (opts.mcp) {
+    const { agents } = opts.mcp;
+    const mcp = mcpRouter({
+      callerOf: (req) => as(req).caller,
+      serverFor: (caller) =>
+        createBatonMcpServer({
+          baton: opts.baton.as(caller),
+          graphs: opts.graphs.as(caller),
+          agents,
+          artifacts: opts.artifacts,
+          logger: log,
+        }),
+      logger: opts.logger,
+    });
+    app.closeSessions = mcp.close;
+    app.use('/mcp', authenticate, mcp.router, (err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+      const e = apiErrorOf(err);
+      if (e.kind === 'Unauthorized') res.setHeader('WWW-Authenticate', 'Bearer');
+      if (res.headersSent) return void res.end();
+      res.status(e.httpStatus).json({ jsonrpc: '2.0', error: { code: -32000, message: `${e.kind}: ${e.message}` }, id: null });
+    });
+  }
   if (opts.servedAgents) app.use('/a2a', opts.servedAgents);
   if (opts.codec) app.use('/codec', codecRouter(opts.codec));
 
@@ -407,6 +424,7 @@ export async function startApiServer(opts: ApiServerOptions & { host: string; po
     url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
     close: () =>
       new Promise<void>((resolve) => {
+        void app.closeSessions();
         server.closeAllConnections();
         server.close(() => resolve());
       }),

@@ -101,6 +101,7 @@ export async function startUi(
       port,
       rateLimit: config.api.rateLimit,
       artifacts,
+      ...(config.api.mcp !== false ? { mcp: { agents: config.agents } } : {}),
       ...(codecServer ? { codec: codecServer } : {}),
       ...(serving ? { servedAgents: serving.router } : {}),
     }).catch(async (err: unknown) => {
