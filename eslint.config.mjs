@@ -62,7 +62,8 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-restricted-imports': 'off' },
   },
   {
-    // Test workflows run in the same sandbox and use Baton the way a user's workflow would.
+    // Test workflows run in the same sandbox and use Baton the way a user's workflow would (zod to
+    // check what an MCP tool returned, as callMcpTool's `output` asks).
     files: ['test/workflows/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
@@ -70,9 +71,10 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^(?!@temporalio/workflow$|\\.\\./\\.\\./workflows/api$).*',
+              regex: '^(?!@temporalio/workflow$|zod$|\\.\\./\\.\\./workflows/api$).*',
               allowTypeImports: true,
-              message: 'test workflows may import values only from @temporalio/workflow and workflows/api (what baton/workflow exports).',
+              message:
+                'test workflows may import values only from @temporalio/workflow, zod and workflows/api (what baton/workflow exports).',
             },
           ],
         },

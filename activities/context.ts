@@ -18,7 +18,8 @@ import { AgentDirectory } from './agent-directory';
 
 export interface ActivityDeps {
   /** `api`: only so its callers' tokens are redacted too, should an agent ever echo one. */
-  config: Pick<BatonConfig, 'agents'> & Partial<Pick<BatonConfig, 'artifacts' | 'push' | 'api' | 'worker' | 'serve' | 'encryption'>>;
+  config: Pick<BatonConfig, 'agents'> &
+    Partial<Pick<BatonConfig, 'artifacts' | 'push' | 'api' | 'worker' | 'serve' | 'encryption' | 'mcp'>>;
   /** Holds artifact bytes too large for history. Default: none (large artifacts keep only their digest). */
   store?: ArtifactStore;
   policies: PolicyRegistry;

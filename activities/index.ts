@@ -9,6 +9,7 @@ import { agentActivities } from './agents';
 import { cancelActivities } from './cancel';
 import { activityContext, type ActivityContext, type ActivityDeps } from './context';
 import { graphNodeActivities } from './graph-nodes';
+import { mcpToolActivities } from './mcp-tools';
 import { observeActivities } from './observe';
 import { sendActivities } from './send';
 import { taskPushActivities } from './task-push';
@@ -25,6 +26,7 @@ export function createActivities(deps: ActivityDeps) {
     ...acceptanceActivities(ctx),
     ...graphNodeActivities(ctx),
     ...taskPushActivities(ctx),
+    ...mcpToolActivities(ctx),
   });
 }
 

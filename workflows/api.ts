@@ -6,6 +6,7 @@
 export { delegate, startDelegation, type DelegateOptions, type DelegationHandle } from './delegate';
 export { delegationWorkflow } from './delegation';
 export { taskPushWorkflow } from './task-push';
+export { callMcpTool, type CallMcpToolOptions, type McpToolOutcome } from './mcp-tools';
 export { servedTask, ServedTask } from './served-task';
 export {
   answerSignal,
@@ -34,4 +35,5 @@ export type {
   RequestNotice,
 } from '../src/shared/delegation-types';
 export type { Part } from '../src/shared/a2a-types';
+export type { McpToolResult } from '../src/shared/mcp-tool-types';
 export type { ServedArtifact, ServedMessage, ServedTaskInput, ServedTaskState } from '../src/shared/served-task-types';

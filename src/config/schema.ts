@@ -679,6 +679,53 @@ export const TelemetrySchema = z
   .strict();
 export type TelemetryConfig = z.infer<typeof TelemetrySchema>;
 
+/**
+ * An MCP server Baton's workflows may call tools of (`callMcpTool` from `baton/workflow`), from the
+ * worker. Like an agent: an allowlist of tools, a credential read on the worker by name, size and
+ * time limits; what it returns is untrusted data.
+ */
+export const McpServerEntrySchema = z
+  .object({
+    /** stdio: the program to start for each call (it ends with the call). */
+    command: z.string().min(1).optional(),
+    /** Its arguments. Default none. */
+    args: z.array(z.string()).default([]),
+    /** Its working folder. Default the worker's. */
+    cwd: z.string().min(1).optional(),
+    /**
+     * Variables of the worker's environment it is given, by name. Default none: only the minimal
+     * environment the MCP SDK gives (PATH, HOME, ...), so no worker secret reaches it unless named.
+     */
+    env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')).default([]),
+    /** Streamable HTTP: the server's endpoint URL. */
+    url: z.url({ message: 'must be an absolute http(s) URL' }).optional(),
+    /** Allow plain http (url only). Default false. */
+    allowHttp: z.boolean().default(false),
+    /** Allow private and loopback addresses (url only). Default false. */
+    allowPrivateNetwork: z.boolean().default(false),
+    /** How Baton authenticates to it (url only): a header whose value comes from the environment or a file. */
+    auth: AgentAuthSchema.optional(),
+    /** The tools workflows may call on it, by name. Required: nothing is callable unless listed. */
+    tools: z.array(z.string().min(1).max(128)).min(1, 'list the tools workflows may call'),
+    /** Largest result accepted, in bytes of JSON (it enters history). Default 256 KiB, at most 2 MiB. */
+    maxResultBytes: z
+      .number()
+      .int()
+      .positive()
+      .max(2 * 1024 * 1024)
+      .default(256 * 1024),
+    /** Time for one call, connecting included. Default 30000 ms. */
+    timeoutMs: z.number().int().positive().default(30_000),
+  })
+  .strict()
+  .refine((e) => (e.command ? 1 : 0) + (e.url ? 1 : 0) === 1, { message: 'set exactly one of command (stdio) or url (Streamable HTTP)' })
+  .refine((e) => !e.auth || e.url, { message: 'auth is for a url server; give a stdio server its secret through env' });
+export type McpServerEntry = z.infer<typeof McpServerEntrySchema>;
+
+/** MCP servers workflows call tools of. */
+export const McpSchema = z.object({ servers: z.record(name, McpServerEntrySchema).default({}) }).strict();
+export type McpConfig = z.infer<typeof McpSchema>;
+
 export const ConfigSchema = z
   .object({
     temporal: z
@@ -743,6 +790,8 @@ export const ConfigSchema = z
     serve: ServeSchema.optional(),
     /** Traces and Prometheus metrics. Default: off. */
     telemetry: TelemetrySchema.optional(),
+    /** MCP servers whose tools workflows may call (`callMcpTool`). Default: none. */
+    mcp: McpSchema.optional(),
   })
   .strict();
 /** A loaded config: the file's fields, and where Temporal is as the loader resolved it (runtime/temporal-target). */

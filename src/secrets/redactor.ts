@@ -22,13 +22,17 @@ const REREAD_MS = 5_000;
 type SecretSource = { fromEnv?: string; fromFile?: string };
 
 /** Where the config keeps secrets: agents' own auth and credentials, the push secret, the API's tokens. */
-export function secretSources(config: Partial<Pick<BatonConfig, 'agents' | 'push' | 'api'>>): SecretSource[] {
+export function secretSources(config: Partial<Pick<BatonConfig, 'agents' | 'push' | 'api' | 'mcp'>>): SecretSource[] {
   const sources: SecretSource[] = [];
   for (const entry of Object.values(config.agents ?? {})) {
     if (entry.auth) sources.push(entry.auth);
     sources.push(...Object.values(entry.credentials ?? {}));
   }
   if (config.push) sources.push({ fromEnv: config.push.secretFromEnv });
+  for (const server of Object.values(config.mcp?.servers ?? {})) {
+    if (server.auth) sources.push(server.auth);
+    for (const name of server.env) sources.push({ fromEnv: name });
+  }
   for (const caller of config.api?.callers ?? []) sources.push({ fromEnv: caller.tokenFromEnv });
   return sources;
 }
@@ -39,7 +43,7 @@ export class Redactor {
   /** `sources`: where the secrets are; they are read when needed (a missing one is skipped). */
   constructor(private readonly sources: SecretSource[]) {}
 
-  static fromConfig(config: Partial<Pick<BatonConfig, 'agents' | 'push' | 'api'>>): Redactor {
+  static fromConfig(config: Partial<Pick<BatonConfig, 'agents' | 'push' | 'api' | 'mcp'>>): Redactor {
     return new Redactor(secretSources(config));
   }
 

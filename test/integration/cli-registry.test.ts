@@ -170,6 +170,43 @@ describe('baton agents and baton config check', () => {
       (await runCli(['--config', noPush, 'config', 'check'], userEnv())).stdout,
       /agents\.qa\.observe: push needs a push section/,
     );
+
+    // MCP servers workflows call: one transport each, an allowlist, the credential and variables set.
+    const mcp = join(dir, 'mcp.yaml');
+    writeFileSync(
+      mcp,
+      [
+        'mcp:',
+        '  servers:',
+        '    both: { command: node, url: "https://tools.example/mcp", tools: [lookup] }',
+        '    none-listed: { command: node, tools: [] }',
+      ].join('\n'),
+    );
+    const shape = JSON.parse((await runCli(['--config', mcp, 'config', 'check', '--json'], userEnv())).stdout) as ConfigReport;
+    assert.ok(
+      shape.problems.includes('mcp.servers.both: set exactly one of command (stdio) or url (Streamable HTTP)'),
+      shape.problems.join('\n'),
+    );
+    assert.ok(shape.problems.includes('mcp.servers.none-listed.tools: list the tools workflows may call'), shape.problems.join('\n'));
+    writeFileSync(
+      mcp,
+      [
+        'mcp:',
+        '  servers:',
+        '    remote: { url: "https://tools.example/mcp", auth: { scheme: Bearer, fromEnv: BATON_TEST_MCP_UNSET }, tools: [lookup] }',
+        '    local: { command: node, env: [BATON_TEST_MCP_VAR_UNSET], tools: [lookup] }',
+      ].join('\n'),
+    );
+    const unset = await runCli(
+      ['--config', mcp, 'config', 'check'],
+      userEnv({ BATON_TEST_MCP_UNSET: undefined, BATON_TEST_MCP_VAR_UNSET: undefined }),
+    );
+    assert.equal(unset.code, 1);
+    assert.match(
+      unset.stdout,
+      /mcp\.servers\.remote\.auth\.fromEnv names BATON_TEST_MCP_UNSET, which is not set; set it before a worker calls this server/,
+    );
+    assert.match(unset.stdout, /mcp\.servers\.local\.env: BATON_TEST_MCP_VAR_UNSET is not set; the server would start without it/);
   });
 
   it('reads a renamed field, and says in its report (not twice on stderr) what to rename', async () => {

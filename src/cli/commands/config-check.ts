@@ -110,6 +110,20 @@ export function checkConfig(configPath?: string): ConfigReport {
       problems.push(`agents.${name}.allowHttp: true for a non-loopback card URL; use https, or keep allowHttp for local agents only`);
     }
   }
+  for (const [name, server] of Object.entries(loaded.config.mcp?.servers ?? {})) {
+    const field = `mcp.servers.${name}`;
+    if (server.auth) {
+      try {
+        readSecret(server.auth, `${field}.auth`);
+      } catch (err) {
+        problems.push(`${(err as Error).message}; set it before a worker calls this server`);
+      }
+    }
+    for (const variable of server.env)
+      if (process.env[variable] === undefined) problems.push(`${field}.env: ${variable} is not set; the server would start without it`);
+    if (server.url && server.allowHttp && !/^http:\/\/(127\.|localhost|\[::1\])/.test(server.url))
+      problems.push(`${field}.allowHttp: true for a non-loopback URL; use https, or keep allowHttp for local servers only`);
+  }
   const push = loaded.config.push;
   if (push && !process.env[push.secretFromEnv])
     problems.push(`push.secretFromEnv: ${push.secretFromEnv} is not set; set it to the same random secret on the webhook and every worker`);
