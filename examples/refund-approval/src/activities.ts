@@ -1,17 +1,8 @@
 /**
- * The shop's activities: the warehouse lookup and the local approval rule.
+ * The shop's activity: the local approval rule. (Orders are looked up through the order system's MCP
+ * server, by Baton's `callMcpTool`.)
  */
-import { ApplicationFailure } from '@temporalio/activity';
 import { AUTO_APPROVE_LIMIT_EUR, type RefundRequest } from './shop';
-
-const shippedSerials: Record<string, string> = { A1042: 'SN-4471', A1077: 'SN-5120' };
-
-/** The serial number the warehouse shipped for an order. */
-export async function findSerialNumber(orderId: string): Promise<string> {
-  const serial = shippedSerials[orderId];
-  if (!serial) throw ApplicationFailure.nonRetryable(`no shipment on record for order ${orderId}`, 'UnknownOrder');
-  return serial;
-}
 
 /** The local approval step: small refunds are approved, larger ones go to a manager. */
 export async function decideRefund(request: RefundRequest): Promise<{ decision: 'approved' | 'escalated'; reason: string }> {

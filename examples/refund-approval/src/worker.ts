@@ -39,6 +39,12 @@ export async function createShopWorker(opts: ShopWorkerOptions): Promise<{ worke
             // A loopback demo agent: plain http and a private address are allowed for it alone.
             'supplier-qa': { card: opts.supplierQaCard, allowHttp: true, allowPrivateNetwork: true },
           },
+          mcp: {
+            servers: {
+              // The shop's order system, started for each lookup; workflows may call lookup_order only.
+              orders: { command: process.execPath, args: [require.resolve('./orders-mcp-server')], tools: ['lookup_order'] },
+            },
+          },
         },
       }),
     ],

@@ -68,7 +68,7 @@ describe('refund approval with a supplier verification delegated through Baton',
     await server.stop();
   });
 
-  it('approves a small refund once the supplier verified the report, the warehouse answering its question by Signal', async () => {
+  it('approves a small refund: the order looked up over MCP, the report verified, the warehouse answering by Signal', async () => {
     const refundId = `refund-${randomUUID()}`;
     const decision = await client.workflow.execute(refundApproval, {
       workflowId: refundId,
@@ -76,15 +76,20 @@ describe('refund approval with a supplier verification delegated through Baton',
       args: [{ refundId, orderId: 'A1042', reportId: 'inspection-92', amount: 120, currency: 'EUR' }],
     });
     assert.equal(decision.decision, 'approved');
-    assert.equal(decision.verification.outcome, 'ACCEPTED');
-    assert.ok(decision.verification.remoteTaskId);
+    assert.equal(decision.verification?.outcome, 'ACCEPTED');
+    assert.ok(decision.verification?.remoteTaskId);
     assert.match(decision.reasons.join('\n'), /within the automatic limit/);
+
+    // The order system was asked first, through Baton's MCP activity: its answer is in the history.
+    const history = await client.workflow.getHandle(refundId).fetchHistory();
+    const activities = (history.events ?? []).map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean);
+    assert.deepEqual(activities, ['callMcpTool', 'decideRefund']);
 
     // The delegation is a workflow of its own, readable with Baton's client (or `baton show`).
     const baton = new BatonClient(connection, { namespace: server.namespace, taskQueue, caller: { tenant: 'shop', user: 'auditor' } });
-    const record = await baton.show(decision.verification.delegationId);
+    const record = await baton.show(decision.verification?.delegationId ?? '');
     assert.equal(record.turns.length, 2, 'the first request, then the warehouse answer');
-    assert.equal((record.artifacts[0]?.parts?.[0]?.data as { serial?: string }).serial, 'SN-4471', 'the serial the warehouse shipped');
+    assert.equal((record.artifacts[0]?.parts?.[0]?.data as { serial?: string }).serial, 'SN-4471', 'the serial the order system gave');
     assert.deepEqual(record.refusedSignals, []);
   });
 
@@ -95,7 +100,7 @@ describe('refund approval with a supplier verification delegated through Baton',
       taskQueue,
       args: [{ refundId, orderId: 'A1077', reportId: 'inspection-93', amount: 1800, currency: 'EUR' }],
     });
-    assert.equal(decision.verification.outcome, 'ACCEPTED');
+    assert.equal(decision.verification?.outcome, 'ACCEPTED');
     assert.equal(decision.decision, 'escalated');
   });
 
@@ -107,7 +112,29 @@ describe('refund approval with a supplier verification delegated through Baton',
       args: [{ refundId, orderId: 'A1042', amount: 120, currency: 'EUR' }],
     });
     assert.equal(decision.decision, 'denied');
-    assert.equal(decision.verification.outcome, 'REMOTE_REJECTED');
+    assert.equal(decision.verification?.outcome, 'REMOTE_REJECTED');
     assert.match(decision.reasons.join('\n'), /Name an order .* and an inspection report/);
+  });
+
+  it('denies before delegating when the order system knows no such order, or less was paid', async () => {
+    const refund = (orderId: string, amount: number) => {
+      const refundId = `refund-${randomUUID()}`;
+      return client.workflow
+        .execute(refundApproval, {
+          workflowId: refundId,
+          taskQueue,
+          args: [{ refundId, orderId, reportId: 'inspection-92', amount, currency: 'EUR' }],
+        })
+        .then(async (decision) => ({ decision, history: await client.workflow.getHandle(refundId).fetchHistory() }));
+    };
+    const unknown = await refund('A9999', 50);
+    assert.equal(unknown.decision.decision, 'denied');
+    assert.deepEqual(unknown.decision.reasons, ['order lookup: no order A9999 on record']);
+    const overPaid = await refund('A1042', 300);
+    assert.deepEqual(overPaid.decision.reasons, ['a refund of 300 is more than the 129 EUR paid for order A1042']);
+    for (const { decision, history } of [unknown, overPaid]) {
+      assert.equal(decision.verification, undefined);
+      assert.ok(!(history.events ?? []).some((e) => e.startChildWorkflowExecutionInitiatedEventAttributes), 'no delegation started');
+    }
   });
 });
