@@ -7,6 +7,12 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
 export type ServerKind = 'dev' | 'cluster';
 
+/** The `q` quantile of `xs` (nearest rank), NaN for none. */
+export const quantile = (xs: number[], q: number): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? NaN;
+};
+
 export interface SectionRun {
   date: string;
   command: string;

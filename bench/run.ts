@@ -10,6 +10,7 @@
  *   npm run bench -- --graph [--cluster]        # only one graph of 10,000 nodes (large-graph.ts)
  *   npm run bench -- --serve [--cluster]        # only Baton serving A2A against direct delegations (served.ts)
  *   npm run bench -- --telemetry [--quick] [--cluster]   # only what traces and metrics cost (telemetry-cost.ts)
+ *   npm run bench -- --mcp [--quick] [--cluster]         # only what a workflow's MCP tool call costs (mcp-tools.ts)
  */
 import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -44,6 +45,8 @@ import { measureLongTasks, withLongTaskSection, writeLongTasks } from './long-ta
 import { treeCpuSeconds } from './process-tree';
 import { HEAP_CAP, measureParked } from './parked';
 import { bareCallWorkflow } from './workflows';
+import { quantile } from './report-section';
+import { measureMcpTools, withMcpSection, writeMcp } from './mcp-tools';
 import { CliProcess, userEnv } from '../test/helpers/cli';
 import { installedVersion as version } from '../test/helpers/versions';
 
@@ -156,13 +159,12 @@ function writeReport(out: string, report: string[], onCluster: boolean, figures:
   const title = whole.indexOf('\n');
   const table = sideBySide({ dev: read('dev'), cluster: read('cluster') }).join('\n');
   whole = title >= 0 ? `${whole.slice(0, title)}\n\n${table}\n${whole.slice(title)}` : `${table}\n`;
-  writeFileSync(out, withTelemetrySection(out, withServedSection(out, withGraphSection(out, withLongTaskSection(out, whole)))));
+  writeFileSync(
+    out,
+    withMcpSection(out, withTelemetrySection(out, withServedSection(out, withGraphSection(out, withLongTaskSection(out, whole))))),
+  );
 }
 
-const quantile = (xs: number[], q: number): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? NaN;
-};
 const ms = (n: number): string => `${n.toFixed(0)} ms`;
 
 /** Runs `fn(0 … count-1)`, at most `concurrency` at once; the results in order. */
@@ -200,6 +202,7 @@ async function main(): Promise<number> {
       graph: { type: 'boolean', default: false },
       serve: { type: 'boolean', default: false },
       telemetry: { type: 'boolean', default: false },
+      mcp: { type: 'boolean', default: false },
       out: { type: 'string', default: join(projectRoot(), 'docs', 'BENCHMARKS.md') },
     },
   });
@@ -257,6 +260,21 @@ async function main(): Promise<number> {
       const figures = await measureTelemetryCost({ client, address: server.address, namespace: server.namespace, samples, say });
       const command = `npm run bench -- --telemetry${quick ? ' --quick' : ''}${onCluster ? ' --cluster' : ''}`;
       writeTelemetry(values.out ?? '', onCluster ? 'cluster' : 'dev', { date: new Date().toISOString().slice(0, 10), command, ...figures });
+      say(JSON.stringify(figures));
+      return 0;
+    } finally {
+      await connection.close();
+      await server.stop();
+    }
+  }
+  if (values.mcp) {
+    // Only what a workflow's MCP tool call costs (bench/mcp-tools.ts): its own section of the report.
+    try {
+      const samples = quick ? 30 : 200;
+      say(`${samples} order lookups each: a plain activity, callMcpTool over stdio and HTTP, kept and per call…`);
+      const figures = await measureMcpTools({ client, target, namespace: server.namespace, samples, say });
+      const command = `npm run bench -- --mcp${quick ? ' --quick' : ''}${onCluster ? ' --cluster' : ''}`;
+      writeMcp(values.out ?? '', onCluster ? 'cluster' : 'dev', { date: new Date().toISOString().slice(0, 10), command, ...figures });
       say(JSON.stringify(figures));
       return 0;
     } finally {

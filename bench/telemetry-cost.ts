@@ -13,7 +13,7 @@ import { startAgentServer } from '../src/demo/agent-server';
 import { bookingDesk } from '../src/demo/trip-agents';
 import { freePort } from '../src/runtime/temporal-server';
 import { watchedWorker } from './parked';
-import { withSection, writeSection, type ReportSection, type ServerKind } from './report-section';
+import { quantile, withSection, writeSection, type ReportSection, type ServerKind } from './report-section';
 
 interface Variant {
   p50: number;
@@ -38,11 +38,6 @@ export interface TelemetryOptions {
   samples: number;
   say(line: string): void;
 }
-
-const quantile = (xs: number[], q: number): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? NaN;
-};
 
 /** An OTLP/HTTP receiver that takes everything and counts spans and bytes. */
 async function otlpSink(): Promise<{ url: string; spans(): number; bytes(): number; close(): void }> {

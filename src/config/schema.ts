@@ -716,6 +716,12 @@ export const McpServerEntrySchema = z
       .default(256 * 1024),
     /** Time for one call, connecting included. Default 30000 ms. */
     timeoutMs: z.number().int().positive().default(30_000),
+    /**
+     * How long a connection (a started stdio server, an HTTP session) is kept after its last call, for
+     * the next calls to share. Default 60000 ms: starting a stdio server costs 0.14 to 0.2 s a call
+     * (docs/decisions/0028-mcp.md). 0: a fresh connection for every call, nothing shared between them.
+     */
+    keepAliveMs: z.number().int().min(0).max(3_600_000).default(60_000),
   })
   .strict()
   .refine((e) => (e.command ? 1 : 0) + (e.url ? 1 : 0) === 1, { message: 'set exactly one of command (stdio) or url (Streamable HTTP)' })

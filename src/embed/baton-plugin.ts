@@ -4,7 +4,8 @@
  * modules the bundle preloads), plus the search attribute check Baton's own worker makes, so a worker
  * on a namespace that is not set up fails at once with one line naming `baton setup`.
  */
-import type { BundleOptions, BundlerPlugin, ReplayWorkerOptions, WorkerOptions, WorkerPlugin } from '@temporalio/worker';
+import type { BundleOptions, BundlerPlugin, ReplayWorkerOptions, Worker, WorkerOptions, WorkerPlugin } from '@temporalio/worker';
+import { MCP_CONNECTIONS_PLUGIN } from '../../activities/mcp-connections';
 import { PRELOADED_MODULES } from '../runtime/bundle-workflows';
 import { requireSearchAttributes } from '../runtime/namespace-setup';
 import { batonDataConverter } from '../codec/data-converter';
@@ -31,6 +32,11 @@ export class BatonPlugin implements WorkerPlugin, BundlerPlugin {
       await requireSearchAttributes(options.connection, options.namespace ?? 'default');
     }
     return withBaton(options, this.options);
+  }
+
+  /** Closes the MCP connections Baton's activities kept, once the worker stopped. */
+  runWorker(worker: Worker, next: (w: Worker) => Promise<void>): Promise<void> {
+    return MCP_CONNECTIONS_PLUGIN.runWorker(worker, next);
   }
 
   configureReplayWorker(options: ReplayWorkerOptions): ReplayWorkerOptions {

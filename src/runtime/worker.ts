@@ -4,6 +4,7 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { createActivities, type ActivityDeps } from '../../activities';
+import { MCP_CONNECTIONS_PLUGIN } from '../../activities/mcp-connections';
 import { PolicyRegistry } from '../acceptance/policies';
 import { configuredStore } from '../artifacts/configured-store';
 import type { ArtifactStore } from '../artifacts/store';
@@ -123,5 +124,6 @@ export async function createBatonWorker(opts: BatonWorkerOptions): Promise<Worke
       : {}),
     ...workerOptions,
     ...tracingOptions(tracing, interceptors, !bundled),
+    plugins: [MCP_CONNECTIONS_PLUGIN],
   });
 }

@@ -2,22 +2,21 @@
  * Workflows calling MCP tools through `callMcpTool`, on a real worker and Temporal: a stdio server
  * started per call and a Streamable HTTP one behind a bearer token. What the config allows works;
  * everything else fails at once with a typed, non-retryable failure; a stdio server is given only the
- * environment variables its entry names, and a named secret it returns never reaches history.
+ * environment variables its entry names, and a named secret it returns never reaches history; a kept
+ * connection serves the next calls.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import express from 'express';
 import pino from 'pino';
+import { closeMcpConnections } from '../../activities/mcp-connections';
 import { withBaton } from '../../src/embed/with-baton';
 import { installTemporalRuntime } from '../../src/runtime/logger';
 import { REDACTED } from '../../src/secrets/redactor';
 import { historyText, testServer } from '../helpers/temporal';
-import { toolServer } from '../helpers/mcp-tool-server';
+import { serveToolsOverHttp } from '../helpers/mcp-tool-server';
 import { callTool, type ToolCallInput } from '../workflows/mcp-tools';
 
 const quiet = pino({ level: 'warn' }, pino.destination(2));
@@ -32,23 +31,8 @@ describe('workflows calling MCP tools', () => {
     process.env.BATON_TEST_MCP_SECRET = SECRET;
     process.env.BATON_TEST_MCP_UNNAMED = 'not-for-the-server';
     process.env.BATON_TEST_MCP_TOKEN = TOKEN;
-    // A Streamable HTTP server that wants a bearer token: one stateless server per request.
-    const app = express();
-    app.use(express.json());
-    app.post('/mcp', (req, res) => {
-      seenAuth.push(req.get('authorization'));
-      if (req.get('authorization') !== `Bearer ${TOKEN}`) return void res.status(401).json({ error: 'unauthorized' });
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-      const server = toolServer();
-      res.on('close', () => void server.close());
-      void server.connect(transport).then(() => transport.handleRequest(req, res, req.body));
-    });
-    const listening = app.listen(0, '127.0.0.1');
-    await new Promise((r) => listening.once('listening', r));
-    http = {
-      url: `http://127.0.0.1:${(listening.address() as AddressInfo).port}/mcp`,
-      close: () => new Promise((r) => listening.close(() => r())),
-    };
+    // A Streamable HTTP server that wants a bearer token.
+    http = await serveToolsOverHttp({ token: TOKEN, seen: seenAuth });
   });
   after(async () => {
     await http.close();
@@ -68,9 +52,10 @@ describe('workflows calling MCP tools', () => {
           orders: {
             ...stdio,
             env: ['BATON_TEST_MCP_SECRET'],
-            tools: ['lookup_order', 'read_env', 'big', 'missing_tool'],
+            tools: ['lookup_order', 'read_env', 'whoami', 'big', 'missing_tool'],
             maxResultBytes: 4096,
           },
+          'orders-fresh': { ...stdio, keepAliveMs: 0, tools: ['whoami'] },
           'orders-http': {
             url: http.url,
             allowHttp: true,
@@ -115,6 +100,13 @@ describe('workflows calling MCP tools', () => {
         assert.equal(named.result?.text, REDACTED);
         assert.doesNotMatch(await historyText(client, named.workflowId), new RegExp(SECRET));
 
+        // A kept connection serves the next calls (one stdio server); keepAliveMs 0 starts one per call.
+        const pid = async (server: string) => (await run({ server, tool: 'whoami' })).result?.text;
+        const kept = await pid('orders');
+        assert.match(kept ?? '', /^\d+$/);
+        assert.equal(await pid('orders'), kept);
+        assert.notEqual(await pid('orders-fresh'), await pid('orders-fresh'));
+
         // Refusals, each at once (one attempt) and typed.
         const refusals: [ToolCallInput, string, RegExp][] = [
           [{ server: 'nowhere', tool: 'lookup_order' }, 'McpServerUnknown', /no MCP server nowhere is configured on this worker/],
@@ -144,6 +136,7 @@ describe('workflows calling MCP tools', () => {
         }
       });
     } finally {
+      closeMcpConnections();
       await connection.close();
       await native.close();
     }

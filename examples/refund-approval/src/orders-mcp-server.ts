@@ -1,7 +1,7 @@
 /**
  * The shop's order system as a small MCP server (stdio): `lookup_order` gives an order's shipped
- * serial number and the amount paid. Baton's worker starts it for each lookup a workflow makes
- * (`mcp.servers.orders` in src/worker.ts); any MCP host could use it the same way.
+ * serial number and the amount paid. Baton's worker starts it for the first lookup a workflow makes and
+ * keeps it for the next ones (`mcp.servers.orders` in src/worker.ts); any MCP host could use it too.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';

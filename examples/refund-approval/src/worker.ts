@@ -41,7 +41,7 @@ export async function createShopWorker(opts: ShopWorkerOptions): Promise<{ worke
           },
           mcp: {
             servers: {
-              // The shop's order system, started for each lookup; workflows may call lookup_order only.
+              // The shop's order system: started by the worker, kept for the next lookups; workflows may call lookup_order only.
               orders: { command: process.execPath, args: [require.resolve('./orders-mcp-server')], tools: ['lookup_order'] },
             },
           },
