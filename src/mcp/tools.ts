@@ -248,15 +248,11 @@ export function registerTools(server: McpServer, opts: ToolOptions): void {
   );
 
   const turnOutput = { messageId: z.string(), delegation: DelegationViewSchema };
-  const afterTurn = async (id: string, messageId: string, seconds: number, extra: Extra, what: string): Promise<CallToolResult> => {
-    const before = await baton.show(id);
-    // The answer went out; what the agent does with it is the next change (or a settle).
-    const r = await waitDelegation(
-      id,
-      seconds,
-      extra,
-      (now) => now.outcome !== undefined || (now.pending !== null && now.pending.requestId !== before.pending?.requestId),
-    );
+  /** After an answer or authorization: waits for the agent's next step (a new request, or the end). */
+  const afterTurn = async (id: string, answered: string, messageId: string, seconds: number, extra: Extra, what: string) => {
+    const next = (now: DelegationRecord): boolean =>
+      now.outcome !== undefined || (now.pending !== null && now.pending.requestId !== answered);
+    const r = await waitDelegation(id, seconds, extra, next);
     const view = delegationView(r, cap);
     return answer(`${what} sent to ${r.agent.name} (message ${messageId}); the delegation is ${r.status}. ${view.next}`, {
       messageId,
@@ -275,7 +271,7 @@ export function registerTools(server: McpServer, opts: ToolOptions): void {
     },
     guard('answer', async (args, extra) => {
       const sent = await baton.answer(args.id, args.requestId, partsOf(args));
-      return afterTurn(args.id, sent.messageId, args.waitSeconds ?? 0, extra, 'Answer');
+      return afterTurn(args.id, args.requestId, sent.messageId, args.waitSeconds ?? 0, extra, 'Answer');
     }),
   );
 
@@ -295,7 +291,7 @@ export function registerTools(server: McpServer, opts: ToolOptions): void {
     },
     guard('authorize', async (args, extra) => {
       const sent = await baton.authorize(args.id, args.requestId, args.credential);
-      return afterTurn(args.id, sent.messageId, args.waitSeconds ?? 0, extra, `Credential ${args.credential}`);
+      return afterTurn(args.id, args.requestId, sent.messageId, args.waitSeconds ?? 0, extra, `Credential ${args.credential}`);
     }),
   );
 

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { initializeRequest } from '../helpers/mcp-tool-server';
 import { CliProcess, runCli, userEnv } from '../helpers/cli';
 import { testServer } from '../helpers/temporal';
 
@@ -44,6 +45,14 @@ describe('baton ui', () => {
       assert.deepEqual(await whoami('globex-ui-token-0123456789'), { tenant: 'globex', user: 'mallory' });
       assert.equal((await fetch(`${url}/api/v1/inbox`)).status, 401);
       assert.equal((await fetch(`${url}/api/v1/openapi.json`)).status, 200);
+      // MCP for the same callers: a session opens with a caller's token (tested in depth in mcp-server.test).
+      assert.match(ui.stdout, new RegExp(`MCP \\(Streamable HTTP\\) at ${url}/mcp`));
+      const initialize = (token?: string) => initializeRequest(`${url}/mcp`, token);
+      const opened = await initialize('acme-ui-token-0123456789');
+      assert.equal(opened.status, 200);
+      assert.match(opened.headers.get('mcp-session-id') ?? '', /^[0-9a-f-]{36}$/);
+      await opened.body?.cancel();
+      assert.equal((await initialize()).status, 401);
     } finally {
       ui.child.kill('SIGTERM');
     }

@@ -16,14 +16,18 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import pino from 'pino';
+import { PolicyRegistry } from '../../src/acceptance/policies';
 import { BatonClient } from '../../src/client/baton-client';
+import { DeclaredPolicySchema } from '../../src/config/schema';
 import { GraphClient } from '../../src/client/graph-client';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
+import { portalGate } from '../../src/demo/auth-gate';
 import { supplierQa } from '../../src/demo/supplier-qa';
 import { startApiServer } from '../../src/http/api-server';
 import { CallerTokens } from '../../src/http/caller-tokens';
 import { BATON, userEnv } from '../helpers/cli';
-import { batonFor, loopbackAgent, testServer, withWorker } from '../helpers/temporal';
+import { initializeRequest } from '../helpers/mcp-tool-server';
+import { batonFor, historyText, loopbackAgent, testServer, withWorker } from '../helpers/temporal';
 
 // Structured results are read loosely once the SDK checked them against each tool's output schema.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -63,6 +67,9 @@ async function delegateThroughMcp(client: Client): Promise<string> {
     assert.match(t.description ?? '', /untrustedAgentText/, `${t.name} says how agents' text comes`);
     assert.ok(t.outputSchema, `${t.name} has an output schema`);
   }
+  // A credential passes by name only: the tool has no field a secret could be given in.
+  const authorize = tools.tools.find((t) => t.name === 'authorize');
+  assert.deepEqual(Object.keys(authorize?.inputSchema.properties ?? {}).sort(), ['credential', 'id', 'requestId', 'waitSeconds']);
 
   const agents = structured(await call(client, 'list_agents', {}));
   const qa = agents.agents.find((a: Structured) => a.name === 'supplier-qa');
@@ -129,13 +136,20 @@ async function delegateThroughMcp(client: Client): Promise<string> {
   return started.id as string;
 }
 
+const PORTAL_SECRET = `portal-mcp-${process.pid}-s3cret`;
+
 describe('baton mcp', () => {
   let qa: RunningAgent;
+  let gate: RunningAgent;
   before(async () => {
+    process.env.BATON_TEST_MCP_PORTAL_TOKEN = PORTAL_SECRET;
     qa = await startAgentServer(supplierQa({ workMs: 30 }));
+    gate = await startAgentServer(portalGate(PORTAL_SECRET));
   });
   after(async () => {
     await qa.close();
+    await gate.close();
+    delete process.env.BATON_TEST_MCP_PORTAL_TOKEN;
   });
 
   it('over stdio: delegates, asks, is answered, and serves the accepted artifact', async () => {
@@ -173,82 +187,150 @@ describe('baton mcp', () => {
     });
   });
 
-  it('over Streamable HTTP with the API tokens; another caller is refused', async () => {
-    await withWorker({ 'supplier-qa': loopbackAgent(qa.url) }, async (ctx) => {
-      const opts = { namespace: ctx.client.options.namespace, taskQueue: ctx.taskQueue, caller: { tenant: 'nobody', user: 'nobody' } };
-      const api = await startApiServer({
-        baton: new BatonClient(ctx.client.connection, opts),
-        graphs: new GraphClient(ctx.client.connection, opts),
-        tokens: new CallerTokens([
-          { token: ACME, caller: { tenant: 'acme', user: 'ops-1' } },
-          { token: GLOBEX, caller: { tenant: 'globex', user: 'mallory' } },
-        ]),
-        logger: pino({ level: 'warn' }),
-        host: '127.0.0.1',
-        port: 0,
-        uiDir: null,
-        mcp: { agents: { 'supplier-qa': loopbackAgent(qa.url) } },
-      });
-      const connect = async (token: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> => {
-        const transport = new StreamableHTTPClientTransport(new URL(`${api.url}/mcp`), {
-          requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  it('over Streamable HTTP with the API tokens: authorizes by credential name; another caller is refused', async () => {
+    const agents = {
+      'supplier-qa': loopbackAgent(qa.url),
+      'portal-gate': loopbackAgent(gate.url, { credentials: { portal: { fromEnv: 'BATON_TEST_MCP_PORTAL_TOKEN' } } }),
+    };
+    const policies = new PolicyRegistry().declareAll({
+      'second-look': DeclaredPolicySchema.parse({ base: 'completed-with-artifact', review: true }),
+    });
+    await withWorker(
+      agents,
+      async (ctx) => {
+        const opts = { namespace: ctx.client.options.namespace, taskQueue: ctx.taskQueue, caller: { tenant: 'nobody', user: 'nobody' } };
+        const api = await startApiServer({
+          baton: new BatonClient(ctx.client.connection, opts),
+          graphs: new GraphClient(ctx.client.connection, opts),
+          tokens: new CallerTokens([
+            { token: ACME, caller: { tenant: 'acme', user: 'ops-1' } },
+            { token: GLOBEX, caller: { tenant: 'globex', user: 'mallory' } },
+          ]),
+          logger: pino({ level: 'warn' }),
+          host: '127.0.0.1',
+          port: 0,
+          uiDir: null,
+          mcp: { agents },
         });
-        const client = new Client({ name: 'baton-test-host', version: '1.0.0' });
-        await client.connect(transport);
-        return { client, transport };
-      };
-      try {
-        const acme = await connect(ACME);
-        const id = await delegateThroughMcp(acme.client);
-        assert.equal((await batonFor(ctx, 'acme', 'ops-1').show(id)).owner, 'ops-1');
+        const connect = async (token: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> => {
+          const transport = new StreamableHTTPClientTransport(new URL(`${api.url}/mcp`), {
+            requestInit: { headers: { Authorization: `Bearer ${token}` } },
+          });
+          const client = new Client({ name: 'baton-test-host', version: '1.0.0' });
+          await client.connect(transport);
+          return { client, transport };
+        };
+        try {
+          const acme = await connect(ACME);
+          const id = await delegateThroughMcp(acme.client);
+          assert.equal((await batonFor(ctx, 'acme', 'ops-1').show(id)).owner, 'ops-1');
 
-        // Globex sees nothing of acme's: not the delegation, its record, its artifacts, nor a watch on it.
-        const globex = await connect(GLOBEX);
-        const shown = await call(globex.client, 'show_delegation', { id });
-        assert.equal(shown.isError, true);
-        assert.match(textOf(shown), /^NotFound: /);
-        await assert.rejects(globex.client.readResource({ uri: `baton://delegations/${id}` }), /NotFound/);
-        await assert.rejects(globex.client.subscribeResource({ uri: `baton://delegations/${id}` }), /NotFound/);
-        const answer = await call(globex.client, 'cancel_delegation', { id });
-        assert.match(textOf(answer), /^NotFound: /);
-        assert.deepEqual(structured(await call(globex.client, 'list_delegations', {})).delegations, []);
+          // An auth request answered with a credential named, never given: the secret stays out of history.
+          const gated = structured(
+            await call(acme.client, 'delegate', { agent: 'portal-gate', text: 'Stock for BOLT-M8?', waitSeconds: 30 }),
+          );
+          assert.equal(gated.pending.kind, 'auth');
+          assert.deepEqual(gated.pending.credentials, ['portal']);
+          assert.match(gated.next, /call authorize/);
+          const authorized = structured(
+            await call(acme.client, 'authorize', {
+              id: gated.id,
+              requestId: gated.pending.requestId,
+              credential: 'portal',
+              waitSeconds: 30,
+            }),
+          );
+          assert.equal(authorized.delegation.outcome.kind, 'ACCEPTED');
+          assert.doesNotMatch(await historyText(ctx.client, gated.id), new RegExp(PORTAL_SECRET));
 
-        // Acme's session id with globex's token is no session at all; no token, or an unknown one, is 401.
-        const hijack = await fetch(`${api.url}/mcp`, {
-          method: 'POST',
-          headers: {
-            Authorization: `Bearer ${GLOBEX}`,
-            'Content-Type': 'application/json',
-            Accept: 'application/json, text/event-stream',
-            'mcp-session-id': acme.transport.sessionId ?? '',
-          },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
-        });
-        assert.equal(hijack.status, 404);
-        for (const authorization of [undefined, 'Bearer not-a-known-token-0123456789']) {
-          const res = await fetch(`${api.url}/mcp`, {
+          // A result that waits for review, decided by the model's host; a delegation cancelled while it asks.
+          const inReview = structured(
+            await call(acme.client, 'delegate', {
+              agent: 'supplier-qa',
+              text: 'Verify inspection-93 against order A1043, product SN-5120',
+              policy: 'second-look',
+              waitSeconds: 30,
+            }),
+          );
+          assert.equal(inReview.pending.kind, 'review');
+          assert.equal(inReview.artifacts.length, 1, 'the reviewer sees what it decides on');
+          const reviewed = structured(
+            await call(acme.client, 'review', { id: inReview.id, requestId: inReview.pending.requestId, decision: 'accept' }),
+          );
+          assert.equal(reviewed.outcome.kind, 'ACCEPTED');
+          const asking = structured(
+            await call(acme.client, 'delegate', {
+              agent: 'supplier-qa',
+              text: 'Verify inspection-94 against order A1044',
+              waitSeconds: 30,
+            }),
+          );
+          assert.equal(asking.pending.kind, 'input');
+          const cancelled = structured(await call(acme.client, 'cancel_delegation', { id: asking.id, reason: 'order withdrawn' }));
+          assert.equal(cancelled.outcome.kind, 'CANCELED');
+
+          // A graph of two delegations, one after the other; each node names its delegation's resource.
+          const spec = {
+            nodes: [
+              { id: 'first', agent: 'supplier-qa', text: 'Verify inspection-95 against order A1045, product SN-7001' },
+              {
+                id: 'second',
+                agent: 'supplier-qa',
+                text: 'Verify inspection-96 against order A1046, product SN-7002',
+                dependsOn: ['first'],
+              },
+            ],
+          };
+          const graph = structured(await call(acme.client, 'run_graph', { spec, waitSeconds: 60 }));
+          assert.equal(graph.status, 'SETTLED');
+          assert.equal(graph.outcome.kind, 'ACCEPTED');
+          const shownGraph = structured(await call(acme.client, 'show_graph', { id: graph.id }));
+          assert.deepEqual(
+            shownGraph.nodes.map((n: Structured) => [n.id, n.outcome, n.resource]),
+            ['first', 'second'].map((n) => [n, 'ACCEPTED', `baton://delegations/${encodeURIComponent(`${graph.id}/${n}`)}`]),
+          );
+          const nodeRecord = await acme.client.readResource({ uri: shownGraph.nodes[1].resource });
+          assert.equal(JSON.parse((nodeRecord.contents[0] as { text: string }).text).outcome.kind, 'ACCEPTED');
+          const badGraph = await call(acme.client, 'run_graph', { spec: { nodes: [{ id: 'x', agent: 'nobody', text: 'hi' }] } });
+          assert.equal(badGraph.isError, true);
+          assert.match(textOf(badGraph), /nobody/);
+
+          // Globex sees nothing of acme's: not the delegation, its record, its artifacts, nor a watch on it.
+          const globex = await connect(GLOBEX);
+          const shown = await call(globex.client, 'show_delegation', { id });
+          assert.equal(shown.isError, true);
+          assert.match(textOf(shown), /^NotFound: /);
+          await assert.rejects(globex.client.readResource({ uri: `baton://delegations/${id}` }), /NotFound/);
+          await assert.rejects(globex.client.subscribeResource({ uri: `baton://delegations/${id}` }), /NotFound/);
+          const answer = await call(globex.client, 'cancel_delegation', { id });
+          assert.match(textOf(answer), /^NotFound: /);
+          assert.deepEqual(structured(await call(globex.client, 'list_delegations', {})).delegations, []);
+
+          // Acme's session id with globex's token is no session at all; no token, or an unknown one, is 401.
+          const hijack = await fetch(`${api.url}/mcp`, {
             method: 'POST',
             headers: {
-              ...(authorization ? { Authorization: authorization } : {}),
+              Authorization: `Bearer ${GLOBEX}`,
               'Content-Type': 'application/json',
               Accept: 'application/json, text/event-stream',
+              'mcp-session-id': acme.transport.sessionId ?? '',
             },
-            body: JSON.stringify({
-              jsonrpc: '2.0',
-              id: 1,
-              method: 'initialize',
-              params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
-            }),
+            body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
           });
-          assert.equal(res.status, 401);
-          assert.equal(res.headers.get('www-authenticate'), 'Bearer');
-          assert.match(((await res.json()) as { error: { message: string } }).error.message, /^Unauthorized: /);
+          assert.equal(hijack.status, 404);
+          for (const token of [undefined, 'not-a-known-token-0123456789']) {
+            const res = await initializeRequest(`${api.url}/mcp`, token);
+            assert.equal(res.status, 401);
+            assert.equal(res.headers.get('www-authenticate'), 'Bearer');
+            assert.match(((await res.json()) as { error: { message: string } }).error.message, /^Unauthorized: /);
+          }
+          await acme.client.close();
+          await globex.client.close();
+        } finally {
+          await api.close();
         }
-        await acme.client.close();
-        await globex.client.close();
-      } finally {
-        await api.close();
-      }
-    });
+      },
+      { policies },
+    );
   });
 });

@@ -19,6 +19,7 @@ export async function uiCommand(opts: { config?: string; host?: string; port?: n
   process.stdout.write(
     [
       `Baton web app and API at ${ui.url}  (API: ${ui.url}/api/v1, described by ${ui.url}/api/v1/openapi.json)`,
+      ...(config.api.mcp !== false ? [`MCP (Streamable HTTP) at ${ui.url}/mcp, for the same callers and tokens`] : []),
       ui.signInUrl
         ? `Sign in as ${config.caller.tenant}/${config.caller.user}: ${ui.signInUrl}`
         : `Callers sign in with their api.callers tokens (${config.api.callers.length} configured).`,
