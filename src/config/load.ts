@@ -30,6 +30,12 @@ export function describeIssues(error: z.ZodError, input?: unknown): string[] {
     if (issue.code === 'unrecognized_keys') {
       return `${field}: unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}: remove it or fix its spelling (fields are listed in docs/configuration.md)`;
     }
+    if (issue.code === 'invalid_key') {
+      // A name under agents, policies, mcp.servers…: say which name, and the rule it breaks.
+      const name = String(issue.path.at(-1));
+      const rule = issue.issues.map((i) => i.message).join('; ');
+      return `${issue.path.slice(0, -1).join('.') || '(top level)'}: the name "${name}" cannot be used: ${rule}`;
+    }
     if (issue.code === 'invalid_value' && 'values' in issue) {
       return `${field}: must be one of ${(issue.values as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
     }

@@ -68,6 +68,15 @@ describe('config', () => {
       /agents\.a\.allowHttp: must be a boolean \(got a string\)/,
     );
     assert.throws(() => parseConfig({ agents: { a: {} } }), /agents\.a\.card: is required/);
+    // A name that breaks the naming rule is named, with the rule.
+    assert.throws(
+      () => parseConfig({ mcp: { servers: { OrdersDb: { command: 'node', tools: ['lookup'] } } } }),
+      /mcp\.servers: the name "OrdersDb" cannot be used: use lower-case letters, digits and -/,
+    );
+    assert.throws(
+      () => parseConfig({ agents: { Supplier_QA: { card: 'https://a.example' } } }),
+      /agents: the name "Supplier_QA" cannot be used: use lower-case letters, digits and -/,
+    );
     // `agents:` with nothing under it: YAML's null, said as such.
     assert.throws(() => parseConfig({ agents: null }), /agents: must be a record \(got nothing: the section is empty\)/);
   });
