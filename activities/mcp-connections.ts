@@ -3,9 +3,10 @@
  * and kept for `keepAliveMs` after the last one (then closed, a stdio server ending with it), or one
  * per call when `keepAliveMs` is 0. A connection that failed is dropped, so the retry connects afresh.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type * as ClientModule from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type * as StdioModule from '@modelcontextprotocol/sdk/client/stdio.js';
+import type * as StreamableHttpModule from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { readSecret } from '../src/a2a/agent-fetch';
@@ -37,8 +38,13 @@ export class McpConnectError extends Error {
   }
 }
 
+/** A module of the MCP SDK, loaded at the first connection: about 0.3 s that a worker calling no MCP tool never pays. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const sdk = <M>(module: string): M => require(module) as M;
+
 function transportOf(name: string, entry: McpServerEntry): { transport: Transport; stderrTail: () => string } {
   if (entry.command) {
+    const { getDefaultEnvironment, StdioClientTransport } = sdk<typeof StdioModule>('@modelcontextprotocol/sdk/client/stdio.js');
     const env: Record<string, string> = { ...getDefaultEnvironment() };
     for (const variable of entry.env) {
       const value = process.env[variable];
@@ -64,12 +70,14 @@ function transportOf(name: string, entry: McpServerEntry): { transport: Transpor
     const value = readSecret(entry.auth, `${owner}.auth`);
     headers[entry.auth.header] = entry.auth.scheme ? `${entry.auth.scheme} ${value}` : value;
   }
+  const { StreamableHTTPClientTransport } = sdk<typeof StreamableHttpModule>('@modelcontextprotocol/sdk/client/streamableHttp.js');
   const transport = new StreamableHTTPClientTransport(new URL(entry.url as string), { fetch: fetchImpl, requestInit: { headers } });
   return { transport, stderrTail: () => '' };
 }
 
 async function connect(name: string, entry: McpServerEntry): Promise<McpConnection> {
   const { transport, stderrTail } = transportOf(name, entry);
+  const { Client } = sdk<typeof ClientModule>('@modelcontextprotocol/sdk/client/index.js');
   const client = new Client({ name: 'baton-worker', version: BATON_VERSION });
   const options = { timeout: entry.timeoutMs, maxTotalTimeout: entry.timeoutMs };
   try {

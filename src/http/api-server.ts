@@ -38,8 +38,9 @@ import { artifactBytes } from '../artifacts/artifact-content';
 import type { ArtifactStore } from '../artifacts/store';
 import { openApiDocument } from './openapi';
 import type { AgentEntry } from '../config/schema';
-import { createBatonMcpServer } from '../mcp/baton-mcp-server';
-import { mcpRouter } from '../mcp/mcp-http';
+import type * as McpServerModule from '../mcp/baton-mcp-server';
+import type * as McpHttpModule from '../mcp/mcp-http';
+import type { McpHttp } from '../mcp/mcp-http';
 
 export interface ApiServerOptions {
   /** Clients on the Temporal connection; each request acts as its own caller through them. */
@@ -383,20 +384,30 @@ export function createApiApp(opts: ApiServerOptions): express.Express & { closeS
   app.use('/api/v1', api);
   if (opts.mcp) {
     const { agents } = opts.mcp;
-    const mcp = mcpRouter({
-      callerOf: (req) => as(req).caller,
-      serverFor: (caller) =>
-        createBatonMcpServer({
-          baton: opts.baton.as(caller),
-          graphs: opts.graphs.as(caller),
-          agents,
-          artifacts: opts.artifacts,
-          logger: log,
-        }),
-      logger: opts.logger,
-    });
-    app.closeSessions = mcp.close;
-    app.use('/mcp', authenticate, mcp.router, (err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    // Loaded at the first MCP request: the MCP SDK takes about 0.3 s to load, which no other command should pay.
+    let loaded: McpHttp | undefined;
+    const mcp = (): McpHttp => {
+      if (loaded) return loaded;
+      /* eslint-disable @typescript-eslint/no-require-imports */
+      const { mcpRouter } = require('../mcp/mcp-http') as typeof McpHttpModule;
+      const { createBatonMcpServer } = require('../mcp/baton-mcp-server') as typeof McpServerModule;
+      /* eslint-enable @typescript-eslint/no-require-imports */
+      return (loaded = mcpRouter({
+        callerOf: (req) => as(req).caller,
+        serverFor: (caller) =>
+          createBatonMcpServer({
+            baton: opts.baton.as(caller),
+            graphs: opts.graphs.as(caller),
+            agents,
+            artifacts: opts.artifacts,
+            logger: log,
+          }),
+        logger: opts.logger,
+      }));
+    };
+    app.closeSessions = async () => loaded?.close();
+    const route = (req: Request, res: Response, next: NextFunction): void => void mcp().router(req, res, next);
+    app.use('/mcp', authenticate, route, (err: unknown, _req: Request, res: Response, _next: NextFunction) => {
       const e = apiErrorOf(err);
       if (e.kind === 'Unauthorized') res.setHeader('WWW-Authenticate', 'Bearer');
       if (res.headersSent) return void res.end();

@@ -33,7 +33,13 @@ interface Session {
 const rpcError = (res: Response, status: number, message: string): void =>
   void res.status(status).json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
 
-export function mcpRouter(opts: McpHttpOptions): { router: express.Router; close(): Promise<void> } {
+/** The `/mcp` router and the way to close its sessions. */
+export interface McpHttp {
+  router: express.Router;
+  close(): Promise<void>;
+}
+
+export function mcpRouter(opts: McpHttpOptions): McpHttp {
   const sessions = new Map<string, Session>();
   const maxSessions = opts.maxSessions ?? 1_000;
   const idleMs = opts.idleMs ?? 30 * 60_000;
