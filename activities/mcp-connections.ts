@@ -9,7 +9,7 @@ import type * as StdioModule from '@modelcontextprotocol/sdk/client/stdio.js';
 import type * as StreamableHttpModule from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { readSecret } from '../src/a2a/agent-fetch';
+import { authValueOf } from '../src/a2a/agent-fetch';
 import { createGuardedFetch } from '../src/a2a/guarded-fetch';
 import type { McpServerEntry } from '../src/config/schema';
 import { BATON_VERSION } from '../src/shared/baton-version';
@@ -65,11 +65,7 @@ function transportOf(name: string, entry: McpServerEntry): { transport: Transpor
     maxRedirects: 0,
     owner,
   });
-  const headers: Record<string, string> = {};
-  if (entry.auth) {
-    const value = readSecret(entry.auth, `${owner}.auth`);
-    headers[entry.auth.header] = entry.auth.scheme ? `${entry.auth.scheme} ${value}` : value;
-  }
+  const headers: Record<string, string> = entry.auth ? { [entry.auth.header]: authValueOf(entry.auth, `${owner}.auth`) } : {};
   const { StreamableHTTPClientTransport } = sdk<typeof StreamableHttpModule>('@modelcontextprotocol/sdk/client/streamableHttp.js');
   const transport = new StreamableHTTPClientTransport(new URL(entry.url as string), { fetch: fetchImpl, requestInit: { headers } });
   return { transport, stderrTail: () => '' };

@@ -81,7 +81,12 @@ export function readSecret(source: { fromEnv?: string; fromFile?: string }, fiel
 
 /** Reads the agent's own credential (`auth`) now. Throws MissingCredentialError naming the variable or file. */
 export function credentialOf(agentName: string, auth: AgentAuth): string {
-  const value = readSecret(auth, `agent ${agentName}: auth`);
+  return authValueOf(auth, `agent ${agentName}: auth`);
+}
+
+/** The value of an `auth` header (its scheme, then the secret read now); `field` names where it is configured. */
+export function authValueOf(auth: AgentAuth, field: string): string {
+  const value = readSecret(auth, field);
   return auth.scheme ? `${auth.scheme} ${value}` : value;
 }
 

@@ -19,7 +19,7 @@ import { BatonError } from '../shared/baton-error';
 import type { GraphClient } from '../client/graph-client';
 import { GraphNodeSpecSchema } from '../shared/graph-types';
 import { projectRoot } from '../runtime/project-root';
-import { changeKeyOf } from '../shared/delegation-result';
+import { recordChangeKeyOf as changeKey } from '../shared/delegation-result';
 import type { Caller, DelegationRecord } from '../shared/delegation-types';
 import {
   AnswerBodySchema,
@@ -105,9 +105,6 @@ function inboxItem(r: DelegationRecord) {
     ...artifacts,
   };
 }
-
-/** What changes for a status stream (a new artifact too): a new event is sent when this does. */
-const changeKey = (r: DelegationRecord): string => `${changeKeyOf(r)}|${r.artifacts.length}`;
 
 export function createApiApp(opts: ApiServerOptions): express.Express & { closeSessions(): Promise<void> } {
   const app = express() as express.Express & { closeSessions(): Promise<void> };

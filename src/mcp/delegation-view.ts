@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { OUTCOMES, DELEGATION_STATUSES, type DelegationRecord } from '../shared/delegation-types';
 import { artifactUri, delegationUri } from './resource-uris';
-import { textOfParts, untrusted, UntrustedTextSchema } from './untrusted';
+import { isTextMediaType, textOfParts, untrusted, UntrustedTextSchema } from './untrusted';
 
 export const ArtifactViewSchema = z.object({
   artifactId: z.string(),
@@ -46,10 +46,6 @@ export const DelegationViewSchema = z.object({
   next: z.string(),
 });
 export type DelegationView = z.infer<typeof DelegationViewSchema>;
-
-/** Media types whose inline content is shown as a preview. */
-const texty = (mediaType: string | undefined): boolean =>
-  !mediaType || mediaType.startsWith('text/') || mediaType === 'application/json' || mediaType.endsWith('+json');
 
 export function nextStep(r: DelegationRecord): string {
   if (r.outcome)
@@ -103,7 +99,9 @@ export function delegationView(r: DelegationRecord, maxChars: number): Delegatio
         size: a.size,
         sha256: a.sha256,
         resource,
-        ...(a.parts && texty(a.mediaType) ? { preview: untrusted(textOfParts(a.parts), maxChars, resource) } : {}),
+        ...(a.parts && (!a.mediaType || isTextMediaType(a.mediaType))
+          ? { preview: untrusted(textOfParts(a.parts), maxChars, resource) }
+          : {}),
       };
     }),
     ...(r.reply ? { reply: untrusted(textOfParts(r.reply.parts), maxChars, record) } : {}),

@@ -16,8 +16,9 @@ import { artifactBytes } from '../artifacts/artifact-content';
 import type { ArtifactStore } from '../artifacts/store';
 import type { BatonClient } from '../client/baton-client';
 import { asBatonError } from '../errors/as-baton-error';
-import { changeKeyOf } from '../shared/delegation-result';
+import { recordChangeKeyOf as changeKey } from '../shared/delegation-result';
 import type { DelegationRecord } from '../shared/delegation-types';
+import { isTextMediaType } from './untrusted';
 import { ARTIFACT_TEMPLATE, DELEGATION_TEMPLATE, delegationOfUri, delegationUri } from './resource-uris';
 
 export interface ResourceOptions {
@@ -46,9 +47,6 @@ const one = (v: string | string[] | undefined): string => {
     return s;
   }
 };
-
-/** What changes a watched record (a new artifact too). */
-const changeKey = (r: DelegationRecord): string => `${changeKeyOf(r)}|${r.artifacts.length}`;
 
 /** Registers the resources and the subscription handlers; the returned function stops every watch. */
 export function registerResources(server: McpServer, opts: ResourceOptions): () => void {
@@ -110,7 +108,7 @@ export function registerResources(server: McpServer, opts: ResourceOptions): () 
         throw mcpErrorOf(err, logger);
       }
       const mimeType = artifact.mediaType ?? 'application/octet-stream';
-      const text = /^text\/|[/+]json$/.test(mimeType) ? new TextDecoder('utf-8', { fatal: false }).decode(bytes) : undefined;
+      const text = isTextMediaType(mimeType) ? new TextDecoder('utf-8', { fatal: false }).decode(bytes) : undefined;
       return {
         contents: [text !== undefined ? { uri: uri.href, mimeType, text } : { uri: uri.href, mimeType, blob: bytes.toString('base64') }],
       };

@@ -28,6 +28,9 @@ export function untrusted(text: string, maxChars: number, fullAt?: string): Untr
   return { untrustedAgentText: text.slice(0, maxChars), truncated: true, ...(fullAt ? { fullAt } : {}) };
 }
 
+/** Whether bytes of this media type read as text (text/*, JSON). */
+export const isTextMediaType = (mediaType: string): boolean => /^text\/|[/+]json$/.test(mediaType);
+
 /** The text of A2A parts as one string: text parts as they are, data parts as JSON, files by name. */
 export function textOfParts(parts: Part[]): string {
   return parts

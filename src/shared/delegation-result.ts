@@ -64,3 +64,8 @@ export function brokenResult(id: string, why: string, outcome: 'ERROR' | 'CANCEL
 export function changeKeyOf(r: DelegationRecord): string {
   return `${r.status}|${r.remote.state ?? ''}|${r.pending?.requestId ?? ''}|${r.outcome?.kind ?? ''}`;
 }
+
+/** What a watcher of the whole record counts as a change: `changeKeyOf`, and a new artifact too (status streams, MCP subscriptions). */
+export function recordChangeKeyOf(r: DelegationRecord): string {
+  return `${changeKeyOf(r)}|${r.artifacts.length}`;
+}

@@ -5,7 +5,7 @@
 import { encryptionCodec } from '../../codec/data-converter';
 import { cardSigner, checkServices } from '../../serve/served-agents';
 import { ConfigError, loadConfig } from '../../config/load';
-import { credentialOf, readSecret } from '../../a2a/agent-fetch';
+import { authValueOf, credentialOf, readSecret } from '../../a2a/agent-fetch';
 import { PolicyRegistry } from '../../acceptance/policies';
 import { connectionOptions, DEFAULT_ADDRESS } from '../../runtime/connect';
 import type { TemporalTarget } from '../../runtime/temporal-target';
@@ -61,6 +61,9 @@ function temporalReport(target: TemporalTarget): TemporalReport {
   };
 }
 
+/** A plain-http URL on this machine: where `allowHttp` is expected. */
+const isLoopbackHttp = (url: string): boolean => /^http:\/\/(127\.|localhost|\[::1\])/.test(url);
+
 export function checkConfig(configPath?: string): ConfigReport {
   let loaded;
   try {
@@ -106,7 +109,7 @@ export function checkConfig(configPath?: string): ConfigReport {
       if ('d' in key.jwk)
         problems.push(`agents.${name}.signature.keys.${i}.jwk: this is a private key ("d" is present); pin the public key only`);
     }
-    if (entry.allowHttp && !/^http:\/\/(127\.|localhost|\[::1\])/.test(entry.card)) {
+    if (entry.allowHttp && !isLoopbackHttp(entry.card)) {
       problems.push(`agents.${name}.allowHttp: true for a non-loopback card URL; use https, or keep allowHttp for local agents only`);
     }
   }
@@ -114,14 +117,14 @@ export function checkConfig(configPath?: string): ConfigReport {
     const field = `mcp.servers.${name}`;
     if (server.auth) {
       try {
-        readSecret(server.auth, `${field}.auth`);
+        authValueOf(server.auth, `${field}.auth`);
       } catch (err) {
         problems.push(`${(err as Error).message}; set it before a worker calls this server`);
       }
     }
     for (const variable of server.env)
       if (process.env[variable] === undefined) problems.push(`${field}.env: ${variable} is not set; the server would start without it`);
-    if (server.url && server.allowHttp && !/^http:\/\/(127\.|localhost|\[::1\])/.test(server.url))
+    if (server.url && server.allowHttp && !isLoopbackHttp(server.url))
       problems.push(`${field}.allowHttp: true for a non-loopback URL; use https, or keep allowHttp for local servers only`);
   }
   const push = loaded.config.push;
