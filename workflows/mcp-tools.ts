@@ -6,6 +6,7 @@
 import { ApplicationFailure, proxyActivities, type ActivityOptions } from '@temporalio/workflow';
 import type { z } from 'zod';
 import type { BatonActivities } from '../activities';
+import { RETRY } from './activity-stubs';
 import { MCP_NON_RETRYABLE, type McpToolResult } from '../src/shared/mcp-tool-types';
 
 export interface CallMcpToolOptions<T> {
@@ -39,13 +40,8 @@ export async function callMcpTool<T = unknown>(
 ): Promise<McpToolOutcome<T>> {
   const { callMcpTool: call } = proxyActivities<BatonActivities>({
     startToCloseTimeout: options.startToCloseTimeout ?? '1 minute',
-    retry: {
-      initialInterval: '1s',
-      maximumInterval: '30s',
-      backoffCoefficient: 2,
-      maximumAttempts: options.maximumAttempts ?? 5,
-      nonRetryableErrorTypes: [...MCP_NON_RETRYABLE],
-    },
+    // Baton's own retry pacing; attempts and what is final are the MCP call's.
+    retry: { ...RETRY, maximumAttempts: options.maximumAttempts ?? 5, nonRetryableErrorTypes: [...MCP_NON_RETRYABLE] },
   });
   const result = await call({ server, tool, arguments: args });
   if (!options.output || result.isError) return result;
