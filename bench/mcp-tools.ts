@@ -13,7 +13,7 @@ import { connectTemporalWorker } from '../src/runtime/connect';
 import { serveToolsOverHttp } from '../test/helpers/mcp-tool-server';
 import * as activities from './activities';
 import { quantile, withSection, writeSection, type ReportSection, type ServerKind } from './report-section';
-import { localLookupWorkflow, mcpLookupWorkflow } from './workflows';
+import { localLookupWorkflow, mcpLookupWorkflow } from './mcp-workflows';
 
 const KINDS = ['activity', 'stdio', 'stdio-per-call', 'http', 'http-per-call'] as const;
 type Kind = (typeof KINDS)[number];
@@ -50,7 +50,7 @@ export async function measureMcpTools(o: McpOptions): Promise<Omit<McpFigures, '
   };
   try {
     const options = await withBaton(
-      { connection, namespace: o.namespace, taskQueue, workflowsPath: require.resolve('./workflows'), activities },
+      { connection, namespace: o.namespace, taskQueue, workflowsPath: require.resolve('./mcp-workflows'), activities },
       { config: { agents: {}, mcp: { servers: { ...servers, ...perCall } } }, logger: quiet },
     );
     const worker = await Worker.create(options);

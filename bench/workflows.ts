@@ -1,24 +1,12 @@
 /**
- * The bare workflow the benchmark compares Baton with: one activity that makes the same call. And the
- * MCP tool call's pair (bench/mcp-tools.ts): an order looked up by a plain activity, or through
- * `callMcpTool`.
+ * The bare workflow the benchmark compares Baton with: one activity that makes the same call. This
+ * file imports nothing of Baton's, so the bare worker's bundle evaluates only this for each workflow.
  */
 import { proxyActivities } from '@temporalio/workflow';
-import { callMcpTool } from '../workflows/api';
 import type * as activities from './activities';
 
-const { callAgent, lookupOrder } = proxyActivities<typeof activities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 3 } });
+const { callAgent } = proxyActivities<typeof activities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 3 } });
 
 export async function bareCallWorkflow(input: { baseUrl: string; text: string; messageId: string }): Promise<string> {
   return callAgent(input);
-}
-
-/** The baseline: the same lookup as one plain activity of the worker. */
-export async function localLookupWorkflow(orderId: string): Promise<unknown> {
-  return lookupOrder(orderId);
-}
-
-/** The lookup through a configured MCP server (`server`: stdio or Streamable HTTP). */
-export async function mcpLookupWorkflow(input: { server: string; orderId: string }): Promise<unknown> {
-  return (await callMcpTool(input.server, 'lookup_order', { orderId: input.orderId })).structuredContent;
 }
