@@ -11,6 +11,12 @@ import { ALL_SEARCH_ATTRIBUTES } from '../shared/search-attributes';
 /** gRPC NOT_FOUND: the namespace does not exist. */
 const GRPC_NOT_FOUND = 5;
 
+/**
+ * While a new namespace reaches the frontends' caches they answer NOT_FOUND, or UNAVAILABLE / DEADLINE_EXCEEDED
+ * ("Unable to get namespace … info") when the cache's own read times out on a busy database.
+ */
+const NOT_SERVED_YET = new Set([GRPC_NOT_FOUND, 14, 4]);
+
 /** Either connection (client or worker): both carry the operator service. */
 export interface OperatorConnection {
   operatorService: {
@@ -40,12 +46,12 @@ export async function ensureNamespace(connection: Connection, namespace: string,
     throw err;
   }
   // A new namespace reaches every frontend's cache within seconds; until then its search attributes cannot be added.
-  for (let waited = 0; ; waited += 250) {
+  for (const started = Date.now(); ;) {
     try {
       await connection.operatorService.listSearchAttributes({ namespace });
       return true;
     } catch (err) {
-      if (grpcCodeOf(err) !== GRPC_NOT_FOUND || waited > 60_000) throw err;
+      if (!NOT_SERVED_YET.has(grpcCodeOf(err) ?? -1) || Date.now() - started > 60_000) throw err;
       await new Promise((r) => setTimeout(r, 250));
     }
   }

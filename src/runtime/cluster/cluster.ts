@@ -315,10 +315,17 @@ export async function startCluster(opts: ClusterOptions): Promise<RunningCluster
       await connection.close();
     }
   } catch (err) {
+    // A service that died after the readiness check (the worker service gives up on a slow start)
+    // leaves the frontend answering UNAVAILABLE: say which one, not only what the frontend said.
+    const exited = [...processes].filter(([, child]) => child.exitCode !== null);
     await stopAll();
     postgres.stop();
     await tokens.close();
-    throw err;
+    if (exited.length === 0) throw err;
+    const [s, child] = exited[0];
+    throw new Error(
+      `the Temporal ${s} service exited (${child.exitCode}) while setting the cluster up: see ${join(dir, 'logs', `${s}.log`)}; then: ${(err as Error).message}`,
+    );
   }
   log(`Temporal ${binaries.version} frontend at ${address} (mTLS, JWT authorizer)`);
 
