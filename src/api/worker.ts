@@ -22,4 +22,4 @@ export { PolicyRegistry, type AcceptancePolicy, type Candidate, type Decision, t
 export { createLogger, installTemporalRuntime } from '../runtime/logger';
 /** Tracing (docs/observability.md): start it for this process, or give withBaton your own SDK's processor. */
 export { startTracing, activeTracing, type Tracing } from '../telemetry/tracing';
-export { TRACING_INTERCEPTOR_MODULES } from '../runtime/bundle-workflows';
+export { STACK_TRACE_LIMIT_MODULES, TRACING_INTERCEPTOR_MODULES } from '../runtime/bundle-workflows';

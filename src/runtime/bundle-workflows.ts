@@ -55,11 +55,22 @@ export function freshWorkflowBundlePath(traced = false): string | undefined {
  */
 export const PRELOADED_MODULES = [require.resolve('../shared/zod-preload')];
 
+/**
+ * Preloaded by Baton's own workers only (`baton worker`, its prebuilt bundles): stack traces in the
+ * workflow sandbox keep their innermost frames, which cuts what the SDK's per-promise stack trace
+ * costs (workflows/stack-trace-limit.ts, decision 0029). Add it to an embedding worker's
+ * `preloadModules` for the same saving; without it, its workflows keep the SDK's ten frames.
+ */
+export const STACK_TRACE_LIMIT_MODULES = [require.resolve('../../workflows/stack-trace-limit')];
+
+/** What Baton's own bundles preload: zod, and the stack trace limit. */
+export const BATON_PRELOADED_MODULES = [...PRELOADED_MODULES, ...STACK_TRACE_LIMIT_MODULES];
+
 export async function buildWorkflowBundle(traced = false): Promise<string> {
   const { code } = await bundleWorkflowCode({
     workflowsPath: workflowsPath(),
     logger: quietLogger,
-    preloadModules: PRELOADED_MODULES,
+    preloadModules: BATON_PRELOADED_MODULES,
     ...(traced ? { workflowInterceptorModules: TRACING_INTERCEPTOR_MODULES } : {}),
   });
   return code;

@@ -17,7 +17,7 @@ import {
 } from '@temporalio/interceptors-opentelemetry';
 import { meteredStore } from '../artifacts/metered-store';
 import { activeTracing, type Tracing } from '../telemetry/tracing';
-import { freshWorkflowBundlePath, PRELOADED_MODULES, TRACING_INTERCEPTOR_MODULES, workflowsPath } from './bundle-workflows';
+import { BATON_PRELOADED_MODULES, freshWorkflowBundlePath, TRACING_INTERCEPTOR_MODULES, workflowsPath } from './bundle-workflows';
 
 export interface BatonWorkerOptions {
   connection: NativeConnection;
@@ -104,7 +104,7 @@ export async function createBatonWorker(opts: BatonWorkerOptions): Promise<Worke
       ? { workflowBundle: bundled }
       : {
           workflowsPath: workflowsPath(),
-          bundlerOptions: { preloadModules: PRELOADED_MODULES },
+          bundlerOptions: { preloadModules: BATON_PRELOADED_MODULES },
         }),
     activities: createActivities({
       config: opts.config,

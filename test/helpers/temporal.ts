@@ -11,7 +11,7 @@ import pino, { type Logger } from 'pino';
 import { PolicyRegistry } from '../../src/acceptance/policies';
 import { BatonClient } from '../../src/client/baton-client';
 import { loopbackAgentEntry, type AgentEntry, type PushConfig, type ServeConfig } from '../../src/config/schema';
-import { PRELOADED_MODULES, workflowsPath } from '../../src/runtime/bundle-workflows';
+import { BATON_PRELOADED_MODULES, workflowsPath } from '../../src/runtime/bundle-workflows';
 import { installTemporalRuntime } from '../../src/runtime/logger';
 import { startTemporal, type RunningServer } from '../../src/runtime/temporal-server';
 import { createBatonWorker } from '../../src/runtime/worker';
@@ -38,7 +38,7 @@ function stopQuietly(pid: number): void {
 }
 
 export function testBundle(): Promise<{ code: string }> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: silentTemporalLogger, preloadModules: PRELOADED_MODULES });
+  bundle ??= bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: silentTemporalLogger, preloadModules: BATON_PRELOADED_MODULES });
   return bundle;
 }
 
