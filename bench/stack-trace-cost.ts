@@ -15,15 +15,13 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { promiseHooks } from 'node:v8';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
-import { bundleWorkflowCode, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import pino from 'pino';
-import { BATON_PRELOADED_MODULES, PRELOADED_MODULES, workflowsPath } from '../src/runtime/bundle-workflows';
+import { BATON_PRELOADED_MODULES, buildWorkflowBundle, PRELOADED_MODULES } from '../src/runtime/bundle-workflows';
 import { installTemporalRuntime } from '../src/runtime/logger';
 import { projectRoot } from '../src/runtime/project-root';
 
 const HISTORY = '0.8.0-00-completes-at-once.json';
-const noop = (): void => {};
-const silent = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };
 
 type Replayed = { history: ReturnType<typeof historyFromJSON>; workflowId: string };
 
@@ -101,12 +99,7 @@ async function main(): Promise<void> {
     { name: "V8's 10 frames (zod preloaded)", preload: PRELOADED_MODULES },
     { name: "Baton's limit (as `baton worker` ships)", preload: BATON_PRELOADED_MODULES },
   ];
-  const built = await Promise.all(
-    bundles.map(async (b) => ({
-      ...b,
-      code: (await bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: silent, preloadModules: b.preload })).code,
-    })),
-  );
+  const built = await Promise.all(bundles.map(async (b) => ({ ...b, code: await buildWorkflowBundle({ preloadModules: b.preload }) })));
   const session = new Session();
   session.connect();
   await post(session, 'Profiler.enable');

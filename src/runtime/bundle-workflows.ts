@@ -66,12 +66,18 @@ export const STACK_TRACE_LIMIT_MODULES = [require.resolve('../../workflows/stack
 /** What Baton's own bundles preload: zod, and the stack trace limit. */
 export const BATON_PRELOADED_MODULES = [...PRELOADED_MODULES, ...STACK_TRACE_LIMIT_MODULES];
 
-export async function buildWorkflowBundle(traced = false): Promise<string> {
+/**
+ * Bundles workflow code quietly. Defaults: Baton's workflows with Baton's preloaded modules, as setup
+ * writes them; `traced` adds the tracing interceptors. Tests and benchmarks name other entries or preloads.
+ */
+export async function buildWorkflowBundle(
+  opts: { traced?: boolean; workflowsPath?: string; preloadModules?: string[] } = {},
+): Promise<string> {
   const { code } = await bundleWorkflowCode({
-    workflowsPath: workflowsPath(),
+    workflowsPath: opts.workflowsPath ?? workflowsPath(),
     logger: quietLogger,
-    preloadModules: BATON_PRELOADED_MODULES,
-    ...(traced ? { workflowInterceptorModules: TRACING_INTERCEPTOR_MODULES } : {}),
+    preloadModules: opts.preloadModules ?? BATON_PRELOADED_MODULES,
+    ...(opts.traced ? { workflowInterceptorModules: TRACING_INTERCEPTOR_MODULES } : {}),
   });
   return code;
 }
@@ -82,7 +88,7 @@ const quietLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noo
 if (require.main === module) {
   void (async () => {
     for (const traced of [false, true]) {
-      const code = await buildWorkflowBundle(traced);
+      const code = await buildWorkflowBundle({ traced });
       const out = workflowBundlePath(traced);
       mkdirSync(dirname(out), { recursive: true });
       writeFileSync(out, code);

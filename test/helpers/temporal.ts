@@ -6,12 +6,12 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { bundleWorkflowCode, NativeConnection, type Worker } from '@temporalio/worker';
+import { NativeConnection, type Worker } from '@temporalio/worker';
 import pino, { type Logger } from 'pino';
 import { PolicyRegistry } from '../../src/acceptance/policies';
 import { BatonClient } from '../../src/client/baton-client';
 import { loopbackAgentEntry, type AgentEntry, type PushConfig, type ServeConfig } from '../../src/config/schema';
-import { BATON_PRELOADED_MODULES, workflowsPath } from '../../src/runtime/bundle-workflows';
+import { buildWorkflowBundle } from '../../src/runtime/bundle-workflows';
 import { installTemporalRuntime } from '../../src/runtime/logger';
 import { startTemporal, type RunningServer } from '../../src/runtime/temporal-server';
 import { createBatonWorker } from '../../src/runtime/worker';
@@ -38,12 +38,9 @@ function stopQuietly(pid: number): void {
 }
 
 export function testBundle(): Promise<{ code: string }> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: silentTemporalLogger, preloadModules: BATON_PRELOADED_MODULES });
+  bundle ??= buildWorkflowBundle().then((code) => ({ code }));
   return bundle;
 }
-
-const noop = (): void => {};
-const silentTemporalLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };
 
 export async function stopTestServer(): Promise<void> {
   if (server) await (await server).stop();

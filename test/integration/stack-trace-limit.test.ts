@@ -10,12 +10,13 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import pino from 'pino';
 import { startAgentServer } from '../../src/demo/agent-server';
 import { supplierQa } from '../../src/demo/supplier-qa';
 import {
   BATON_PRELOADED_MODULES,
+  buildWorkflowBundle,
   freshWorkflowBundlePath,
   PRELOADED_MODULES,
   STACK_TRACE_LIMIT_MODULES,
@@ -25,17 +26,10 @@ import { WORKFLOW_STACK_FRAMES } from '../../workflows/stack-trace-limit';
 import { batonFor, loopbackAgent, testServer, withWorker } from '../helpers/temporal';
 import { stackFramesWorkflow } from '../workflows/stack-frames';
 
-const noop = (): void => {};
-const silent = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };
-
 async function framesWith(preloadModules: string[]): Promise<{ limit: number; frames: number; raised: boolean }> {
   installTemporalRuntime(pino({ level: 'error' }, pino.destination(2)));
   const { address, namespace } = await testServer();
-  const { code } = await bundleWorkflowCode({
-    workflowsPath: require.resolve('../workflows/stack-frames'),
-    logger: silent,
-    preloadModules,
-  });
+  const code = await buildWorkflowBundle({ workflowsPath: require.resolve('../workflows/stack-frames'), preloadModules });
   const native = await NativeConnection.connect({ address });
   const connection = await Connection.connect({ address });
   try {
