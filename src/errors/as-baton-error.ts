@@ -30,6 +30,12 @@ export function isRefusal(err: unknown): boolean {
   return code === GRPC_UNAUTHENTICATED || code === GRPC_PERMISSION_DENIED;
 }
 
+/** Whether the server cannot answer now (gRPC UNAVAILABLE or DEADLINE_EXCEEDED), on `err` or a cause. */
+export function isUnavailable(err: unknown): boolean {
+  const code = grpcCodeOf(err);
+  return code === GRPC_UNAVAILABLE || code === GRPC_DEADLINE_EXCEEDED;
+}
+
 /** The gRPC status code of `err` or of its causes, when it has one. */
 export function grpcCodeOf(err: unknown): number | undefined {
   for (let e = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
@@ -71,7 +77,7 @@ export function asBatonError(err: unknown): BatonError | undefined {
       { cause: err },
     );
   }
-  if (code === GRPC_UNAVAILABLE || code === GRPC_DEADLINE_EXCEEDED) {
+  if (isUnavailable(err)) {
     return new TemporalUnavailableError('Temporal is not answering just now: try again, and check that the server is up', { cause: err });
   }
   // The HTTP server's body parser.

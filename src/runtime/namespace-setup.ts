@@ -4,18 +4,12 @@
  */
 import type { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
-import { grpcCodeOf } from '../errors/as-baton-error';
+import { grpcCodeOf, isUnavailable } from '../errors/as-baton-error';
 import { NamespaceCreateRefusedError, NamespaceMissingError, SearchAttributesMissingError } from '../errors/temporal-errors';
 import { ALL_SEARCH_ATTRIBUTES } from '../shared/search-attributes';
 
 /** gRPC NOT_FOUND: the namespace does not exist. */
 const GRPC_NOT_FOUND = 5;
-
-/**
- * While a new namespace reaches the frontends' caches they answer NOT_FOUND, or UNAVAILABLE / DEADLINE_EXCEEDED
- * ("Unable to get namespace … info") when the cache's own read times out on a busy database.
- */
-const NOT_SERVED_YET = new Set([GRPC_NOT_FOUND, 14, 4]);
 
 /** Either connection (client or worker): both carry the operator service. */
 export interface OperatorConnection {
@@ -45,13 +39,16 @@ export async function ensureNamespace(connection: Connection, namespace: string,
     if (grpcCodeOf(err) === GRPC_PERMISSION_DENIED) throw new NamespaceCreateRefusedError(namespace, (err as Error).message);
     throw err;
   }
-  // A new namespace reaches every frontend's cache within seconds; until then its search attributes cannot be added.
+  // A new namespace reaches every frontend's cache within seconds; until then its search attributes
+  // cannot be added: NOT_FOUND, or UNAVAILABLE ("Unable to get namespace … info") when the cache's read
+  // times out on a busy database.
   for (const started = Date.now(); ;) {
     try {
       await connection.operatorService.listSearchAttributes({ namespace });
       return true;
     } catch (err) {
-      if (!NOT_SERVED_YET.has(grpcCodeOf(err) ?? -1) || Date.now() - started > 60_000) throw err;
+      const notServedYet = grpcCodeOf(err) === GRPC_NOT_FOUND || isUnavailable(err);
+      if (!notServedYet || Date.now() - started > 60_000) throw err;
       await new Promise((r) => setTimeout(r, 250));
     }
   }

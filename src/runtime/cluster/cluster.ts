@@ -261,6 +261,15 @@ export async function startCluster(opts: ClusterOptions): Promise<RunningCluster
       apiKey: await tokens.token(['temporal-system:admin']),
     });
 
+  /** Which service has exited, with its code and log, when one has (`what`: what the cluster was doing). */
+  const exitedWhile = (what: string): string | undefined => {
+    for (const [s, child] of processes) {
+      if (child.exitCode !== null)
+        return `the Temporal ${s} service exited (${child.exitCode}) while ${what}: see ${join(dir, 'logs', `${s}.log`)}`;
+    }
+    return undefined;
+  };
+
   /**
    * Waits until the frontend serves a namespace read with an admin token, and (`all`) history and
    * matching answer through it: a read of a workflow that does not exist is "not found", not "no hosts".
@@ -269,10 +278,8 @@ export async function startCluster(opts: ClusterOptions): Promise<RunningCluster
     const started = Date.now();
     let last: unknown;
     while (Date.now() - started < 120_000) {
-      for (const [s, child] of processes) {
-        if (child.exitCode !== null)
-          throw new Error(`the Temporal ${s} service exited (${child.exitCode}) while ${what}: see ${join(dir, 'logs', `${s}.log`)}`);
-      }
+      const exited = exitedWhile(what);
+      if (exited) throw new Error(exited);
       try {
         const connection = await adminConnect();
         try {
@@ -311,21 +318,19 @@ export async function startCluster(opts: ClusterOptions): Promise<RunningCluster
         await ensureNamespace(connection, namespace, 86_400);
         await registerSearchAttributes(connection, namespace);
       }
+    } catch (err) {
+      // A service that died after the readiness check (the worker service gives up on a slow start)
+      // leaves the frontend answering UNAVAILABLE: say which one, not only what the frontend said.
+      const exited = exitedWhile('setting up namespaces');
+      throw exited ? new Error(`${exited}; then: ${(err as Error).message}`) : err;
     } finally {
       await connection.close();
     }
   } catch (err) {
-    // A service that died after the readiness check (the worker service gives up on a slow start)
-    // leaves the frontend answering UNAVAILABLE: say which one, not only what the frontend said.
-    const exited = [...processes].filter(([, child]) => child.exitCode !== null);
     await stopAll();
     postgres.stop();
     await tokens.close();
-    if (exited.length === 0) throw err;
-    const [s, child] = exited[0];
-    throw new Error(
-      `the Temporal ${s} service exited (${child.exitCode}) while setting the cluster up: see ${join(dir, 'logs', `${s}.log`)}; then: ${(err as Error).message}`,
-    );
+    throw err;
   }
   log(`Temporal ${binaries.version} frontend at ${address} (mTLS, JWT authorizer)`);
 
