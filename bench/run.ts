@@ -45,7 +45,7 @@ import { measureLongTasks, withLongTaskSection, writeLongTasks } from './long-ta
 import { treeCpuSeconds } from './process-tree';
 import { HEAP_CAP, measureParked } from './parked';
 import { bareCallWorkflow } from './workflows';
-import { quantile } from './report-section';
+import { quantile, type ServerKind } from './report-section';
 import { measureMcpTools, withMcpSection, writeMcp } from './mcp-tools';
 import { CliProcess, userEnv } from '../test/helpers/cli';
 import { installedVersion as version } from '../test/helpers/versions';
@@ -221,81 +221,53 @@ async function main(): Promise<number> {
   const target = onCluster ? {} : server.address;
   const connection = await connectTemporalClient(target);
   const client = new Client({ connection, namespace: server.namespace });
-  if (values['long-tasks']) {
-    // Only the long-running tasks (bench/long-tasks.ts): its own section of the report.
+  /** One part alone: measures it, rewrites its section of the report, then stops the server. */
+  const only = async <F extends object>(
+    flag: string,
+    measure: () => Promise<F>,
+    write: (out: string, kind: ServerKind, figures: F & { date: string; command: string }) => void,
+  ): Promise<number> => {
     try {
-      const size = quick ? { count: 500, every: '30s', minutes: 2 } : { count: 10_000, every: '1m', minutes: 10 };
-      say(`${size.count} tasks that work for an hour, read every ${size.every}…`);
-      const figures = await measureLongTasks({ client, address: server.address, namespace: server.namespace, ...size, say });
-      const kind = onCluster ? 'cluster' : 'dev';
-      const long = `npm run bench -- --long-tasks${quick ? ' --quick' : ''}${onCluster ? ' --cluster' : ''}`;
-      writeLongTasks(values.out ?? '', kind, { date: new Date().toISOString().slice(0, 10), command: long, ...figures });
+      const figures = await measure();
+      const command = `npm run bench -- --${flag}${quick ? ' --quick' : ''}${onCluster ? ' --cluster' : ''}`;
+      write(values.out ?? '', onCluster ? 'cluster' : 'dev', { date: new Date().toISOString().slice(0, 10), command, ...figures });
       say(JSON.stringify(figures));
       return 0;
     } finally {
       await connection.close();
       await server.stop();
     }
+  };
+  const at = { client, address: server.address, namespace: server.namespace, say };
+  if (values['long-tasks']) {
+    // Only the long-running tasks (bench/long-tasks.ts): its own section of the report.
+    const size = quick ? { count: 500, every: '30s', minutes: 2 } : { count: 10_000, every: '1m', minutes: 10 };
+    say(`${size.count} tasks that work for an hour, read every ${size.every}…`);
+    return only('long-tasks', () => measureLongTasks({ ...at, ...size }), writeLongTasks);
   }
   if (values.serve) {
     // Only the served agents (bench/served.ts): their own section of the report.
-    try {
-      const samples = quick ? 30 : 200;
-      say(`${samples} tasks each: direct, served over JSON-RPC, served over gRPC…`);
-      const figures = await measureServed({ client, address: server.address, namespace: server.namespace, samples, say });
-      const command = `npm run bench -- --serve${quick ? ' --quick' : ''}${onCluster ? ' --cluster' : ''}`;
-      writeServed(values.out ?? '', onCluster ? 'cluster' : 'dev', { date: new Date().toISOString().slice(0, 10), command, ...figures });
-      say(JSON.stringify(figures));
-      return 0;
-    } finally {
-      await connection.close();
-      await server.stop();
-    }
+    const samples = quick ? 30 : 200;
+    say(`${samples} tasks each: direct, served over JSON-RPC, served over gRPC…`);
+    return only('serve', () => measureServed({ ...at, samples }), writeServed);
   }
   if (values.telemetry) {
     // Only what telemetry costs (bench/telemetry-cost.ts): its own section of the report.
-    try {
-      const samples = quick ? 50 : 200;
-      say(`${samples} delegations each: telemetry off, traces on, metrics on…`);
-      const figures = await measureTelemetryCost({ client, address: server.address, namespace: server.namespace, samples, say });
-      const command = `npm run bench -- --telemetry${quick ? ' --quick' : ''}${onCluster ? ' --cluster' : ''}`;
-      writeTelemetry(values.out ?? '', onCluster ? 'cluster' : 'dev', { date: new Date().toISOString().slice(0, 10), command, ...figures });
-      say(JSON.stringify(figures));
-      return 0;
-    } finally {
-      await connection.close();
-      await server.stop();
-    }
+    const samples = quick ? 50 : 200;
+    say(`${samples} delegations each: telemetry off, traces on, metrics on…`);
+    return only('telemetry', () => measureTelemetryCost({ ...at, samples }), writeTelemetry);
   }
   if (values.mcp) {
     // Only what a workflow's MCP tool call costs (bench/mcp-tools.ts): its own section of the report.
-    try {
-      const samples = quick ? 30 : 200;
-      say(`${samples} order lookups each: a plain activity, callMcpTool over stdio and HTTP, kept and per call…`);
-      const figures = await measureMcpTools({ client, target, namespace: server.namespace, samples, say });
-      const command = `npm run bench -- --mcp${quick ? ' --quick' : ''}${onCluster ? ' --cluster' : ''}`;
-      writeMcp(values.out ?? '', onCluster ? 'cluster' : 'dev', { date: new Date().toISOString().slice(0, 10), command, ...figures });
-      say(JSON.stringify(figures));
-      return 0;
-    } finally {
-      await connection.close();
-      await server.stop();
-    }
+    const samples = quick ? 30 : 200;
+    say(`${samples} order lookups each: a plain activity, callMcpTool over stdio and HTTP, kept and per call…`);
+    return only('mcp', () => measureMcpTools({ client, target, namespace: server.namespace, samples, say }), writeMcp);
   }
   if (values.graph) {
     // Only the large graph (bench/large-graph.ts): its own section of the report.
-    try {
-      const size = quick ? { nodes: 1_000, concurrency: 100 } : { nodes: 10_000, concurrency: 1_000 };
-      say(`one graph of ${size.nodes} nodes, ${size.concurrency} at a time…`);
-      const figures = await measureLargeGraph({ client, address: server.address, namespace: server.namespace, ...size, say });
-      const command = `npm run bench -- --graph${quick ? ' --quick' : ''}${onCluster ? ' --cluster' : ''}`;
-      writeGraph(values.out ?? '', onCluster ? 'cluster' : 'dev', { date: new Date().toISOString().slice(0, 10), command, ...figures });
-      say(JSON.stringify(figures));
-      return 0;
-    } finally {
-      await connection.close();
-      await server.stop();
-    }
+    const size = quick ? { nodes: 1_000, concurrency: 100 } : { nodes: 10_000, concurrency: 1_000 };
+    say(`one graph of ${size.nodes} nodes, ${size.concurrency} at a time…`);
+    return only('graph', () => measureLargeGraph({ ...at, ...size }), writeGraph);
   }
   const secret = randomUUID();
   process.env.BATON_BENCH_PUSH_SECRET = secret;
