@@ -26,6 +26,19 @@ interface SentDetails {
   taskId?: string;
 }
 
+/** What the first send is asked: the agent, the turn, the contract and the window's reads. */
+export type FirstSend = ResolveInput & {
+  turn: SendTurn;
+  /** The delegation's own contract, which wins over the agent entry's. */
+  contract?: Contract;
+  /** At most this many calls in the read-after-send window, whatever the contract. */
+  maxReads: number;
+  /** An earlier try may have sent this turn: look for it first (see `sendTurn`). */
+  mayHaveSent?: { since: number };
+  /** The read-after-send window is at most this long, whatever the agent's `readAfterSendMs`. */
+  windowMaxMs?: number;
+};
+
 export function sendActivities(ctx: ActivityContext) {
   const { agents, deps } = ctx;
 
@@ -101,7 +114,7 @@ export function sendActivities(ctx: ActivityContext) {
         // A retry of this attempt must not send again: the heartbeat names the task it created. An agent
         // that can be asked for the turn (ListTasks) is told only once it did not settle at once: a
         // heartbeat is a write on the server, and a retry would find the turn by its messageId anyway.
-        if (first) {
+        if (first && !activityInfo().isLocal) {
           const details: SentDetails = { sent: turn.messageId, taskId: task.id };
           if (canLookUp) beat = setTimeout(() => heartbeat(details), HEARTBEAT_AFTER_MS);
           else heartbeat(details);
@@ -156,9 +169,14 @@ export function sendActivities(ctx: ActivityContext) {
     delegationId: string;
     agent: ResolvedAgent;
     turn: SendTurn;
-    readAfterSend?: { callBudget: number };
+    readAfterSend?: { callBudget: number; maxMs?: number };
     /** Bytes the delegation's history holds inline already. */
     inlineSoFar?: number;
+    /**
+     * An earlier try may have sent this turn though this is the activity's first attempt (a local
+     * activity run again, or the task-queue send after one): look for it first, among tasks changed since then (epoch ms).
+     */
+    mayHaveSent?: { since: number };
   }): Promise<SendOutcome> {
     const log = ctx.logFor(input).child({ messageId: input.turn.messageId });
     const client = await agents.clientFor(input.agent);
@@ -178,9 +196,9 @@ export function sendActivities(ctx: ActivityContext) {
       );
       return { kind: 'task', snapshot: await ctx.snapshot(task), sentAt, reconciliation: 'found', calls };
     }
-    if (info.attempt > 1) {
+    if (info.attempt > 1 || input.mayHaveSent) {
       calls += 1;
-      const since = new Date(info.scheduledTimestampMs - 60_000).toISOString();
+      const since = new Date((input.mayHaveSent?.since ?? info.scheduledTimestampMs) - 60_000).toISOString();
       const found = await client.findTurn(input.turn.messageId, { taskId: input.turn.taskId, since, signal: cancellationSignal() });
       if (found && found !== 'unsupported') {
         log.warn({ remoteTaskId: found.id, attempt: info.attempt }, 'retried send: the agent already had this turn; not sending it again');
@@ -192,7 +210,10 @@ export function sendActivities(ctx: ActivityContext) {
     const entry = agents.entryOf(input.agent.name);
     // URL downloads belong to the observing activity, whose timeout is made for them; a push agent
     // is read when it pushes, not polled.
-    const withinMs = input.readAfterSend && !entry.downloads && input.agent.observe !== 'push' ? entry.readAfterSendMs : 0;
+    const withinMs =
+      input.readAfterSend && !entry.downloads && input.agent.observe !== 'push'
+        ? Math.min(entry.readAfterSendMs, input.readAfterSend.maxMs ?? Infinity)
+        : 0;
     const onStream = withinMs > 0 && input.agent.observe === 'stream' && input.agent.capabilities?.streaming === true;
     const result = onStream
       ? await sendOnStream(
@@ -224,7 +245,7 @@ export function sendActivities(ctx: ActivityContext) {
       }
     } else if (withinMs > 0 && isActive(task.status.state)) {
       // A retry of this attempt must not send again: the heartbeat names the task it created.
-      heartbeat({ sent: input.turn.messageId, taskId: task.id } satisfies SentDetails);
+      if (!info.isLocal) heartbeat({ sent: input.turn.messageId, taskId: task.id } satisfies SentDetails);
       const read = await readAfterSend(client, task.id, withinMs, input.readAfterSend ? input.readAfterSend.callBudget - calls : 0, log);
       calls += read.calls;
       task = read.task ?? task;
@@ -232,6 +253,19 @@ export function sendActivities(ctx: ActivityContext) {
     // An agent may answer the send with a task that has already ended.
     const snapshot = await withDownloads(ctx, input.agent.name, await ctx.snapshot(task), log);
     return { kind: 'task', snapshot, sentAt, calls, ...(reconciliation ? { reconciliation } : {}) };
+  }
+
+  /** Sends the first turn to the agent `resolved` names, within the contract's budget of calls. */
+  async function sendFirst(input: FirstSend, resolved: Resolved): Promise<SendOutcome & { resolved: Resolved }> {
+    const budget = input.contract?.maxRemoteCalls ?? resolved.agent.contract?.maxRemoteCalls ?? Infinity;
+    const sent = await sendTurn({
+      delegationId: input.delegationId,
+      agent: resolved.agent,
+      turn: input.turn,
+      readAfterSend: { callBudget: Math.min(budget, input.maxReads), ...(input.windowMaxMs ? { maxMs: input.windowMaxMs } : {}) },
+      ...(input.mayHaveSent ? { mayHaveSent: input.mayHaveSent } : {}),
+    });
+    return { ...sent, resolved };
   }
 
   return {
@@ -242,24 +276,22 @@ export function sendActivities(ctx: ActivityContext) {
      * delegation to an agent that finishes at once is one task-queue activity, like a bare workflow's.
      * The read-after-send window's budget is the contract's (the delegation's own, else the entry's).
      */
-    async resolveAndSend(
-      input: ResolveInput & {
-        turn: SendTurn;
-        /** The delegation's own contract, which wins over the agent entry's. */
-        contract?: Contract;
-        /** At most this many calls in the read-after-send window, whatever the contract. */
-        maxReads: number;
-      },
-    ): Promise<SendOutcome & { resolved: Resolved }> {
+    async resolveAndSend(input: FirstSend): Promise<SendOutcome & { resolved: Resolved }> {
+      return sendFirst(input, await resolveAgent(ctx, input));
+    },
+
+    /**
+     * The first turn as a local activity, inside the delegation's first workflow task: `resolveAndSend`
+     * without the task queue's round trips. A local activity cannot heartbeat, so a run of it after a
+     * lost one can only find the turn by asking the agent (ListTasks): an agent that cannot be asked
+     * (A2A 0.x) is left to `resolveAndSend`, and nothing is sent here; so is one with URL downloads.
+     */
+    async resolveAndSendHere(input: FirstSend): Promise<(SendOutcome & { resolved: Resolved }) | { notSent: string }> {
       const resolved = await resolveAgent(ctx, input);
-      const budget = input.contract?.maxRemoteCalls ?? resolved.agent.contract?.maxRemoteCalls ?? Infinity;
-      const sent = await sendTurn({
-        delegationId: input.delegationId,
-        agent: resolved.agent,
-        turn: input.turn,
-        readAfterSend: { callBudget: Math.min(budget, input.maxReads) },
-      });
-      return { ...sent, resolved };
+      if (resolved.agent.reconcile !== 'list-tasks') return { notSent: `agent ${resolved.agent.name} cannot list its tasks` };
+      // Downloads belong to an activity whose timeout is made for them.
+      if (agents.entryOf(resolved.agent.name).downloads) return { notSent: `agent ${resolved.agent.name} has URL downloads` };
+      return sendFirst(input, resolved);
     },
 
     /**

@@ -23,6 +23,18 @@ export const quick = proxyActivities<BatonActivities>({ startToCloseTimeout: '30
 // local to this worker: as local activities they skip the task-queue round trip of a normal one.
 export const local = proxyLocalActivities<BatonActivities>({ startToCloseTimeout: '30s', retry: RETRY });
 
+/**
+ * 👉 The first send inside the first workflow task. Tried once, and over well before the SDK would
+ * heartbeat the workflow task (at 80% of its timeout, 10 s): so a run of it after a lost one is always
+ * in a workflow task that follows a failed one, which is how `begin()` knows to look for the turn
+ * first. Whatever it could not do, the task-queue send does, looking first too.
+ */
+export const FIRST_TASK_SEND_MS = 4_000;
+export const inFirstTask = proxyLocalActivities<BatonActivities>({
+  scheduleToCloseTimeout: FIRST_TASK_SEND_MS,
+  retry: { maximumAttempts: 1 },
+});
+
 // A send that outlives this is retried (after looking for the turn at the agent): short, so a worker
 // that died mid-send is noticed soon.
 export const sending = proxyActivities<BatonActivities>({ startToCloseTimeout: '15s', retry: RETRY });

@@ -93,6 +93,7 @@ function inputOf(options: DelegateOptions): DelegationInput {
     contract: options.contract,
     ...(options.onRequest ? { notify: { workflowId: workflowInfo().workflowId } } : {}),
     resolveInSend: true,
+    sendInFirstTask: true,
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

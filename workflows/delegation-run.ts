@@ -28,19 +28,33 @@ import type {
   ResolvedAgent,
   Review,
 } from '../src/shared/delegation-types';
-import { outcomeOfFailure } from '../src/shared/failure-outcome';
+import { isPermanent, outcomeOfFailure } from '../src/shared/failure-outcome';
 import { isTerminal } from '../src/shared/remote-state';
 import type { SendOutcome } from '../src/shared/send-outcome';
+import type { Resolved } from '../activities/agents';
+import type { FirstSend } from '../activities/send';
 import { SA_BATON_VERSION, searchAttributesOf } from '../src/shared/search-attributes';
-import { local, observing, quick, RETRY, sending, sparseReads } from './activity-stubs';
+import { FIRST_TASK_SEND_MS, inFirstTask, local, observing, quick, RETRY, sending, sparseReads } from './activity-stubs';
 import { remoteTaskSignal, requestSignal, settledSignal } from './messages';
 import { resultOf, settledNotice } from '../src/shared/delegation-result';
 
 /** Reads at most this many times in the read-after-send window, whatever the budget. */
 const MAX_READS_AFTER_SEND = 1_000;
 
+/** A first workflow task longer than this (started, scheduled, started) follows one that failed or timed out. */
+const FIRST_TASK_HISTORY_LENGTH = 3;
+
+/** The first send in the workflow task follows the task this long at most (half the local activity's time). */
+const FIRST_TASK_WINDOW_MS = FIRST_TASK_SEND_MS / 2;
+
+/** The SDK heartbeats a workflow task that waits on a local activity at this share of its timeout. */
+const TASK_HEARTBEAT_SHARE = 0.8;
+
 /** The patch that resolves the agent in the first send's activity instead of a local activity before it. */
 export const RESOLVE_IN_SEND = 'resolve-in-send';
+
+/** The patch under which the first send runs in the first workflow task (asked only of inputs that say so). */
+export const SEND_IN_FIRST_TASK = 'send-in-first-task';
 
 /** The patch under which a delegation with a long history continues as new (asked only when it would). */
 export const CONTINUE_AS_NEW = 'continue-as-new';
@@ -175,20 +189,57 @@ export class DelegationRun {
       return this.sendFirstTurn();
     }
     const { parts, contextId, referenceTaskIds, contract } = this.input;
-    const messageId = this.state.nextMessageId();
+    const first: FirstSend = {
+      delegationId: this.id,
+      ...this.resolveInput,
+      turn: { messageId: this.state.nextMessageId(), parts, contextId, referenceTaskIds },
+      ...(contract ? { contract } : {}),
+      maxReads: MAX_READS_AFTER_SEND,
+    };
+    const messageId = first.turn.messageId;
     // 👉 Not cancelled once sent, as every send (see send()).
     const sent = await CancellationScope.nonCancellable(() =>
-      sending.resolveAndSend({
-        delegationId: this.id,
-        ...this.resolveInput,
-        turn: { messageId, parts, contextId, referenceTaskIds },
-        ...(contract ? { contract } : {}),
-        maxReads: MAX_READS_AFTER_SEND,
-      }),
+      this.sendsInFirstTask ? this.sendInFirstTask(first) : sending.resolveAndSend(first),
     );
     this.resolved(sent.resolved, workflowInfo().runStartTime.getTime());
     this.sent(undefined, messageId, sent);
     return this.firstTurnSent(sent);
+  }
+
+  /**
+   * Whether the first send runs inside this workflow task: the starter said so (since 0.9.0), the
+   * local activity is over before the SDK would heartbeat the task (see `inFirstTask`), and the patch
+   * agrees. 👉 Unlike `resolveInSend`, the input alone is not enough: during a rolling upgrade a 0.8.0
+   * worker may take the first task of a new starter's delegation and send from the task queue, and the
+   * patch (absent from that history) is what lets a 0.9.0 worker replay it.
+   */
+  private get sendsInFirstTask(): boolean {
+    return (
+      this.input.sendInFirstTask === true &&
+      workflowInfo().taskTimeoutMs * TASK_HEARTBEAT_SHARE > FIRST_TASK_SEND_MS &&
+      patched(SEND_IN_FIRST_TASK)
+    );
+  }
+
+  /**
+   * The first send as a local activity, with no task-queue round trip. 👉 A local activity that was lost
+   * with its worker runs again at attempt 1, in a workflow task that follows the one that timed out: a
+   * history longer than a first task's says the turn may have gone out already, and the send looks for
+   * it first. An agent that cannot be asked, and a send that failed but may work when tried again,
+   * go to the task-queue send (which looks first too).
+   */
+  private async sendInFirstTask(first: FirstSend): Promise<SendOutcome & { resolved: Resolved }> {
+    const info = workflowInfo();
+    const since = { since: info.runStartTime.getTime() };
+    const mayHaveSent = info.historyLength > FIRST_TASK_HISTORY_LENGTH ? { mayHaveSent: since } : {};
+    let sent: Awaited<ReturnType<typeof inFirstTask.resolveAndSendHere>>;
+    try {
+      sent = await inFirstTask.resolveAndSendHere({ ...first, ...mayHaveSent, windowMaxMs: FIRST_TASK_WINDOW_MS });
+    } catch (err) {
+      if (isPermanent(err)) throw err;
+      return sending.resolveAndSend({ ...first, mayHaveSent: since });
+    }
+    return 'notSent' in sent ? sending.resolveAndSend({ ...first, ...mayHaveSent }) : sent;
   }
 
   /** What the resolve is asked: the agent, for this tenant, under the policy the delegation names. */

@@ -228,6 +228,7 @@ export class BatonClient {
       ...(req.referenceTaskIds?.length ? { referenceTaskIds: req.referenceTaskIds } : {}),
       ...(req.contract ? { contract: req.contract } : {}),
       resolveInSend: true,
+      sendInFirstTask: true,
     });
     if (!parsed.success) throw new InvalidRequestError(`invalid delegation: ${describeIssues(parsed.error).join('; ')}`);
     const id = req.id ?? `${DELEGATION_ID_PREFIX}${randomUUID()}`;

@@ -154,6 +154,13 @@ export const DelegationInputSchema = z.object({
    * without it (an older starter, or a start by hand) asks the patch as before, so both replay.
    */
   resolveInSend: z.literal(true).optional(),
+  /**
+   * Set by every starter since 0.9.0: the first send runs as a local activity inside the first workflow
+   * task, so a delegation to an agent that finishes at once is one workflow task (decision 0030). Read
+   * from the input for the reason `resolveInSend` is; an input without it sends from a task-queue
+   * activity as before, so delegations started before 0.9.0 replay.
+   */
+  sendInFirstTask: z.literal(true).optional(),
 });
 export type DelegationInput = z.infer<typeof DelegationInputSchema>;
 

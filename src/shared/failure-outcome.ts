@@ -22,3 +22,9 @@ export function outcomeOfFailure(err: unknown, maxAttempts: number): Outcome {
   if (err instanceof ApplicationFailure) return { kind: 'ERROR', reasons: [`${err.type ?? 'Error'}: ${err.message}`] };
   throw err;
 }
+
+/** Whether `err` (an activity's failure, wrapped or not) says trying again cannot help. */
+export function isPermanent(err: unknown): boolean {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  return cause instanceof ApplicationFailure && (cause.nonRetryable || isPermanentFailure(cause.type));
+}

@@ -280,6 +280,7 @@ export class GraphState {
         ? { workflowId: this.header.id, remoteTask: !request.contextId, requests: false, settled: true }
         : { workflowId: this.header.id, remoteTask: true, requests: false },
       resolveInSend: true,
+      sendInFirstTask: true,
     };
   }
 

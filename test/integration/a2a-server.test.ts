@@ -102,13 +102,17 @@ describe('Baton serves A2A', () => {
   const remoteTasks: string[] = [];
   let fast: RunningAgent;
   let slow: RunningAgent;
+  let steady: RunningAgent;
   before(async () => {
     fast = await startAgentServer(supplierQa({ workMs: 30, onTaskCreated: (id) => remoteTasks.push(id) }));
     slow = await startAgentServer(supplierQa({ workMs: 120_000 }));
+    // Works past the first send's read-after-send window (1 s), so a served stream sees the task change.
+    steady = await startAgentServer(supplierQa({ workMs: 1_500 }));
   });
   after(async () => {
     await fast.close();
     await slow.close();
+    await steady.close();
   });
 
   const serving = async (
@@ -120,6 +124,7 @@ describe('Baton serves A2A', () => {
     const agents = {
       'supplier-qa': loopbackAgent(fast.url),
       'slow-qa': loopbackAgent(slow.url),
+      'steady-qa': loopbackAgent(steady.url),
       'baton-check': loopbackAgent(`http://127.0.0.1:${apiPort}/a2a/supplier-check/.well-known/agent-card.json`, {
         auth: { fromEnv: 'A2A_SERVER_TEST_TOKEN', scheme: 'Bearer' },
         signature: { keys: [{ kid: SIGNING.kid, jwk: SIGNING.publicJwk }] },
@@ -144,6 +149,7 @@ describe('Baton serves A2A', () => {
           services: {
             'supplier-check': SUPPLIER_CHECK,
             'slow-check': { description: 'A verification that takes long', skills: SKILLS, delegate: { agent: 'slow-qa' } },
+            'steady-check': { description: 'A verification that takes a moment', skills: SKILLS, delegate: { agent: 'steady-qa' } },
             // A pipeline: the caller's request is inspected, then a second check runs on the same order.
             pipeline: PIPELINE,
           },
@@ -215,10 +221,12 @@ describe('Baton serves A2A', () => {
         assert.equal(answered.status.state, 'TASK_STATE_COMPLETED');
         assert.equal(answered.contextId, asked.contextId);
 
-        // A stream: the task first, then its changes, the artifact before the COMPLETED status.
+        // A stream: the task first, then its changes, the artifact before the COMPLETED status. (A task
+        // that ends before the stream's first read is one event: the ended task.)
         const kinds: string[] = [];
         let last: unknown;
-        for await (const event of client.sendMessageStream(request(FULL), auth(ACME))) {
+        const steadyClient = await connect('steady-check', binding);
+        for await (const event of steadyClient.sendMessageStream(request(FULL), auth(ACME))) {
           const json = StreamResponse.toJSON(event) as Record<string, { status?: { state: string } }>;
           const kind = Object.keys(json)[0] as string;
           kinds.push(kind === 'statusUpdate' ? `status:${json.statusUpdate?.status?.state}` : kind);

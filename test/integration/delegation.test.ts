@@ -130,39 +130,86 @@ describe('delegation to supplier-qa', () => {
     );
   });
 
-  it('costs one workflow task, one activity and one search-attribute write when the agent completes at once', async () => {
+  it('costs one workflow task and one search-attribute write when the agent completes at once', async () => {
     const instant = await startAgentServer(supplierQa({ workMs: 0 }));
     try {
       await withWorker({ 'supplier-qa': loopbackAgent(instant.url) }, async (ctx) => {
         const kinds = async (id: string) =>
           ((await ctx.client.workflow.getHandle(id).fetchHistory()).events ?? []).map((e) => EventType[e.eventType ?? 0]);
+        const count = (events: string[], kind: string) => events.filter((k) => k === `EVENT_TYPE_${kind}`).length;
 
-        // As started by Baton (0.6.0 on): the input says the first send resolves; no patch is asked.
+        // As started by Baton (0.9.0 on): the first send is a local activity in the first workflow task.
         const id = await batonOf(ctx).start({ agent: 'supplier-qa', parts: REQUEST });
-        assert.equal((await batonOf(ctx).result(id)).outcome?.kind, 'ACCEPTED');
+        const record = await batonOf(ctx).result(id);
+        assert.equal(record.outcome?.kind, 'ACCEPTED');
+        assert.deepEqual(record.notes, [], 'the send did not look for the turn first');
         const fast = await kinds(id);
-        assert.equal(fast.length, 12, `twelve events: ${fast.join(', ')}`);
-        assert.equal(fast.filter((k) => k === 'EVENT_TYPE_MARKER_RECORDED').length, 0, 'no patch marker');
-        assert.equal(fast.filter((k) => k === 'EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES').length, 1, 'one write, at the end');
-        assert.equal(fast.filter((k) => k === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED').length, 1);
+        assert.equal(fast.length, 9, `nine events: ${fast.join(', ')}`);
+        assert.equal(count(fast, 'WORKFLOW_TASK_COMPLETED'), 1, 'one workflow task');
+        assert.equal(count(fast, 'MARKER_RECORDED'), 2, "the patch's marker and the local activity's");
+        assert.equal(count(fast, 'ACTIVITY_TASK_SCHEDULED'), 0, 'no task-queue activity');
+        assert.equal(count(fast, 'UPSERT_WORKFLOW_SEARCH_ATTRIBUTES'), 2, "the patch's and Baton's, at the end");
+
+        const input = { agent: 'supplier-qa', parts: REQUEST, tenant: 'acme', owner: 'ops-1' };
+        const startOld = async (workflowId: string, args: object) => {
+          await ctx.client.workflow.start('delegationWorkflow', {
+            workflowId,
+            taskQueue: ctx.taskQueue,
+            args: [args],
+            typedSearchAttributes: startingAttributes(input),
+          });
+          assert.equal((await batonOf(ctx).result(workflowId)).outcome?.kind, 'ACCEPTED');
+          return kinds(workflowId);
+        };
+        // As a 0.6.0 to 0.8.0 starter sends it: the send is a task-queue activity, and no patch is asked.
+        const taskQueued = await startOld(`${id}-0.8`, { ...input, resolveInSend: true });
+        assert.equal(taskQueued.length, 12, `twelve events: ${taskQueued.join(', ')}`);
+        assert.equal(count(taskQueued, 'MARKER_RECORDED'), 0, 'no patch marker');
+        assert.equal(count(taskQueued, 'ACTIVITY_TASK_SCHEDULED'), 1, 'one activity');
 
         // As an older starter (or a start by hand) sends it: the same path, under the patch.
-        const old = `${id}-old`;
-        const input = { agent: 'supplier-qa', parts: REQUEST, tenant: 'acme', owner: 'ops-1' };
-        await ctx.client.workflow.start('delegationWorkflow', {
-          workflowId: old,
-          taskQueue: ctx.taskQueue,
-          args: [input],
-          typedSearchAttributes: startingAttributes(input),
-        });
-        assert.equal((await batonOf(ctx).result(old)).outcome?.kind, 'ACCEPTED');
-        const patched = await kinds(old);
+        const patched = await startOld(`${id}-old`, input);
         assert.equal(patched.length, 14, `fourteen events: ${patched.join(', ')}`);
-        assert.equal(patched.filter((k) => k === 'EVENT_TYPE_MARKER_RECORDED').length, 1, 'the patch marker');
-        assert.equal(patched.filter((k) => k === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED').length, 1, 'still one activity');
+        assert.equal(count(patched, 'MARKER_RECORDED'), 1, 'the patch marker');
+        assert.equal(count(patched, 'ACTIVITY_TASK_SCHEDULED'), 1, 'still one activity');
       });
     } finally {
       await instant.close();
+    }
+  });
+
+  it('sends from the task queue what the first workflow task could not: a late answer (looked for first), a 0.3 agent', async () => {
+    const created: string[] = [];
+    let sends = 0;
+    // The first SendMessage is acted on, but answered after the local activity's 4 s are over.
+    const late = await startAgentServer(supplierQa({ workMs: 0, onTaskCreated: (id) => created.push(id) }), {
+      holdResponse: (method) => (method === 'SendMessage' && ++sends === 1 ? 6_000 : 0),
+    });
+    const legacy = await startAgentServer(supplierQa({ workMs: 0 }), { protocol: '0.3' });
+    try {
+      await withWorker({ 'late-qa': loopbackAgent(late.url), 'legacy-qa': loopbackAgent(legacy.url) }, async (ctx) => {
+        const scheduled = async (id: string) =>
+          ((await ctx.client.workflow.getHandle(id).fetchHistory()).events ?? []).flatMap(
+            (e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? [],
+          );
+        const baton = batonOf(ctx);
+        const lateId = await baton.start({ agent: 'late-qa', parts: REQUEST });
+        const record = await baton.result(lateId);
+        assert.equal(record.outcome?.kind, 'ACCEPTED', JSON.stringify(record.outcome));
+        assert.equal(created.length, 1, 'the agent saw one task created');
+        assert.deepEqual(record.notes, [
+          `turn ${lateId}/turn-1: its response was lost; the agent already had it, so it was not sent again`,
+        ]);
+        assert.deepEqual(await scheduled(lateId), ['resolveAndSend'], 'the task-queue send took over');
+
+        // A 0.3 agent cannot list its tasks, so a lost local send could not be found: the task queue sends.
+        const legacyId = await baton.start({ agent: 'legacy-qa', parts: REQUEST });
+        assert.equal((await baton.result(legacyId)).outcome?.kind, 'ACCEPTED');
+        assert.deepEqual(await scheduled(legacyId), ['resolveAndSend']);
+      });
+    } finally {
+      await late.close();
+      await legacy.close();
     }
   });
 

@@ -106,7 +106,7 @@ describe('traces', () => {
       );
     }
     assert.ok(trace.one('HandleUpdate:answer').parentId, 'the answer is in the same trace');
-    assert.equal(trace.parentOf(trace.one('A2A GetAgentCard'))?.name, 'RunActivity:resolveAndSend');
+    assert.equal(trace.parentOf(trace.one('A2A GetAgentCard'))?.name, 'RunActivity:resolveAndSendHere', 'the first send resolves');
 
     // Names and ids only: neither the request nor the person's answer is in any span.
     const values = JSON.stringify(trace.spans.map((s) => s.attributes));

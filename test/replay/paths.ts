@@ -29,6 +29,7 @@ export const REQUIRED_PATHS = [
   'remote-failed',
   'remote-rejected',
   'worker-crash',
+  'first-task-lost',
   'graph',
   'graph-follow-up',
   'graph-cancel',
@@ -98,6 +99,13 @@ export function pathsOf(history: History): ReplayPath[] {
       (e.activityTaskStartedEventAttributes?.attempt ?? 1) > 1,
   );
   if (crashed) paths.add('worker-crash');
+  // The first workflow task was lost with its worker (since 0.9.0 it holds the first send): the next
+  // one runs the workflow from its start again.
+  const firstDone = events.findIndex((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED);
+  const firstLost = events.findIndex(
+    (e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT || e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED,
+  );
+  if (firstLost >= 0 && (firstDone < 0 || firstLost < firstDone)) paths.add('first-task-lost');
   if (events.some((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED)) paths.add('parent-cancel');
 
   if (type === 'taskGraphWorkflow') {

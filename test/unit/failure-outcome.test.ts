@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ActivityFailure, ApplicationFailure, CancelledFailure, RetryState } from '@temporalio/common';
-import { outcomeOfFailure } from '../../src/shared/failure-outcome';
+import { ActivityFailure, ApplicationFailure, CancelledFailure, RetryState, TimeoutFailure, TimeoutType } from '@temporalio/common';
+import { isPermanent, outcomeOfFailure } from '../../src/shared/failure-outcome';
 
 const activityFailure = (cause: Error): ActivityFailure =>
   new ActivityFailure('activity failed', 'sendTurn', '3', RetryState.MAXIMUM_ATTEMPTS_REACHED, '', cause);
@@ -40,6 +40,17 @@ describe('what a failure means for a delegation', () => {
     assert.throws(
       () => outcomeOfFailure(bug, 8),
       (err) => err === bug,
+    );
+  });
+
+  it('tells a failure that trying again cannot help from one it may (the first send in the workflow task)', () => {
+    const refused = ApplicationFailure.create({ type: 'TrustRefused', message: 'card off origin' });
+    const flagged = ApplicationFailure.create({ type: 'SomethingElse', message: 'no', nonRetryable: true });
+    const later = ApplicationFailure.create({ type: 'RetryLater', message: 'HTTP 503' });
+    const timedOut = new TimeoutFailure('local activity timed out', undefined, TimeoutType.SCHEDULE_TO_CLOSE);
+    assert.deepEqual(
+      [refused, activityFailure(refused), flagged, later, activityFailure(later), timedOut, activityFailure(timedOut)].map(isPermanent),
+      [true, true, true, false, false, false, false],
     );
   });
 });
