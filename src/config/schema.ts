@@ -151,7 +151,8 @@ export const AgentEntrySchema = z
      * The read-after-send window: after SendMessage, how long the send keeps reading the task (GetTask
      * after pauses of 5, 20, 80 and 320 ms) before the observing activity takes over, so an agent that
      * finishes at once is done in one activity. Default 1000 ms; 0 turns it off (for agents known to be
-     * slow); at most 10000 (the send's own timeout is 15 s). Formerly `settleWithinMs`.
+     * slow); at most 10000 (the send's own timeout is 15 s), and at most 2000 for the first turn, which is sent
+     * inside the first workflow task (decision 0030). Formerly `settleWithinMs`.
      */
     readAfterSendMs: z.number().int().min(0).max(10_000).default(1_000),
     /**
