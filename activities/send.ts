@@ -169,7 +169,7 @@ export function sendActivities(ctx: ActivityContext) {
     delegationId: string;
     agent: ResolvedAgent;
     turn: SendTurn;
-    readAfterSend?: { callBudget: number; maxMs?: number };
+    readAfterSend?: { callBudget: number; windowMaxMs?: number };
     /** Bytes the delegation's history holds inline already. */
     inlineSoFar?: number;
     /**
@@ -212,7 +212,7 @@ export function sendActivities(ctx: ActivityContext) {
     // is read when it pushes, not polled.
     const withinMs =
       input.readAfterSend && !entry.downloads && input.agent.observe !== 'push'
-        ? Math.min(entry.readAfterSendMs, input.readAfterSend.maxMs ?? Infinity)
+        ? Math.min(entry.readAfterSendMs, input.readAfterSend.windowMaxMs ?? Infinity)
         : 0;
     const onStream = withinMs > 0 && input.agent.observe === 'stream' && input.agent.capabilities?.streaming === true;
     const result = onStream
@@ -262,7 +262,7 @@ export function sendActivities(ctx: ActivityContext) {
       delegationId: input.delegationId,
       agent: resolved.agent,
       turn: input.turn,
-      readAfterSend: { callBudget: Math.min(budget, input.maxReads), ...(input.windowMaxMs ? { maxMs: input.windowMaxMs } : {}) },
+      readAfterSend: { callBudget: Math.min(budget, input.maxReads), ...(input.windowMaxMs ? { windowMaxMs: input.windowMaxMs } : {}) },
       ...(input.mayHaveSent ? { mayHaveSent: input.mayHaveSent } : {}),
     });
     return { ...sent, resolved };

@@ -12,8 +12,10 @@ export function outcomeOfFailure(err: unknown, maxAttempts: number): Outcome {
   if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) {
     const cause = err.cause;
     const type = cause.type ?? 'Error';
-    const permanent = cause.nonRetryable || isPermanentFailure(cause.type);
-    return { kind: 'ERROR', reasons: [`${permanent ? type : `${type} (gave up after ${maxAttempts} attempts)`}: ${cause.message}`] };
+    return {
+      kind: 'ERROR',
+      reasons: [`${isPermanent(cause) ? type : `${type} (gave up after ${maxAttempts} attempts)`}: ${cause.message}`],
+    };
   }
   if (err instanceof ActivityFailure) {
     return { kind: 'ERROR', reasons: [`${err.cause?.name ?? 'ActivityFailure'}: ${err.cause?.message ?? err.message}`] };
