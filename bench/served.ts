@@ -19,6 +19,7 @@ import { GraphClient } from '../src/client/graph-client';
 import { ConfigSchema, loopbackAgentEntry } from '../src/config/schema';
 import { startAgentServer } from '../src/demo/agent-server';
 import { supplierQa } from '../src/demo/supplier-qa';
+import { CallerGate } from '../src/limits/caller-gate';
 import { CallerTokens } from '../src/http/caller-tokens';
 import { listen } from '../src/runtime/listen';
 import { prepareServing } from '../src/serve/serving';
@@ -104,7 +105,12 @@ export async function measureServed(o: ServedOptions): Promise<Omit<ServedFigure
       }),
       agents: { 'supplier-qa': loopbackAgentEntry(agent.url) },
     },
-    { baton, graphs: new GraphClient(o.client.connection, opts), tokens: new CallerTokens([{ token: TOKEN, caller }]), logger },
+    {
+      baton,
+      graphs: new GraphClient(o.client.connection, opts),
+      gate: CallerGate.withDefaults(new CallerTokens([{ token: TOKEN, caller }])),
+      logger,
+    },
   );
   if (!serving) throw new Error('nothing served');
   const app = express();

@@ -6,7 +6,7 @@
  */
 import { instrumentCall } from '../telemetry/a2a-call';
 import { createHash } from 'node:crypto';
-import { AGENT_CARD_PATH, type AgentCard, verifyAgentCardSignature } from '@a2a-js/sdk';
+import { AGENT_CARD_PATH, AgentCard, verifyAgentCardSignature } from '@a2a-js/sdk';
 import { DefaultAgentCardResolver } from '@a2a-js/sdk/client';
 import { z } from 'zod';
 import type { AgentEntry } from '../config/schema';
@@ -85,7 +85,9 @@ async function verifySignature(agentName: string, entry: AgentEntry, card: Agent
     return jwk as never;
   });
   try {
-    await verify(card);
+    // 👉 Verified in A2A's JSON form: the SDK canonicalizes what it is given as JSON, and its object
+    // form would lose every oneof (securitySchemes), so a card signed as served would not verify.
+    await verify(AgentCard.toJSON(card) as never);
   } catch (err) {
     throw failure(
       FailureType.TRUST_REFUSED,

@@ -32,6 +32,8 @@ import { answerUpdate, authorizeUpdate, cancelUpdate, reviewUpdate, statusQuery 
 import { sendUpdate } from './send-update';
 import { temporalClient, type BatonClientOptions } from './client-options';
 import { temporalCall } from './temporal-call';
+import type { InboxCache } from './inbox-cache';
+import { mapAtMost } from '../shared/map-at-most';
 import { NoWorkerError } from '../errors/temporal-errors';
 import { DelegationNotFoundError, InvalidRequestError, RequestRefusedError } from './errors';
 
@@ -111,6 +113,9 @@ function acceptedBy(record: DelegationRecord): string {
   if (allowed.length) return `agent ${agent} accepts: ${allowed.join(', ')}`;
   return `agent ${agent} accepts none for your tenant (agents.${agent}.credentials in the worker's config)`;
 }
+
+/** Records one inbox reads at once. */
+const INBOX_READS_AT_ONCE = 8;
 
 /** How many ids of delegations it started a client remembers as its caller's own. */
 const STARTED_REMEMBERED = 10_000;
@@ -193,27 +198,38 @@ export class BatonClient {
 
   /**
    * The requests waiting for a person in the caller's tenant (input, auth, review), with each
-   * delegation's record for its prompt. Oldest first: the longest wait is answered first.
+   * delegation's record for its prompt. Oldest first: the longest wait is answered first. With a
+   * `cache`, a request already read is not read again while it waits; `reads` says how many records
+   * were read (what the inbox cost beyond its one visibility query).
    */
-  async inbox(limit = 50): Promise<DelegationRecord[]> {
+  async inbox(opts: { limit?: number; cache?: InboxCache } = {}): Promise<{ records: DelegationRecord[]; reads: number }> {
+    const limit = opts.limit ?? 50;
+    const tenant = this.opts.caller.tenant;
     // One visibility query for every kind of wait.
     const waiting = await this.rows(
       [...this.ownDelegations(), `${SA_STATUS.name} IN ('WAITING_INPUT', 'WAITING_AUTH', 'WAITING_REVIEW')`],
       limit,
     );
+    let reads = 0;
     // One delegation gone, or whose worker is down (it cannot take an answer now either), does not
-    // keep the others out of the inbox.
-    const records = await Promise.all(
-      waiting.map((row) =>
-        this.show(row.id).catch((err: unknown) =>
-          err instanceof DelegationNotFoundError || err instanceof NoWorkerError ? undefined : Promise.reject(err),
-        ),
-      ),
-    );
-    return records
-      .filter((r): r is DelegationRecord => r?.pending != null)
-      .sort((a, b) => (a.pending?.observedAt ?? '').localeCompare(b.pending?.observedAt ?? ''))
-      .slice(0, limit);
+    // keep the others out of the inbox. A few at a time: one inbox must not hold the connection.
+    const records = await mapAtMost(INBOX_READS_AT_ONCE, waiting, async (row) => {
+      const kept = row.pendingRequestId ? opts.cache?.get(tenant, row.id, row.pendingRequestId) : undefined;
+      if (kept) return kept;
+      reads += 1;
+      const record = await this.show(row.id).catch((err: unknown) =>
+        err instanceof DelegationNotFoundError || err instanceof NoWorkerError ? undefined : Promise.reject(err),
+      );
+      if (record?.pending && record.pending.requestId === row.pendingRequestId) opts.cache?.set(tenant, record);
+      return record;
+    });
+    return {
+      records: records
+        .filter((r): r is DelegationRecord => r?.pending != null)
+        .sort((a, b) => (a.pending?.observedAt ?? '').localeCompare(b.pending?.observedAt ?? ''))
+        .slice(0, limit),
+      reads,
+    };
   }
 
   /** Starts a delegation and returns its id. */

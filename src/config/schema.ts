@@ -306,9 +306,19 @@ export const EncryptionSchema = z
           .default(['BATON_CODEC_TOKEN']),
         /** Origins of Temporal Web UIs that call it from the browser (CORS). Default none. */
         corsOrigins: z.array(z.url({ message: 'must be an origin such as https://temporal.example.com' })).default([]),
+        /**
+         * Largest request body, read only after its token is known; a few are read at once. Default
+         * 4 MiB (Temporal's own limit on one payload is 2 MiB; the Web UI sends one event's at a time).
+         */
+        maxRequestBytes: z
+          .number()
+          .int()
+          .min(64 * 1024)
+          .max(64 * 1024 * 1024)
+          .default(4 * 1024 * 1024),
       })
       .strict()
-      .default({ tokensFromEnv: ['BATON_CODEC_TOKEN'], corsOrigins: [] }),
+      .default({ tokensFromEnv: ['BATON_CODEC_TOKEN'], corsOrigins: [], maxRequestBytes: 4 * 1024 * 1024 }),
   })
   .strict()
   .refine((e) => e.currentKey in e.keys, { message: 'currentKey must be one of the ids under keys', path: ['currentKey'] });
@@ -393,6 +403,62 @@ export const PushSchema = z
   .strict();
 export type PushConfig = z.infer<typeof PushSchema>;
 
+const bucket = (perMinute: number, burst: number) =>
+  z
+    .object({ perMinute: z.number().int().min(1).default(perMinute), burst: z.number().int().min(1).default(burst) })
+    .strict()
+    .default({ perMinute, burst });
+
+const LIMIT_DEFAULTS = {
+  workStarted: { perMinute: 300, burst: 500 },
+  streams: 20,
+  mcpSessions: 10,
+  unknownTokens: { perMinute: 30, burst: 30 },
+};
+
+/** What one caller may use of a shared Baton beyond its request rate (`api.rateLimit`); docs/resource-model.md. */
+export const LimitsSchema = z
+  .object({
+    /**
+     * Delegations one caller may start (a graph counts its nodes, a follow-up one): `perMinute`
+     * sustained (default 300), `burst` at once (default 500; a larger graph is refused whole).
+     */
+    workStarted: bucket(LIMIT_DEFAULTS.workStarted.perMinute, LIMIT_DEFAULTS.workStarted.burst),
+    /**
+     * Streams one caller may hold open at once: the API's event streams, A2A streams and blocking
+     * SendMessage waits, MCP tool calls that wait. Default 20 (the web app holds one per open page).
+     */
+    streams: z.number().int().min(1).max(10_000).default(LIMIT_DEFAULTS.streams),
+    /** MCP sessions one caller may hold open at once. Default 10 (a host opens one per connection). */
+    mcpSessions: z.number().int().min(1).max(1_000).default(LIMIT_DEFAULTS.mcpSessions),
+    /**
+     * Requests with an unknown token (or none) one source address may make: `perMinute` (default 30),
+     * `burst` (default 30). Past it, every request from that address is refused with 429 before its
+     * token is looked at, so guessing stops there.
+     */
+    unknownTokens: bucket(LIMIT_DEFAULTS.unknownTokens.perMinute, LIMIT_DEFAULTS.unknownTokens.burst),
+    /**
+     * Where the budgets are kept. Default: in the process, right for one replica (N replicas would give
+     * a caller N times its budget). `postgres`: in a PostgreSQL database every replica reaches (the
+     * connection URL read from `urlFromEnv`, default BATON_LIMITS_DATABASE_URL); Baton creates two tables in it.
+     */
+    store: z
+      .object({
+        postgres: z
+          .object({
+            urlFromEnv: z
+              .string()
+              .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')
+              .default('BATON_LIMITS_DATABASE_URL'),
+          })
+          .strict(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+export type LimitsConfig = z.infer<typeof LimitsSchema>;
+
 /** The HTTP API and the web app (`baton ui`, and inside `baton dev`). */
 export const ApiSchema = z
   .object({
@@ -418,8 +484,10 @@ export const ApiSchema = z
       )
       .default([]),
     /**
-     * Requests one caller (one token) may make: `requestsPerMinute` sustained (default 600), `burst` at
-     * once (default 120); past it the API answers 429 with Retry-After. The web app needs about 40 a minute.
+     * Requests one caller may make, on every surface together (the API, the served agents over HTTP and
+     * gRPC, MCP): `requestsPerMinute` sustained (default 600), `burst` at once (default 120). A request
+     * costs one, and one more for each delegation or task it reads beyond its own (an inbox, a page
+     * of tasks); past it, 429 with Retry-After (gRPC: RESOURCE_EXHAUSTED). The web app needs about 40 a minute.
      */
     rateLimit: z
       .object({ requestsPerMinute: z.number().int().min(1).default(600), burst: z.number().int().min(1).default(120) })
@@ -427,6 +495,14 @@ export const ApiSchema = z
       .default({ requestsPerMinute: 600, burst: 120 }),
     /** Serve MCP (Streamable HTTP) at `/mcp` for the same callers and tokens (docs/mcp.md). Default true. */
     mcp: z.boolean().default(true),
+    /** What else one caller may use, on every surface of every replica (docs/resource-model.md). */
+    limits: LimitsSchema.default(LIMIT_DEFAULTS),
+    /**
+     * Behind a reverse proxy: how many proxy hops to trust for the caller's address (X-Forwarded-For),
+     * which the unknown-token allowance is counted by. Default 0: the connection's own address, so
+     * behind a proxy every caller shares the proxy's.
+     */
+    trustProxy: z.number().int().min(0).max(10).default(0),
   })
   .strict();
 export type ApiConfig = z.infer<typeof ApiSchema>;
@@ -792,6 +868,8 @@ export const ConfigSchema = z
       callers: [],
       rateLimit: { requestsPerMinute: 600, burst: 120 },
       mcp: true,
+      limits: LIMIT_DEFAULTS,
+      trustProxy: 0,
     }),
     /** A2A agents Baton serves itself. Default: none. */
     serve: ServeSchema.optional(),

@@ -7,7 +7,6 @@ import { SpanStatusCode } from '@opentelemetry/api';
 import { serverSpan } from '../telemetry/http-server-span';
 import { recordApiRequest } from '../telemetry/metrics';
 import { listen } from '../runtime/listen';
-import { RateLimiter, retryAfterSeconds } from './rate-limit';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -41,6 +40,11 @@ import type { AgentEntry } from '../config/schema';
 import type * as McpServerModule from '../mcp/baton-mcp-server';
 import type * as McpHttpModule from '../mcp/mcp-http';
 import type { McpHttp } from '../mcp/mcp-http';
+import { RateLimitedError, type CallerBudget } from '../limits/caller-budget';
+import { CallerGate } from '../limits/caller-gate';
+import { defaultBudget } from '../limits/configured-budget';
+import { InboxCache } from '../client/inbox-cache';
+import { parseGraphSpec } from '../shared/graph-spec';
 
 export interface ApiServerOptions {
   /** Clients on the Temporal connection; each request acts as its own caller through them. */
@@ -52,8 +56,12 @@ export interface ApiServerOptions {
   pollMs?: number;
   /** Folder of the web app's files. Default `ui/` in the package; null serves the API alone. */
   uiDir?: string | null;
-  /** Requests one caller may make (`api.rateLimit`). Default 600 a minute, bursts of 120. */
+  /** Requests one caller may make (`api.rateLimit`), when no `budget` is given. Default 600 a minute, bursts of 120. */
   rateLimit?: { requestsPerMinute: number; burst: number };
+  /** What each caller may use, shared with the process's other surfaces (configuredBudget). Default: one of its own, from `rateLimit` and the default limits. */
+  budget?: CallerBudget;
+  /** Proxy hops to trust for a caller's address (`api.trustProxy`). Default 0. */
+  trustProxy?: number;
   /** Also serve the codec server at `/codec` (with payload encryption on and a codec token set). */
   codec?: CodecServerOptions;
   /** Where artifact bytes stored by reference are read for downloads (the configured store). Default: none, only inline artifacts. */
@@ -110,11 +118,13 @@ export function createApiApp(opts: ApiServerOptions): express.Express & { closeS
   const app = express() as express.Express & { closeSessions(): Promise<void> };
   app.closeSessions = async () => undefined;
   const pollMs = opts.pollMs ?? 500;
-  const rate = opts.rateLimit ?? { requestsPerMinute: 600, burst: 120 };
-  const limiter = new RateLimiter({ perMinute: rate.requestsPerMinute, burst: rate.burst });
+  const budget = opts.budget ?? defaultBudget(opts.rateLimit);
+  const gate = new CallerGate(opts.tokens, budget);
+  const inboxCache = new InboxCache();
   const log = opts.logger.child({ component: 'api' });
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
+  app.set('trust proxy', opts.trustProxy ?? 0);
 
   app.use((_req, res, next) => {
     // The web app shows what agents wrote: no inline script or style may ever run, from anyone.
@@ -152,17 +162,13 @@ export function createApiApp(opts: ApiServerOptions): express.Express & { closeS
 
   // Everything below acts as the caller the token names.
   const callers = new WeakMap<Request, { baton: BatonClient; graphs: GraphClient; caller: Caller }>();
-  const authenticate = (req: Request, res: Response, next: NextFunction): void => {
-    const caller = opts.tokens.callerFor(req.get('authorization'));
-    if (!caller) return next(new BatonError('Unauthorized', 'send Authorization: Bearer <token> with a token this server knows'));
-    callers.set(req, { baton: opts.baton.as(caller), graphs: opts.graphs.as(caller), caller });
-    const taken = limiter.take(`${caller.tenant}/${caller.user}`);
-    if (taken.ok) return next();
-    const seconds = retryAfterSeconds(taken.retryAfterMs);
-    res.setHeader('Retry-After', String(seconds));
-    const { requestsPerMinute, burst } = rate;
-    next(new BatonError('RateLimited', `more than ${requestsPerMinute} requests a minute (bursts of ${burst}); try again in ${seconds} s`));
-  };
+  // Before any body is read: an address that has used up its unknown tokens, an unknown token, or a
+  // caller past its budget is answered without reading a byte of the body.
+  const authenticate = (req: Request, _res: Response, next: NextFunction): void =>
+    void gate.admit(req.get('authorization'), req.ip).then((caller) => {
+      callers.set(req, { baton: opts.baton.as(caller), graphs: opts.graphs.as(caller), caller });
+      next();
+    }, next);
   api.use(authenticate);
   const as = (req: Request) => callers.get(req) as { baton: BatonClient; graphs: GraphClient; caller: Caller };
   api.use(express.json({ limit: '1mb' }));
@@ -190,6 +196,7 @@ export function createApiApp(opts: ApiServerOptions): express.Express & { closeS
     '/delegations',
     handle(async (req, res) => {
       const body = parse(StartBodySchema, req.body, 'delegation');
+      await budget.startWork(as(req).caller, 1);
       const id = await as(req).baton.start({
         agent: body.agent,
         id: body.id,
@@ -239,6 +246,8 @@ export function createApiApp(opts: ApiServerOptions): express.Express & { closeS
       const id = idOf(req);
       const baton = as(req).baton;
       let record = await baton.show(id); // not found (or foreign) answers 404 before the stream opens
+      const lease = await budget.openStream(as(req).caller);
+      res.once('close', () => void lease.release());
       res.status(200).set({
         'Content-Type': 'text/event-stream; charset=utf-8',
         'Cache-Control': 'no-store',
@@ -319,7 +328,12 @@ export function createApiApp(opts: ApiServerOptions): express.Express & { closeS
 
   api.get(
     '/inbox',
-    handle(async (req, res) => void res.json({ requests: (await as(req).baton.inbox()).map(inboxItem) })),
+    handle(async (req, res) => {
+      const { records, reads } = await as(req).baton.inbox({ cache: inboxCache });
+      // Each delegation read costs a request: a caller with many waiting pays for reading them.
+      await budget.fanOut(as(req).caller, reads);
+      res.json({ requests: records.map(inboxItem) });
+    }),
   );
 
   api.get(
@@ -334,7 +348,9 @@ export function createApiApp(opts: ApiServerOptions): express.Express & { closeS
   api.post(
     '/graphs',
     handle(async (req, res) => {
-      const id = await as(req).graphs.start(req.body);
+      const spec = parseGraphSpec(req.body);
+      await budget.startWork(as(req).caller, spec.nodes.length, `a graph of ${spec.nodes.length} nodes`);
+      const id = await as(req).graphs.start(spec);
       log.info({ graphId: id, caller: as(req).caller }, 'graph started over HTTP');
       res
         .status(201)
@@ -347,6 +363,7 @@ export function createApiApp(opts: ApiServerOptions): express.Express & { closeS
     '/graphs/:id/nodes',
     handle(async (req, res) => {
       const node = parse(GraphNodeSpecSchema, req.body, 'node');
+      await budget.startWork(as(req).caller, 1);
       const added = await as(req).graphs.addFollowUp(idOf(req), node);
       res
         .status(201)
@@ -376,6 +393,7 @@ export function createApiApp(opts: ApiServerOptions): express.Express & { closeS
     const e = apiErrorOf(err);
     if (e.kind === 'Internal') log.error({ err, path: req.path }, 'API request failed');
     if (res.headersSent) return void res.end();
+    if (e instanceof RateLimitedError) res.setHeader('Retry-After', String(e.retryAfterSeconds));
     res.status(e.httpStatus).json({ error: { type: e.kind, message: e.message } });
   });
   app.use('/api/v1', api);
@@ -391,6 +409,7 @@ export function createApiApp(opts: ApiServerOptions): express.Express & { closeS
       /* eslint-enable @typescript-eslint/no-require-imports */
       return (loaded = mcpRouter({
         callerOf: (req) => as(req).caller,
+        budget,
         serverFor: (caller) =>
           createBatonMcpServer({
             baton: opts.baton.as(caller),
@@ -398,6 +417,10 @@ export function createApiApp(opts: ApiServerOptions): express.Express & { closeS
             agents,
             artifacts: opts.artifacts,
             logger: log,
+            limits: {
+              startWork: (count, what) => budget.startWork(caller, count, what),
+              openStream: () => budget.openStream(caller),
+            },
           }),
         logger: opts.logger,
       }));
@@ -408,6 +431,7 @@ export function createApiApp(opts: ApiServerOptions): express.Express & { closeS
       const e = apiErrorOf(err);
       if (e.kind === 'Unauthorized') res.setHeader('WWW-Authenticate', 'Bearer');
       if (res.headersSent) return void res.end();
+      if (e instanceof RateLimitedError) res.setHeader('Retry-After', String(e.retryAfterSeconds));
       res.status(e.httpStatus).json({ jsonrpc: '2.0', error: { code: -32000, message: `${e.kind}: ${e.message}` }, id: null });
     });
   }

@@ -15,6 +15,8 @@ import type { BatonConfig } from '../config/schema';
 import { asBatonError } from '../errors/as-baton-error';
 import { BatonError } from '../shared/baton-error';
 import { bearerToken, digest } from './caller-tokens';
+import { RateLimitedError, type CallerBudget } from '../limits/caller-budget';
+import { defaultBudget } from '../limits/configured-budget';
 
 export interface CodecServerOptions {
   codec: PayloadCodec;
@@ -25,6 +27,12 @@ export interface CodecServerOptions {
   /** The namespace whose payloads it serves: a request naming another (`X-Namespace`) is refused. */
   namespace: string;
   logger: Logger;
+  /** Largest request body, read only once its token is known (`encryption.codecServer.maxRequestBytes`). Default 4 MiB. */
+  maxRequestBytes?: number;
+  /** Requests decoded or encoded at once; more wait (up to 64), past that 503. Default 4. */
+  maxConcurrent?: number;
+  /** The process's budget: unknown tokens counted per source address, each token's requests. Default: one of its own. */
+  budget?: CallerBudget;
 }
 
 const base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64');
@@ -61,12 +69,42 @@ export function codecTokens(config: Pick<BatonConfig, 'encryption'>, extra?: str
 }
 
 /** What express's JSON reader refused, in Baton's terms. */
-function bodyError(err: unknown): BatonError | undefined {
+function bodyError(err: unknown, maxBytes: number): BatonError | undefined {
   const type = (err as { type?: string }).type;
   if (type === 'entity.parse.failed') return new BatonError('InvalidRequest', 'the body is not JSON');
   if (type === 'entity.too.large')
-    return new BatonError('PayloadTooLarge', 'more than 32 MiB of payloads in one request; send fewer at once');
+    return new BatonError(
+      'PayloadTooLarge',
+      `more than ${Math.round(maxBytes / 1024)} KiB of payloads in one request (encryption.codecServer.maxRequestBytes); send fewer at once`,
+    );
   return undefined;
+}
+
+/** At most `max` at once, up to `queue` more waiting for a turn; past that, refused. */
+class Turns {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(
+    private readonly max: number,
+    private readonly queue: number,
+  ) {}
+
+  /** A turn (call `done` after), or undefined when too many wait already. */
+  async take(): Promise<(() => void) | undefined> {
+    if (this.running >= this.max) {
+      if (this.waiting.length >= this.queue) return undefined;
+      await new Promise<void>((r) => this.waiting.push(r));
+    }
+    this.running += 1;
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      this.running -= 1;
+      this.waiting.shift()?.();
+    };
+  }
 }
 
 /** The routes, to mount at `/codec` (the endpoint the Web UI and CLI are given). */
@@ -99,34 +137,61 @@ export function codecRouter(opts: CodecServerOptions): express.Router {
     if (req.method === 'OPTIONS') return void res.status(204).end();
     next();
   });
-  router.use(express.json({ limit: '32mb' }));
+  const maxBytes = opts.maxRequestBytes ?? 4 * 1024 * 1024;
+  const budget = opts.budget ?? defaultBudget();
+  const turns = new Turns(opts.maxConcurrent ?? 4, 64);
+  const turnOf = new WeakMap<Request, () => void>();
 
-  const serve = (direction: 'encode' | 'decode') => (req: Request, res: Response, next: NextFunction) => {
+  // Before a byte of the body is read: the address's allowance for unknown tokens, the token, its
+  // request budget, then a turn (bodies are read a few at a time: memory stays bounded whoever calls).
+  const admit = (req: Request, res: Response, next: NextFunction): void => {
     void (async () => {
+      await budget.checkSource(req.ip);
       const inPath = typeof req.params.token === 'string' ? req.params.token : undefined;
-      if (!known(bearerToken(req.get('authorization')) ?? inPath))
+      const token = bearerToken(req.get('authorization')) ?? inPath;
+      if (!known(token)) {
+        await budget.unknownToken(req.ip);
         throw new BatonError('Unauthorized', 'send Authorization: Bearer <token> with a token from encryption.codecServer.tokensFromEnv');
+      }
+      await budget.admitKey(
+        `codec:${digest(token as string)
+          .toString('hex')
+          .slice(0, 32)}`,
+      );
       const namespace = req.get('x-namespace');
       if (namespace && namespace !== opts.namespace)
         throw new BatonError('InvalidRequest', `this codec server serves namespace ${opts.namespace}, not ${namespace}`);
+      const done = await turns.take();
+      if (!done) throw new BatonError('Unavailable', 'the codec server is busy with other requests; try again in a moment');
+      turnOf.set(req, done);
+      res.once('close', done);
+    })().then(() => next(), next);
+  };
+
+  const serve = (direction: 'encode' | 'decode') => (req: Request, res: Response, next: NextFunction) => {
+    void (async () => {
       const parsed = PayloadsSchema.safeParse(req.body);
       if (!parsed.success)
         throw new BatonError('InvalidRequest', `send {"payloads": [{"metadata": {...}, "data": "..."}]} with base64 values`);
       const payloads = parsed.data.payloads.map(fromJson);
       const out = direction === 'decode' ? await opts.codec.decode(payloads) : await opts.codec.encode(payloads);
       res.json({ payloads: out.map(toJson) });
-    })().catch(next);
+    })()
+      .catch(next)
+      .finally(() => turnOf.get(req)?.());
   };
-  router.post('/encode', serve('encode'));
-  router.post('/decode', serve('decode'));
-  router.post('/:token/encode', serve('encode'));
-  router.post('/:token/decode', serve('decode'));
+  const body = express.json({ limit: maxBytes });
+  for (const direction of ['encode', 'decode'] as const)
+    for (const path of [`/${direction}`, `/:token/${direction}`]) router.post(path, admit, body, serve(direction));
 
   router.use((req, _res, next) =>
     next(new BatonError('NotFound', `no codec route for ${req.method} there; POST /codec/decode or /codec/encode`)),
   );
   router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const e = bodyError(err) ?? asBatonError(err) ?? new BatonError('Internal', 'internal error (see the server log)');
+    turnOf.get(req)?.();
+    const e = bodyError(err, maxBytes) ?? asBatonError(err) ?? new BatonError('Internal', 'internal error (see the server log)');
+    if (e instanceof RateLimitedError) res.setHeader('Retry-After', String(e.retryAfterSeconds));
+    if (e.kind === 'Unavailable') res.setHeader('Retry-After', '1');
     // The route's pattern, not the path: a path may carry the token.
     if (e.kind === 'Internal')
       log.error({ err, route: (req.route as { path?: string } | undefined)?.path ?? 'none' }, 'codec request failed');

@@ -1,48 +1,52 @@
 /**
- * Token buckets by key (a caller, a delegation): `perMinute` refill, `burst` at once. Memory stays
- * bounded: a bucket that has refilled is forgotten, and past `maxKeys` the oldest go first.
+ * Token buckets by key, kept in this process (the push webhook's per-delegation allowance, and the
+ * in-process budget store): `perMinute` refill, `burst` at once. Memory stays bounded: a bucket that
+ * has refilled is forgotten, and past `maxKeys` the least recently used go first.
  */
+import { charge, isFull, take, type BucketLimit, type BucketState, type Taken } from '../limits/token-bucket';
 
-export interface RateLimit {
-  /** Sustained rate. */
-  perMinute: number;
-  /** How many may come at once. */
-  burst: number;
-}
+export { retryAfterSeconds } from '../limits/token-bucket';
+
+/** A limit as `RateLimiter` was first given one. */
+export type RateLimit = BucketLimit;
 
 export class RateLimiter {
-  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  private readonly buckets = new Map<string, BucketState>();
 
   constructor(
     readonly limit: RateLimit,
     private readonly maxKeys = 10_000,
   ) {}
 
-  /** Takes one for `key`: allowed, or refused with how long until one is free. */
-  take(key: string, now = Date.now()): { ok: true } | { ok: false; retryAfterMs: number } {
-    const perMs = this.limit.perMinute / 60_000;
-    const held = this.buckets.get(key);
-    const tokens = held ? Math.min(this.limit.burst, held.tokens + (now - held.at) * perMs) : this.limit.burst;
-    if (tokens < 1) {
-      this.buckets.set(key, { tokens, at: now });
-      return { ok: false, retryAfterMs: Math.ceil((1 - tokens) / perMs) };
-    }
+  /** Takes `cost` (default one) for `key`: allowed, or refused with how long until it would be. */
+  take(key: string, now = Date.now(), cost = 1): Taken {
+    const after = take(this.buckets.get(key), cost, now, this.limit);
+    this.keep(key, after.state, now);
+    return after.taken;
+  }
+
+  /** Charges `cost` more to `key` after the fact: the bucket may go into debt. */
+  charge(key: string, cost: number, now = Date.now()): void {
+    this.keep(key, charge(this.buckets.get(key), cost, now, this.limit), now);
+  }
+
+  /** Whether `key`'s bucket holds at least `cost` now, without taking it. */
+  holds(key: string, cost = 1, now = Date.now()): Taken {
+    return take(this.buckets.get(key), cost, now, this.limit).taken;
+  }
+
+  private keep(key: string, state: BucketState, now: number): void {
     this.buckets.delete(key); // re-inserted last: the map stays in order of use
-    this.buckets.set(key, { tokens: tokens - 1, at: now });
+    this.buckets.set(key, state);
     if (this.buckets.size > this.maxKeys) this.forget(now);
-    return { ok: true };
   }
 
   /** Drops buckets that have refilled (they would start full anyway), then the least recently used. */
   private forget(now: number): void {
-    const perMs = this.limit.perMinute / 60_000;
-    for (const [key, b] of this.buckets) if (b.tokens + (now - b.at) * perMs >= this.limit.burst) this.buckets.delete(key);
+    for (const [key, b] of this.buckets) if (isFull(b, now, this.limit)) this.buckets.delete(key);
     for (const key of this.buckets.keys()) {
       if (this.buckets.size <= this.maxKeys) break;
       this.buckets.delete(key);
     }
   }
 }
-
-/** Seconds for a `Retry-After` header: at least 1. */
-export const retryAfterSeconds = (ms: number): number => Math.max(1, Math.ceil(ms / 1000));

@@ -14,6 +14,8 @@ import { startApiServer } from './api-server';
 import { CallerTokens } from './caller-tokens';
 import { codecTokens } from './codec-server';
 import { prepareServing } from '../serve/serving';
+import { CallerGate } from '../limits/caller-gate';
+import { configuredBudget } from '../limits/configured-budget';
 
 export interface RunningUi {
   /** The server's base URL. */
@@ -85,13 +87,19 @@ export async function startUi(
           tokens: tokensForCodec,
           corsOrigins: config.encryption.codecServer.corsOrigins,
           namespace: config.temporal.namespace,
+          maxRequestBytes: config.encryption.codecServer.maxRequestBytes,
           logger,
         }
       : undefined;
-  const connection: Connection = await connectTemporalClient(temporal);
+  // One budget per caller for every surface of this process (and, with a shared store, of every replica).
+  const gate = new CallerGate(tokens, configuredBudget(config.api));
+  const connection: Connection = await connectTemporalClient(temporal).catch(async (err: unknown) => {
+    await gate.budget.close();
+    throw err;
+  });
   try {
     const { baton, graphs, artifacts } = configuredClients(connection, config, logger);
-    const serving = await prepareServing(config, { baton, graphs, tokens, artifacts, logger });
+    const serving = await prepareServing(config, { baton, graphs, gate, artifacts, logger });
     const server = await startApiServer({
       baton,
       graphs,
@@ -99,10 +107,11 @@ export async function startUi(
       logger,
       host,
       port,
-      rateLimit: config.api.rateLimit,
+      budget: gate.budget,
+      trustProxy: config.api.trustProxy,
       artifacts,
       ...(config.api.mcp !== false ? { mcp: { agents: config.agents } } : {}),
-      ...(codecServer ? { codec: codecServer } : {}),
+      ...(codecServer ? { codec: { ...codecServer, budget: gate.budget } } : {}),
       ...(serving ? { servedAgents: serving.router } : {}),
     }).catch(async (err: unknown) => {
       await serving?.close();
@@ -119,10 +128,12 @@ export async function startUi(
         await serving?.close();
         await server.close();
         await connection.close();
+        await gate.budget.close();
       },
     };
   } catch (err) {
     await connection.close();
+    await gate.budget.close();
     throw err;
   }
 }

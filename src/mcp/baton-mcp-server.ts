@@ -12,6 +12,7 @@ import { BATON_VERSION } from '../shared/baton-version';
 import { registerResources } from './resources';
 import { registerTools } from './tools';
 import { DEFAULT_AGENT_TEXT_CHARS } from './untrusted';
+import { NO_LIMITS, type McpLimits } from './mcp-limits';
 
 export interface BatonMcpOptions {
   /** The caller's clients (`client.as(caller)`): every tool and resource acts as that caller. */
@@ -30,6 +31,8 @@ export interface BatonMcpOptions {
   maxArtifactBytes?: number;
   /** Pause between reads while waiting or watching, in ms. Default 500, as the HTTP API's status stream. */
   watchMs?: number;
+  /** The caller's budget for work started and waits held (over HTTP). Default: none (stdio, one local person). */
+  limits?: McpLimits;
 }
 
 export interface BatonMcp {
@@ -55,6 +58,7 @@ export function createBatonMcpServer(opts: BatonMcpOptions): BatonMcp {
     maxAgentTextChars: opts.maxAgentTextChars ?? DEFAULT_AGENT_TEXT_CHARS,
     maxWaitSeconds: opts.maxWaitSeconds ?? 60,
     watchMs,
+    limits: opts.limits ?? NO_LIMITS,
   });
   const stopWatches = registerResources(server, {
     baton: opts.baton,
@@ -62,6 +66,7 @@ export function createBatonMcpServer(opts: BatonMcpOptions): BatonMcp {
     logger: opts.logger,
     maxArtifactBytes: opts.maxArtifactBytes ?? 8 * 1024 * 1024,
     watchMs,
+    limits: opts.limits ?? NO_LIMITS,
   });
   return {
     server,

@@ -10,6 +10,8 @@ import express, { type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { Caller } from '../shared/delegation-types';
 import type { BatonMcp } from './baton-mcp-server';
+import type { CallerBudget } from '../limits/caller-budget';
+import type { Lease } from '../limits/budget-store';
 
 export interface McpHttpOptions {
   /** An MCP server acting as `caller`. */
@@ -17,7 +19,9 @@ export interface McpHttpOptions {
   /** The caller the request was authenticated as. */
   callerOf: (req: Request) => Caller;
   logger: Logger;
-  /** Open sessions at most; an initialize beyond them is refused (503). Default 1,000. */
+  /** Each caller's sessions at most (`api.limits.mcpSessions`): an initialize beyond them is refused (429). */
+  budget: CallerBudget;
+  /** Open sessions at most, of every caller; an initialize beyond them is refused (503). Default 1,000. */
   maxSessions?: number;
   /** A session unused this long is closed. Default 30 minutes. */
   idleMs?: number;
@@ -28,6 +32,7 @@ interface Session {
   mcp: BatonMcp;
   caller: Caller;
   usedAt: number;
+  lease: Lease;
 }
 
 const rpcError = (res: Response, status: number, message: string): void =>
@@ -48,6 +53,7 @@ export function mcpRouter(opts: McpHttpOptions): McpHttp {
     const s = sessions.get(id);
     if (!s) return;
     sessions.delete(id);
+    await s.lease.release().catch(() => undefined);
     await s.mcp.close().catch(() => undefined);
   };
   const sweep = setInterval(
@@ -77,13 +83,26 @@ export function mcpRouter(opts: McpHttpOptions): McpHttp {
     if (req.method !== 'POST' || !isInitializeRequest(req.body))
       return rpcError(res, 400, 'no MCP session: send initialize first, then the Mcp-Session-Id it answers with');
     if (sessions.size >= maxSessions) return rpcError(res, 503, `${maxSessions} MCP sessions are open: try again later`);
+    void opts.budget.openSession(caller).then(
+      (lease) => open(req, res, caller, lease),
+      (err: unknown) => {
+        const seconds = (err as { retryAfterSeconds?: number }).retryAfterSeconds;
+        if (seconds) res.setHeader('Retry-After', String(seconds));
+        rpcError(res, seconds ? 429 : 500, seconds ? (err as Error).message : 'internal error (see the server log)');
+        if (!seconds) log.error({ err }, 'MCP session could not be counted');
+      },
+    );
+  });
+
+  /** A new session for `caller`, holding `lease` until it ends. */
+  const open = (req: Request, res: Response, caller: Caller, lease: Lease): void => {
     const mcp = opts.serverFor(caller);
-    let session: Session | undefined;
+    let opened = false;
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        session = { transport, mcp, caller, usedAt: Date.now() };
-        sessions.set(id, session);
+        opened = true;
+        sessions.set(id, { transport, mcp, caller, usedAt: Date.now(), lease });
         log.info({ caller, sessions: sessions.size }, 'MCP session opened');
       },
     });
@@ -96,8 +115,12 @@ export function mcpRouter(opts: McpHttpOptions): McpHttp {
       .catch((err: unknown) => {
         log.error({ err }, 'MCP session could not start');
         if (!res.headersSent) rpcError(res, 500, 'internal error (see the server log)');
+      })
+      .finally(() => {
+        // An initialize that did not open a session gives its place back.
+        if (!opened) void lease.release();
       });
-  });
+  };
 
   return {
     router,

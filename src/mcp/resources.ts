@@ -19,6 +19,8 @@ import { asBatonError } from '../errors/as-baton-error';
 import { recordChangeKeyOf as changeKey } from '../shared/delegation-result';
 import type { DelegationRecord } from '../shared/delegation-types';
 import { isTextMediaType } from './untrusted';
+import type { Lease } from '../limits/budget-store';
+import type { McpLimits } from './mcp-limits';
 import { ARTIFACT_TEMPLATE, DELEGATION_TEMPLATE, delegationOfUri, delegationUri } from './resource-uris';
 
 export interface ResourceOptions {
@@ -29,6 +31,8 @@ export interface ResourceOptions {
   maxArtifactBytes: number;
   /** Pause between reads of a watched delegation, in ms. */
   watchMs: number;
+  /** The caller's budget: each watched delegation holds one of its streams. */
+  limits: McpLimits;
 }
 
 /** A resource read or subscription that failed: the MCP error, with Baton's one line. */
@@ -127,7 +131,13 @@ export function registerResources(server: McpServer, opts: ResourceOptions): () 
         `InvalidRequest: only delegation records can be watched (baton://delegations/<id>); artifacts never change`,
       );
     const first = await read(id); // another tenant's delegation is not found, as a missing one
-    if (!watches.has(uri)) watches.set(uri, watch(uri, id, first));
+    if (watches.has(uri) || first.outcome) return {};
+    // Each watch reads the delegation every watchMs: it holds one of the caller's streams.
+    const lease = await opts.limits.openStream().catch((err: unknown) => {
+      throw new McpError(ErrorCode.InvalidRequest, `RateLimited: ${(err as Error).message}`);
+    });
+    if (watches.has(uri)) await lease.release();
+    else watches.set(uri, watch(uri, id, first, lease));
     return {};
   });
   server.server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
@@ -136,10 +146,20 @@ export function registerResources(server: McpServer, opts: ResourceOptions): () 
     return {};
   });
 
-  function watch(uri: string, id: string, first: DelegationRecord): { stop: () => void } {
+  function watch(uri: string, id: string, first: DelegationRecord, lease: Lease): { stop: () => void } {
     let stopped = false;
     let timer: NodeJS.Timeout | undefined;
     let last = changeKey(first);
+    const stop = (): void => {
+      if (stopped) return;
+      stopped = true;
+      clearTimeout(timer);
+      void lease.release();
+    };
+    const ended = (): void => {
+      stop();
+      watches.delete(uri);
+    };
     const tick = async (): Promise<void> => {
       if (stopped) return;
       try {
@@ -149,20 +169,15 @@ export function registerResources(server: McpServer, opts: ResourceOptions): () 
           last = changeKey(record);
           await server.server.sendResourceUpdated({ uri });
         }
-        if (record.outcome) return void watches.delete(uri);
+        if (record.outcome) return ended();
       } catch (err) {
         logger.warn({ err: asBatonError(err)?.message ?? String(err), delegationId: id }, 'stopped watching a delegation for MCP');
-        return void watches.delete(uri);
+        return ended();
       }
       timer = setTimeout(() => void tick(), opts.watchMs);
     };
-    if (!first.outcome) timer = setTimeout(() => void tick(), opts.watchMs);
-    return {
-      stop: () => {
-        stopped = true;
-        clearTimeout(timer);
-      },
-    };
+    timer = setTimeout(() => void tick(), opts.watchMs);
+    return { stop };
   }
 
   return () => {

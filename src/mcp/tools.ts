@@ -24,6 +24,8 @@ import { delegationView, DelegationViewSchema } from './delegation-view';
 import { graphView, GraphViewSchema } from './graph-view';
 import { UNTRUSTED_NOTE, untrusted, UntrustedTextSchema } from './untrusted';
 import { waitFor } from './wait-for';
+import { holdingStream, type McpLimits } from './mcp-limits';
+import { parseGraphSpec } from '../shared/graph-spec';
 
 export interface ToolOptions {
   /** The caller's clients: every tool acts as that caller, and sees only its tenant's delegations. */
@@ -38,6 +40,8 @@ export interface ToolOptions {
   maxWaitSeconds: number;
   /** Pause between reads while a tool waits, in ms. */
   watchMs: number;
+  /** The caller's budget for work started and waits held. */
+  limits: McpLimits;
 }
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -106,15 +110,17 @@ export function registerTools(server: McpServer, opts: ToolOptions): void {
     });
   };
   const waitDelegation = (id: string, seconds: number, extra: Extra, done = settledOrAsking) =>
-    waitFor({
-      read: () => baton.show(id),
-      done,
-      keyOf: changeKeyOf,
-      seconds,
-      everyMs: opts.watchMs,
-      signal: extra.signal,
-      onChange: progress(extra),
-    });
+    holdingStream(opts.limits, seconds > 0, () =>
+      waitFor({
+        read: () => baton.show(id),
+        done,
+        keyOf: changeKeyOf,
+        seconds,
+        everyMs: opts.watchMs,
+        signal: extra.signal,
+        onChange: progress(extra),
+      }),
+    );
   const delegationAnswer = (r: DelegationRecord): CallToolResult => {
     const view = delegationView(r, cap);
     return answer(`Delegation ${r.id} to ${r.agent.name}: ${r.status}${r.outcome ? `, ${r.outcome.kind}` : ''}. ${view.next}`, view);
@@ -184,6 +190,7 @@ export function registerTools(server: McpServer, opts: ToolOptions): void {
           'InvalidRequest',
           `no agent ${args.agent} is configured here: nothing was started; call list_agents for the names`,
         );
+      await opts.limits.startWork(1);
       const id = await baton.start({
         agent: args.agent,
         parts: partsOf(args),
@@ -329,15 +336,17 @@ export function registerTools(server: McpServer, opts: ToolOptions): void {
     return answer(`Graph ${g.id}: ${g.status}${g.outcome ? `, ${g.outcome.kind}` : ''}, ${g.size} node(s). ${view.next}`, view);
   };
   const waitGraph = (id: string, seconds: number, extra: Extra, page: Parameters<GraphClient['show']>[1] = {}) =>
-    waitFor({
-      read: () => graphs.show(id, page),
-      done: (g) => g.outcome !== undefined,
-      keyOf: (g) => `${g.status}|${JSON.stringify(g.counts)}`,
-      seconds,
-      everyMs: opts.watchMs,
-      signal: extra.signal,
-      onChange: progress(extra),
-    });
+    holdingStream(opts.limits, seconds > 0, () =>
+      waitFor({
+        read: () => graphs.show(id, page),
+        done: (g) => g.outcome !== undefined,
+        keyOf: (g) => `${g.status}|${JSON.stringify(g.counts)}`,
+        seconds,
+        everyMs: opts.watchMs,
+        signal: extra.signal,
+        onChange: progress(extra),
+      }),
+    );
 
   server.registerTool(
     'run_graph',
@@ -355,7 +364,9 @@ export function registerTools(server: McpServer, opts: ToolOptions): void {
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
     },
     guard('run_graph', async (args, extra) => {
-      const id = await graphs.start(args.spec, { ...(args.id ? { id: args.id } : {}), knownAgents: Object.keys(opts.agents) });
+      const spec = parseGraphSpec(args.spec, Object.keys(opts.agents));
+      await opts.limits.startWork(spec.nodes.length, `a graph of ${spec.nodes.length} nodes`);
+      const id = await graphs.start(spec, { ...(args.id ? { id: args.id } : {}), knownAgents: Object.keys(opts.agents) });
       logger.info({ graphId: id }, 'graph started over MCP');
       return graphAnswer(await waitGraph(id, args.waitSeconds ?? 0, extra));
     }),

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The tests' system tools, from Debian: chromium (the web app's browser test, driven by playwright-core),
 # docker-compose (the compose file is checked with `docker-compose config`, which needs no engine),
-# prometheus (it scrapes a worker in the metrics test) and Go (to build Jaeger, the tracing tests'
+# prometheus (it scrapes a worker in the metrics test), PostgreSQL (the shared caller budget) and Go (to build Jaeger, the tracing tests'
 # trace backend, from the module proxy). Installed only when missing; as root, or with passwordless sudo.
 set -euo pipefail
 . "$(dirname "$0")/apt-install.sh"
@@ -10,6 +10,8 @@ if [ -z "${BATON_CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1; then n
 if ! command -v docker-compose >/dev/null 2>&1; then need+=(docker-compose); fi
 if ! command -v prometheus >/dev/null 2>&1; then need+=(prometheus); fi
 if ! command -v go >/dev/null 2>&1; then need+=(golang); fi
+# PostgreSQL: the shared caller budget's store (two replicas of baton ui on one database).
+if ! ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1; then need+=(postgresql); fi
 apt_install "the tests" "${need[@]}"
 cd "$(dirname "$0")/../.."
 node -e "require('./lib/src/runtime/jaeger').ensureJaegerBinary(undefined, (l) => console.error('setup: ' + l))"

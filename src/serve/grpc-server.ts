@@ -22,8 +22,12 @@ import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
 import { traceGrpcService } from '../telemetry/grpc-server-span';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/load';
-import type { CallerTokens } from '../http/caller-tokens';
-import { RateLimiter, retryAfterSeconds } from '../http/rate-limit';
+import { asBatonError } from '../errors/as-baton-error';
+import type { Lease } from '../limits/budget-store';
+import { RateLimitedError } from '../limits/caller-budget';
+import type { CallerGate } from '../limits/caller-gate';
+import { grpcUse } from '../limits/served-request';
+import type { Caller } from '../shared/delegation-types';
 import { CallerUser, type ServedAgent } from './served-agent';
 
 /** Routes each call to the served agent its request's tenant names. */
@@ -80,8 +84,8 @@ class TenantDispatch implements A2ARequestHandler {
 
 export interface ServedGrpcOptions {
   agents: Map<string, ServedAgent>;
-  tokens: CallerTokens;
-  rateLimit: { requestsPerMinute: number; burst: number };
+  /** Who may call, and what each caller may use (shared with the process's other surfaces). */
+  gate: CallerGate;
   host: string;
   /** 0 for a free one. */
   port: number;
@@ -100,41 +104,80 @@ export interface RunningGrpc {
 
 const authorizationOf = (metadata: grpc.Metadata): string | undefined => metadata.get('authorization')[0]?.toString();
 
+/** The address of a gRPC peer (`ipv4:127.0.0.1:5000`, `ipv6:[::1]:5000`), without its port. */
+export function peerAddress(peer: string): string {
+  const at = peer.replace(/^ipv[46]:/, '');
+  const bracketed = /^\[([^\]]+)\]/.exec(at);
+  return bracketed ? (bracketed[1] as string) : at.replace(/:\d+$/, '');
+}
+
+/** A refusal as gRPC says it: the status, and for a budget, how long to wait (`retry-after` trailer, seconds). */
+function refusal(err: unknown): grpc.StatusObject {
+  const metadata = new grpc.Metadata();
+  if (err instanceof RateLimitedError) {
+    metadata.set('retry-after', String(err.retryAfterSeconds));
+    return { code: grpc.status.RESOURCE_EXHAUSTED, details: err.message, metadata };
+  }
+  const known = asBatonError(err);
+  if (known?.kind === 'Unauthorized')
+    return { code: grpc.status.UNAUTHENTICATED, details: 'send authorization: Bearer <token> with a token Baton issued', metadata };
+  if (known?.kind === 'InvalidRequest') return { code: grpc.status.INVALID_ARGUMENT, details: known.message, metadata };
+  return { code: grpc.status.INTERNAL, details: 'internal error (see the server log)', metadata };
+}
+
 export async function startServedGrpc(opts: ServedGrpcOptions): Promise<RunningGrpc> {
-  const limiter = new RateLimiter({ perMinute: opts.rateLimit.requestsPerMinute, burst: opts.rateLimit.burst });
+  const { gate } = opts;
+  const callers = new WeakMap<grpc.Metadata, Caller>();
   // Refused before the SDK's service sees the call: UNAUTHENTICATED and RESOURCE_EXHAUSTED are gRPC's own answers.
-  const gate: grpc.ServerInterceptor = (_method, call) =>
-    new grpc.ServerInterceptingCall(call, {
+  const interceptor: grpc.ServerInterceptor = (method, call) => {
+    let caller: Caller | undefined;
+    let lease: Lease | undefined;
+    const release = (): void => {
+      void lease?.release();
+      lease = undefined;
+    };
+    const refuse = (err: unknown): void => {
+      if (!(err instanceof RateLimitedError) && !asBatonError(err)) opts.logger.error({ err }, 'served gRPC call could not be admitted');
+      call.sendStatus(refusal(err));
+    };
+    return new grpc.ServerInterceptingCall(call, {
       start: (next) =>
         next({
           onReceiveMetadata: (metadata, passOn) => {
-            const caller = opts.tokens.callerFor(authorizationOf(metadata));
-            if (!caller)
-              return call.sendStatus({
-                code: grpc.status.UNAUTHENTICATED,
-                details: 'send authorization: Bearer <token> with a token Baton issued',
-                metadata: new grpc.Metadata(),
-              });
-            const taken = limiter.take(`${caller.tenant}/${caller.user}`);
-            if (!taken.ok)
-              return call.sendStatus({
-                code: grpc.status.RESOURCE_EXHAUSTED,
-                details: `too many requests; try again in ${retryAfterSeconds(taken.retryAfterMs)} s`,
-                metadata: new grpc.Metadata(),
-              });
-            passOn(metadata);
+            void gate.admit(authorizationOf(metadata), peerAddress(call.getPeer())).then((admitted) => {
+              caller = admitted;
+              callers.set(metadata, admitted);
+              passOn(metadata);
+            }, refuse);
           },
+          // What the call starts or holds, from its decoded request, before the SDK's handler runs.
+          onReceiveMessage: (message, passOn) => {
+            const use = grpcUse(method.path, message);
+            const agent = opts.agents.get(String((message as { tenant?: unknown }).tenant ?? ''));
+            const cost = agent?.workCost ?? 1;
+            void (async () => {
+              if (use.startsTask && caller)
+                await gate.budget.startWork(caller, cost, cost === 1 ? 'a task' : `a task of ${cost} delegations`);
+              if (use.holds && caller) lease = await gate.budget.openStream(caller);
+            })().then(() => passOn(message), refuse);
+          },
+          onCancel: release,
         }),
+      sendStatus: (status, next) => {
+        release();
+        next(status);
+      },
     });
-  const server = new grpc.Server({ interceptors: [gate], 'grpc.max_receive_message_length': opts.maxRequestBytes });
+  };
+  const server = new grpc.Server({ interceptors: [interceptor], 'grpc.max_receive_message_length': opts.maxRequestBytes });
   server.addService(
     A2AService,
     traceGrpcService(
       grpcService({
         requestHandler: new TenantDispatch(opts.agents),
         userBuilder: (call) => {
-          const caller = opts.tokens.callerFor(authorizationOf(call.metadata));
-          // The gate let only known tokens through.
+          // The interceptor let only admitted callers through, and kept who each was.
+          const caller = callers.get(call.metadata) ?? gate.tokens.callerFor(authorizationOf(call.metadata));
           return caller ? Promise.resolve(new CallerUser(caller)) : Promise.reject(new Error('unauthenticated'));
         },
       }),

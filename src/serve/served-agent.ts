@@ -34,6 +34,7 @@ import { changesBetween, INTERRUPTED_STATES, servedTask, TERMINAL_STATES, visibi
 import type { TaskRunner } from './task-runners';
 import type { TaskPushConfigs } from './push-configs';
 import { ServedTaskReader } from './task-reader';
+import type { CallerBudget } from '../limits/caller-budget';
 
 /** The caller a bearer token named, as the SDK's handlers pass it on. */
 export class CallerUser implements User {
@@ -50,8 +51,8 @@ export interface ServedAgentOptions {
   /** The service's name (`serve.services.<name>`). */
   name: string;
   config: ServedAgentConfig;
-  /** The card (signed, when configured), built once the server knows the URL it is reached at. */
-  card: () => Promise<AgentCard>;
+  /** The card in A2A's JSON form (signed, when configured), built once the server knows the URL it is reached at. */
+  card: () => Promise<Record<string, unknown>>;
   /** A client on the Temporal connection; each request acts as its own caller through it. */
   baton: BatonClient;
   /** What runs each task (a delegation, or a graph). */
@@ -62,6 +63,8 @@ export interface ServedAgentOptions {
   pushConfigs: TaskPushConfigs;
   /** How often a blocking send or an open stream reads the task, in ms. */
   pollMs: number;
+  /** The callers' budget: each task a ListTasks page reads is charged as a request. Default: not charged. */
+  budget?: CallerBudget;
   logger: Logger;
 }
 
@@ -91,8 +94,19 @@ export class ServedAgent implements A2ARequestHandler {
     });
   }
 
-  getAgentCard(): Promise<AgentCard> {
+  /** The card as the SDK's handlers use it (its object form). */
+  async getAgentCard(): Promise<AgentCard> {
+    return AgentCard.fromJSON(await this.o.card());
+  }
+
+  /** The card as callers read it: A2A's JSON form. */
+  cardJson(): Promise<Record<string, unknown>> {
     return this.o.card();
+  }
+
+  /** The delegations one task of this service starts: a graph's nodes, else one. */
+  get workCost(): number {
+    return this.o.config.graph?.nodes.length ?? 1;
   }
 
   getAuthenticatedExtendedAgentCard(): Promise<AgentCard> {
@@ -198,6 +212,7 @@ export class ServedAgent implements A2ARequestHandler {
       const tasks = await Promise.all(
         ids.map((id) => this.view(id, caller, { artifacts: params.includeArtifacts === true }).catch(() => undefined)),
       );
+      await this.o.budget?.fanOut(caller, ids.length);
       const total = await this.call(() => temporal.workflow.count(query));
       return {
         tasks: tasks

@@ -7,57 +7,97 @@
 import { traceRequests } from '../telemetry/http-server-span';
 import { recordServedRequest } from '../telemetry/metrics';
 import { AGENT_CARD_PATH } from '@a2a-js/sdk';
-import { agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
+import { jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
+import { servedCardHandler } from './served-card';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
-import type { CallerTokens } from '../http/caller-tokens';
-import { RateLimiter, retryAfterSeconds } from '../http/rate-limit';
+import { RateLimitedError } from '../limits/caller-budget';
+import type { CallerGate } from '../limits/caller-gate';
+import { jsonRpcUse, restUse, type ServedRequestUse } from '../limits/served-request';
+import { asBatonError } from '../errors/as-baton-error';
 import type { Caller } from '../shared/delegation-types';
 import { CallerUser, type ServedAgent } from './served-agent';
 
 export interface ServedAgentsRouterOptions {
-  tokens: CallerTokens;
-  /** Requests one caller may make, as for the HTTP API (`api.rateLimit`). */
-  rateLimit: { requestsPerMinute: number; burst: number };
+  /** Who may call, and what each caller may use (shared with the process's other surfaces). */
+  gate: CallerGate;
   /** Largest request body, in bytes (`serve.maxRequestBytes`). */
   maxRequestBytes: number;
   logger: Logger;
 }
 
+type Binding = 'jsonrpc' | 'rest';
+
+/** A refusal in the binding's own form: JSON-RPC's error envelope, or HTTP+JSON's status object. */
+function refuse(res: Response, binding: Binding, http: number, status: string, message: string, id: unknown = null): void {
+  if (binding === 'jsonrpc') {
+    // JSON-RPC has no code of its own for these: -32000 (server error) with the gRPC status named, as A2A's errors name theirs.
+    const data = [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: status, domain: 'baton' }];
+    return void res.status(http).json({ jsonrpc: '2.0', id, error: { code: -32000, message, data } });
+  }
+  res.status(http).json({ error: { code: http, status, message } });
+}
+
+const bindingOf = (req: Request): Binding => (/^\/jsonrpc(\/|$)/.test(req.path) ? 'jsonrpc' : 'rest');
+
 export function servedAgentsRouter(agents: Map<string, ServedAgent>, opts: ServedAgentsRouterOptions): express.Router {
   const router = express.Router();
   const log = opts.logger.child({ component: 'served-agents' });
-  const limiter = new RateLimiter({ perMinute: opts.rateLimit.requestsPerMinute, burst: opts.rateLimit.burst });
+  const { gate } = opts;
   const callers = new WeakMap<Request, Caller>();
   const userBuilder = (req: Request) => Promise.resolve(new CallerUser(callers.get(req) as Caller));
   // A caller's traceparent is continued: its task's workflow joins the caller's trace.
   router.use(traceRequests('A2A server', undefined, recordServedRequest));
 
+  /** Says why a request was refused (unknown token, budget), in the binding's form. */
+  const refused = (req: Request, res: Response, err: unknown): void => {
+    const binding = bindingOf(req);
+    if (err instanceof RateLimitedError) {
+      res.set('Retry-After', String(err.retryAfterSeconds));
+      return refuse(res, binding, 429, 'RESOURCE_EXHAUSTED', err.message);
+    }
+    const known = asBatonError(err);
+    if (known?.kind === 'Unauthorized') {
+      res.set('WWW-Authenticate', 'Bearer');
+      return refuse(res, binding, 401, 'UNAUTHENTICATED', 'send Authorization: Bearer <token> with a token Baton issued');
+    }
+    if (known?.kind === 'InvalidRequest') return refuse(res, binding, 400, 'INVALID_ARGUMENT', known.message);
+    log.error({ err }, 'served agent request could not be admitted');
+    refuse(res, binding, 500, 'INTERNAL', 'internal error (see the server log)');
+  };
+
   for (const [name, agent] of agents) {
     const one = express.Router();
-    one.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: agent }));
+    one.use(`/${AGENT_CARD_PATH}`, servedCardHandler(agent));
+    // Before the body is read: the address, the token, the caller's request budget.
     one.use((req, res, next) => {
-      const caller = opts.tokens.callerFor(req.get('authorization'));
-      if (!caller)
-        return void res
-          .status(401)
-          .set('WWW-Authenticate', 'Bearer')
-          .json({
-            error: { code: 401, status: 'UNAUTHENTICATED', message: 'send Authorization: Bearer <token> with a token Baton issued' },
-          });
-      const taken = limiter.take(`${caller.tenant}/${caller.user}`);
-      if (!taken.ok) {
-        const seconds = retryAfterSeconds(taken.retryAfterMs);
-        return void res
-          .status(429)
-          .set('Retry-After', String(seconds))
-          .json({ error: { code: 429, status: 'RESOURCE_EXHAUSTED', message: `too many requests; try again in ${seconds} s` } });
-      }
-      callers.set(req, caller);
-      next();
+      void gate.admit(req.get('authorization'), req.ip).then(
+        (caller) => {
+          callers.set(req, caller);
+          next();
+        },
+        (err: unknown) => refused(req, res, err),
+      );
     });
     // 👉 Parsed here, with the configured limit: the SDK's handlers would use express's 100 kB default.
     one.use(express.json({ limit: opts.maxRequestBytes, type: ['application/json', 'application/a2a+json'] }));
+    // What the request starts or holds, taken from the caller's budget before the SDK's handler runs.
+    one.use((req, res, next) => {
+      const caller = callers.get(req) as Caller;
+      const use: ServedRequestUse =
+        bindingOf(req) === 'jsonrpc' ? jsonRpcUse(req.body) : restUse(req.method, req.path.replace(/^\/rest/, ''), req.body);
+      void (async () => {
+        if (use.startsTask)
+          await gate.budget.startWork(caller, agent.workCost, agent.workCost === 1 ? 'a task' : `a task of ${agent.workCost} delegations`);
+        if (use.holds) {
+          const lease = await gate.budget.openStream(caller);
+          res.once('close', () => void lease.release());
+        }
+      })().then(
+        () => next(),
+        (err: unknown) => refused(req, res, err),
+      );
+    });
     one.use('/jsonrpc', jsonRpcHandler({ requestHandler: agent, userBuilder }));
     one.use('/rest', restHandler({ requestHandler: agent, userBuilder }));
     router.use(`/${name}`, one);

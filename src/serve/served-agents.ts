@@ -16,6 +16,7 @@ import { TaskPushConfigs } from './push-configs';
 import { encryptionCodec } from '../codec/data-converter';
 import { DelegationRunner, GraphRunner, servedGraphSpec, WorkflowRunner } from './task-runners';
 import type { GraphClient } from '../client/graph-client';
+import type { CallerBudget } from '../limits/caller-budget';
 import { GraphSpecError, parseGraphSpec } from '../shared/graph-spec';
 
 export interface ServedAgentsOptions {
@@ -31,6 +32,8 @@ export interface ServedAgentsOptions {
   /** The gRPC address callers reach (`serve.grpc.publicAddress`, else its listen address), once known; unset: no gRPC. */
   grpcAddress?: () => string | undefined;
   artifacts?: ArtifactStore;
+  /** The callers' budget: what a page of ListTasks read is charged to it. Default: not charged. */
+  budget?: CallerBudget;
   logger: Logger;
 }
 
@@ -59,30 +62,39 @@ export function checkServices(serve: ServeConfig, agents: BatonConfig['agents'])
   if (problems.length) throw new ConfigError('the served agents are not valid:', problems);
 }
 
-/** The card of service `name`, served at `base`. */
-export function servedCard(name: string, service: ServedAgentConfig, base: string, grpcAddress?: string): AgentCard {
+/**
+ * The card of service `name`, served at `base`, in the protocol's JSON form (what is served and what
+ * a signature covers: the SDK's own object form is not what other SDKs read).
+ */
+export function servedCard(name: string, service: ServedAgentConfig, base: string, grpcAddress?: string): CardJson {
   const url = `${base.replace(/\/$/, '')}/a2a/${name}`;
-  return AgentCard.fromJSON({
-    name,
-    description: service.description,
-    version: service.version,
-    provider: { organization: 'Baton', url: base },
-    supportedInterfaces: [
-      { url: `${url}/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
-      { url: `${url}/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
-      // One gRPC server serves every agent: the interface's tenant names which.
-      ...(grpcAddress ? [{ url: grpcAddress, protocolBinding: 'GRPC', protocolVersion: '1.0', tenant: name }] : []),
-    ],
-    capabilities: { streaming: true, pushNotifications: true },
-    securitySchemes: {
-      bearer: { httpAuthSecurityScheme: { scheme: 'Bearer', description: 'a token Baton issued to the caller (api.callers)' } },
-    },
-    securityRequirements: [{ schemes: { bearer: { list: [] } } }],
-    defaultInputModes: service.inputModes,
-    defaultOutputModes: service.outputModes,
-    skills: service.skills,
-  });
+  // Through the SDK's types and back: the JSON form, its defaults and spellings, as every parser reads it.
+  return AgentCard.toJSON(
+    AgentCard.fromJSON({
+      name,
+      description: service.description,
+      version: service.version,
+      provider: { organization: 'Baton', url: base },
+      supportedInterfaces: [
+        { url: `${url}/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+        { url: `${url}/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+        // One gRPC server serves every agent: the interface's tenant names which.
+        ...(grpcAddress ? [{ url: grpcAddress, protocolBinding: 'GRPC', protocolVersion: '1.0', tenant: name }] : []),
+      ],
+      capabilities: { streaming: true, pushNotifications: true },
+      securitySchemes: {
+        bearer: { httpAuthSecurityScheme: { scheme: 'Bearer', description: 'a token Baton issued to the caller (api.callers)' } },
+      },
+      securityRequirements: [{ schemes: { bearer: { list: [] } } }],
+      defaultInputModes: service.inputModes,
+      defaultOutputModes: service.outputModes,
+      skills: service.skills,
+    }),
+  ) as CardJson;
 }
+
+/** A card as served: A2A's JSON form. */
+export type CardJson = Record<string, unknown>;
 
 /** Every served agent's request handler, by name. */
 export function createServedAgents(opts: ServedAgentsOptions): Map<string, ServedAgent> {
@@ -92,10 +104,11 @@ export function createServedAgents(opts: ServedAgentsOptions): Map<string, Serve
   const sealer = push.keys ? encryptionCodec(push.keys, 'serve.push.keys.keys') : undefined;
   const agents = new Map<string, ServedAgent>();
   for (const [name, service] of Object.entries(opts.serve.services)) {
-    let card: Promise<AgentCard> | undefined;
-    const build = () => {
+    let card: Promise<CardJson> | undefined;
+    // The signer canonicalizes what it is given through the SDK's JSON form, and adds `signatures` to it.
+    const build = async (): Promise<CardJson> => {
       const unsigned = servedCard(name, service, opts.baseUrl(), opts.grpcAddress?.());
-      return opts.signer ? opts.signer(unsigned) : Promise.resolve(unsigned);
+      return opts.signer ? ((await opts.signer(unsigned as never)) as unknown as CardJson) : unsigned;
     };
     const runner = service.graph
       ? new GraphRunner(opts.baton, opts.graphs, service.graph)
@@ -114,6 +127,7 @@ export function createServedAgents(opts: ServedAgentsOptions): Map<string, Serve
         ...(opts.artifacts ? { artifacts: opts.artifacts } : {}),
         pushConfigs: new TaskPushConfigs({ service: name, runner: workflowType, baton: opts.baton, push, ...(sealer ? { sealer } : {}) }),
         pollMs: opts.serve.pollMs,
+        ...(opts.budget ? { budget: opts.budget } : {}),
         logger: log,
       }),
     );

@@ -8,7 +8,7 @@ import type { ArtifactStore } from '../artifacts/store';
 import type { BatonClient } from '../client/baton-client';
 import type { GraphClient } from '../client/graph-client';
 import type { BatonConfig } from '../config/schema';
-import type { CallerTokens } from '../http/caller-tokens';
+import type { CallerGate } from '../limits/caller-gate';
 import { startServedGrpc, type RunningGrpc } from './grpc-server';
 import { ConfigError } from '../config/load';
 import { isLoopback } from '../http/start-ui';
@@ -29,7 +29,7 @@ export interface Serving {
 
 export async function prepareServing(
   config: BatonConfig,
-  deps: { baton: BatonClient; graphs: GraphClient; tokens: CallerTokens; artifacts?: ArtifactStore; logger: Logger },
+  deps: { baton: BatonClient; graphs: GraphClient; gate: CallerGate; artifacts?: ArtifactStore; logger: Logger },
 ): Promise<Serving | undefined> {
   const serve = config.serve;
   if (!serve || !Object.keys(serve.services).length) return undefined;
@@ -45,6 +45,7 @@ export async function prepareServing(
     ...(serve.signing ? { signer: cardSigner(serve.signing) } : {}),
     grpcAddress: () => (serve.grpc ? (serve.grpc.publicAddress ?? grpc?.address) : undefined),
     ...(deps.artifacts ? { artifacts: deps.artifacts } : {}),
+    budget: deps.gate.budget,
     logger: deps.logger,
   });
   if (serve.grpc) {
@@ -54,8 +55,7 @@ export async function prepareServing(
       );
     grpc = await startServedGrpc({
       agents,
-      tokens: deps.tokens,
-      rateLimit: config.api.rateLimit,
+      gate: deps.gate,
       host: serve.grpc.listen.host,
       port: serve.grpc.listen.port,
       ...(serve.grpc.tls ? { tls: serve.grpc.tls } : {}),
@@ -65,8 +65,7 @@ export async function prepareServing(
   }
   return {
     router: servedAgentsRouter(agents, {
-      tokens: deps.tokens,
-      rateLimit: config.api.rateLimit,
+      gate: deps.gate,
       maxRequestBytes: serve.maxRequestBytes,
       logger: deps.logger,
     }),

@@ -12,6 +12,8 @@ import { connectTemporalClient } from '../runtime/connect';
 import { listen } from '../runtime/listen';
 import type { TemporalSection } from '../runtime/temporal-target';
 import { prepareServing } from './serving';
+import { CallerGate } from '../limits/caller-gate';
+import { configuredBudget } from '../limits/configured-budget';
 
 export interface RunningServe {
   /** The HTTP server's base URL. */
@@ -35,13 +37,19 @@ export async function startServe(
   const host = at.host ?? config.serve.listen.host;
   const port = at.port ?? config.serve.listen.port;
   const { tokens, generated } = callerTokensFor(config, host, 'serve.listen.host');
-  const connection = await connectTemporalClient(temporal);
+  // One budget per caller for both bindings of this process (and, with a shared store, of every replica).
+  const gate = new CallerGate(tokens, configuredBudget(config.api));
+  const connection = await connectTemporalClient(temporal).catch(async (err: unknown) => {
+    await gate.budget.close();
+    throw err;
+  });
   try {
     const { baton, graphs, artifacts } = configuredClients(connection, config, logger);
-    const serving = await prepareServing(config, { baton, graphs, tokens, artifacts, logger });
+    const serving = await prepareServing(config, { baton, graphs, gate, artifacts, logger });
     if (!serving) throw new ConfigError('there is nothing to serve: name the A2A agents Baton offers under serve.services');
     const app = express();
     app.disable('x-powered-by');
+    app.set('trust proxy', config.api.trustProxy);
     app.use('/a2a', serving.router);
     app.use(
       (_req, res) =>
@@ -66,10 +74,12 @@ export async function startServe(
           started.server.close(() => resolveClose());
         });
         await connection.close();
+        await gate.budget.close();
       },
     };
   } catch (err) {
     await connection.close();
+    await gate.budget.close();
     throw err;
   }
 }

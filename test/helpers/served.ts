@@ -5,6 +5,7 @@ import { GrpcTransportFactory } from '../../src/a2a/grpc-transport';
 import { GraphClient } from '../../src/client/graph-client';
 import type { BatonConfig } from '../../src/config/schema';
 import { startApiServer, type RunningApi } from '../../src/http/api-server';
+import { CallerGate } from '../../src/limits/caller-gate';
 import { CallerTokens } from '../../src/http/caller-tokens';
 import { prepareServing } from '../../src/serve/serving';
 import { batonFor, type TestWorkerContext } from './temporal';
@@ -66,12 +67,14 @@ export async function serveForTest(
     { token: tokens.acme, caller: CALLERS.acme },
     { token: tokens.globex, caller: CALLERS.globex },
   ]);
-  const serving = await prepareServing(config, { baton, graphs, tokens: callers, logger });
+  const gate = CallerGate.withDefaults(callers);
+  const serving = await prepareServing(config, { baton, graphs, gate, logger });
   assert.ok(serving, 'the config serves something');
   const api = await startApiServer({
     baton,
     graphs,
     tokens: callers,
+    budget: gate.budget,
     logger,
     host: '127.0.0.1',
     port,

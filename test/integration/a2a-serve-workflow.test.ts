@@ -21,6 +21,7 @@ import { supplierQa } from '../../src/demo/supplier-qa';
 import { withBaton } from '../../src/embed/with-baton';
 import { GrpcTransportFactory } from '../../src/a2a/grpc-transport';
 import { startApiServer } from '../../src/http/api-server';
+import { CallerGate } from '../../src/limits/caller-gate';
 import { CallerTokens } from '../../src/http/caller-tokens';
 import { installTemporalRuntime } from '../../src/runtime/logger';
 import { freePort } from '../../src/runtime/temporal-server';
@@ -108,7 +109,8 @@ describe('Baton serves an application workflow as an A2A agent', () => {
           { token: ACME, caller },
           { token: GLOBEX, caller: { tenant: 'globex', user: 'ops-9' } },
         ]);
-        const serving = await prepareServing({ ...config, agents }, { baton, graphs, tokens, logger: quiet });
+        const gate = CallerGate.withDefaults(tokens);
+        const serving = await prepareServing({ ...config, agents }, { baton, graphs, gate, logger: quiet });
         assert.ok(serving);
         const api = await startApiServer({
           baton,

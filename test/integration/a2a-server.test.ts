@@ -182,7 +182,11 @@ describe('Baton serves A2A', () => {
             ['GRPC', grpcAddress, 'supplier-check'],
           ],
         );
-        assert.ok(card.securitySchemes.bearer, 'the card says callers need a bearer token');
+        // In A2A's JSON form (what every SDK reads), never the JS SDK's internal `$case` objects.
+        assert.deepEqual(card.securitySchemes, {
+          bearer: { httpAuthSecurityScheme: { scheme: 'Bearer', description: 'a token Baton issued to the caller (api.callers)' } },
+        });
+        assert.equal(JSON.stringify(card).includes('$case'), false);
         const client = await connect('supplier-check', binding);
         assert.equal(client.transport.protocolName, binding);
 
@@ -314,9 +318,11 @@ describe('Baton serves A2A', () => {
 
   it('Baton delegates to a Baton-served agent whose signed card it pins (a pipeline calling a pipeline)', async () => {
     await serving(async (ctx, api) => {
-      const card = AgentCard.fromJSON(await (await fetch(`${api.url}/a2a/supplier-check/.well-known/agent-card.json`)).json());
+      const json = (await (await fetch(`${api.url}/a2a/supplier-check/.well-known/agent-card.json`)).json()) as never;
+      const card = AgentCard.fromJSON(json);
       assert.equal(card.signatures.length, 1, 'the served card is signed');
-      await verifyAgentCardSignature(() => Promise.resolve(SIGNING.publicJwk as never))(card);
+      // Over the card as served (A2A's JSON form), as any SDK verifies it.
+      await verifyAgentCardSignature(() => Promise.resolve(SIGNING.publicJwk as never))(json);
       const baton = batonFor(ctx);
       const id = await baton.start({ agent: 'baton-check', parts: [{ text: FULL }] });
       const record = await baton.result(id);

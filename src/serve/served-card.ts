@@ -1,0 +1,21 @@
+/**
+ * A served agent's card at `/.well-known/agent-card.json`, public, in A2A's JSON form (the SDK's own
+ * handler writes its internal objects, whose `securitySchemes` other SDKs read as empty).
+ */
+import { createHash } from 'node:crypto';
+import express from 'express';
+import type { ServedAgent } from './served-agent';
+
+export function servedCardHandler(agent: ServedAgent): express.Router {
+  const router = express.Router();
+  router.get('/', (req, res, next) => {
+    agent.cardJson().then((card) => {
+      const body = JSON.stringify(card);
+      res.setHeader('ETag', `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`);
+      res.setHeader('Cache-Control', 'public, max-age=3600');
+      if (req.fresh) return void res.status(304).end();
+      res.type('application/json').send(body);
+    }, next);
+  });
+  return router;
+}
