@@ -87,6 +87,10 @@ export function toFailure(err: unknown, what: string): ApplicationFailure {
     return failure(FailureType.RETRY_LATER, message, { grpcCode });
   }
 
+  // Data nested without end makes the SDK's recursive decoding run out of stack: the agent's fault, not a network's.
+  if (findCause(err, RangeError))
+    return failure(FailureType.INVALID_AGENT_RESPONSE, `${what}: the answer could not be read (${(err as Error).message.slice(0, 200)})`);
+
   // The SDK reports HTTP errors without an A2A body, and what it could not read, as plain Errors.
   const message = err instanceof Error ? err.message : String(err);
   const status = /^HTTP error for \S+! Status: (\d{3})/.exec(message)?.[1];

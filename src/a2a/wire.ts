@@ -12,6 +12,7 @@ import type { z } from 'zod';
 import { MessageSchema, StreamEventSchema, TaskSchema, type Message, type Part, type StreamEvent, type Task } from '../shared/a2a-types';
 import { FailureType } from '../shared/failure-types';
 import { failure } from './errors';
+import { MAX_NESTING, nestsDeeperThan } from '../shared/nesting';
 
 function describe(error: z.ZodError): string {
   return error.issues
@@ -20,23 +21,48 @@ function describe(error: z.ZodError): string {
     .join('; ');
 }
 
+/** The SDK's JSON of an object it decoded; its conversions recurse, so data nested without end is a protocol error. */
+function jsonOf(toJson: () => unknown, what: string): unknown {
+  try {
+    return toJson();
+  } catch (err) {
+    if (err instanceof RangeError)
+      throw failure(FailureType.INVALID_AGENT_RESPONSE, `invalid ${what} from agent: its data nests too deep to read`);
+    throw err;
+  }
+}
+
 function parse<T>(schema: z.ZodType<T>, json: unknown, what: string): T {
+  if (nestsDeeperThan(json))
+    throw failure(FailureType.INVALID_AGENT_RESPONSE, `invalid ${what} from agent: its data nests deeper than ${MAX_NESTING} levels`);
   const result = schema.safeParse(json);
   if (!result.success) throw failure(FailureType.INVALID_AGENT_RESPONSE, `invalid ${what} from agent: ${describe(result.error)}`);
   return result.data;
 }
 
 export function taskFromSdk(task: SdkTask): Task {
-  return parse(TaskSchema, SdkTask.toJSON(task), 'Task');
+  return parse(
+    TaskSchema,
+    jsonOf(() => SdkTask.toJSON(task), 'Task'),
+    'Task',
+  );
 }
 
 export function messageFromSdk(message: SdkMessage): Message {
-  return parse(MessageSchema, SdkMessage.toJSON(message), 'Message');
+  return parse(
+    MessageSchema,
+    jsonOf(() => SdkMessage.toJSON(message), 'Message'),
+    'Message',
+  );
 }
 
 /** One stream event (or push body): exactly one member, each validated. */
 export function streamEventFromSdk(event: SdkStreamResponse): StreamEvent {
-  return parse(StreamEventSchema, SdkStreamResponse.toJSON(event), 'stream event');
+  return parse(
+    StreamEventSchema,
+    jsonOf(() => SdkStreamResponse.toJSON(event), 'stream event'),
+    'stream event',
+  );
 }
 
 export type SendResult = { kind: 'task'; task: Task } | { kind: 'message'; message: Message };

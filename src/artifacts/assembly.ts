@@ -98,6 +98,7 @@ export class ArtifactAssembly {
         ref: e.done.ref,
         source: 'stream',
         ...(e.repeats ? { repeatedChunks: e.repeats } : {}),
+        ...(e.done.redacted ? { redacted: true } : {}),
       };
       if (e.done.size <= inlineMaxBytes) {
         const bytes = await this.store.get(e.done.ref);

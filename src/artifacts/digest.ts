@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import type { Artifact, Part } from '../shared/a2a-types';
 import type { ArtifactRecord } from '../shared/delegation-types';
 import type { ArtifactStore } from './store';
+import { inlineBytesOf } from '../shared/inline-bytes';
 
 /** Artifacts larger than this stay out of history (digest and store reference only). */
 export const MAX_INLINE_ARTIFACT_BYTES = 64 * 1024;
@@ -28,15 +29,20 @@ export interface RecordOptions {
 export async function recordArtifact(artifact: Artifact, opts: RecordOptions = {}): Promise<ArtifactRecord> {
   const bytes = contentOf(artifact.parts);
   const mediaType = artifact.parts.find((p) => p.mediaType)?.mediaType;
-  const inline = bytes.length <= (opts.inlineMaxBytes ?? MAX_INLINE_ARTIFACT_BYTES);
+  // What history would hold is the parts as they came, metadata and all: that is what must fit.
+  const inline =
+    Math.max(bytes.length, inlineBytesOf([{ parts: artifact.parts } as ArtifactRecord])) <=
+    (opts.inlineMaxBytes ?? MAX_INLINE_ARTIFACT_BYTES);
   const stored = !inline && opts.store ? await opts.store.put(bytes) : undefined;
   return {
     artifactId: artifact.artifactId,
     ...(artifact.name !== undefined ? { name: artifact.name } : {}),
     ...(mediaType !== undefined ? { mediaType } : {}),
-    size: bytes.length,
+    // Stored: what the store holds (a secret taken out of it changes both).
+    size: stored?.size ?? bytes.length,
     sha256: stored?.sha256 ?? createHash('sha256').update(bytes).digest('hex'),
     ...(inline ? { parts: artifact.parts } : {}),
     ...(stored ? { ref: stored.ref } : {}),
+    ...(stored?.redacted ? { redacted: true } : {}),
   };
 }

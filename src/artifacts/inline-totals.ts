@@ -19,15 +19,15 @@ export async function withinInlineTotal(
   if (inline <= cap) return records;
   const out = [...records];
   const largestFirst = out
-    .map((a, i) => ({ a, i }))
+    .map((a, i) => ({ a, i, held: inlineBytesOf([a]) }))
     .filter(({ a }) => a.parts)
-    .sort((x, y) => y.a.size - x.a.size);
-  for (const { a, i } of largestFirst) {
+    .sort((x, y) => y.held - x.held);
+  for (const { a, i, held } of largestFirst) {
     if (inline <= cap) break;
     const { parts, ...rest } = a;
     const stored = store ? await store.put(contentOf(parts as Part[])) : undefined;
     out[i] = { ...rest, ...(stored ? { ref: stored.ref } : {}) };
-    inline -= a.size;
+    inline -= held;
   }
   return out;
 }

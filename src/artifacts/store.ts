@@ -21,6 +21,8 @@ export interface StoredBytes {
   ref: ArtifactRef;
   sha256: string;
   size: number;
+  /** Set when a configured secret in the bytes was replaced by a marker before they were stored (redacting-store.ts). */
+  redacted?: boolean;
 }
 
 export interface ArtifactStore {
@@ -61,6 +63,8 @@ export interface StagingFile {
   /** Drops what is there and starts again (a snapshot replaces the assembly). */
   reset(bytes?: Uint8Array): Promise<void>;
   append(bytes: Uint8Array): Promise<void>;
+  /** The bytes written so far (a store of an application's own may leave it out: redaction then reads the committed bytes back). */
+  contents?(): Promise<Buffer>;
   commit(): Promise<StoredBytes>;
   discard(): void;
 }
@@ -200,6 +204,7 @@ export function localStaging(
         await file.close();
       }
     },
+    contents: async () => (existsSync(path) ? readFile(path) : Buffer.alloc(0)),
     async commit() {
       const hash = createHash('sha256');
       let size = 0;

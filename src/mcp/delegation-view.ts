@@ -9,9 +9,11 @@ import { artifactUri, delegationUri } from './resource-uris';
 import { isTextMediaType, textOfParts, untrusted, UntrustedTextSchema } from './untrusted';
 
 export const ArtifactViewSchema = z.object({
-  artifactId: z.string(),
+  /** The agent's id for it (its words: marked, capped). */
+  artifactId: UntrustedTextSchema,
   name: UntrustedTextSchema.optional(),
-  mediaType: z.string().optional(),
+  /** The media type the agent gave (its words: marked, capped). */
+  mediaType: UntrustedTextSchema.optional(),
   size: z.number(),
   sha256: z.string(),
   /** Read the bytes here (resources/read). */
@@ -36,7 +38,8 @@ export const DelegationViewSchema = z.object({
       credentials: z.array(z.string()).optional(),
     })
     .optional(),
-  remote: z.object({ taskId: z.string().optional(), state: z.string().optional() }),
+  /** The remote task: its id is the agent's choice (marked, capped); its state one of A2A's, checked. */
+  remote: z.object({ taskId: UntrustedTextSchema.optional(), state: z.string().optional() }),
   artifacts: z.array(ArtifactViewSchema),
   /** The agent's direct reply, when it answered without a task. */
   reply: UntrustedTextSchema.optional(),
@@ -46,6 +49,9 @@ export const DelegationViewSchema = z.object({
   next: z.string(),
 });
 export type DelegationView = z.infer<typeof DelegationViewSchema>;
+
+/** Longest agent-chosen id shown in a field; the whole one is in the record. */
+const AGENT_ID_CHARS = 128;
 
 export function nextStep(r: DelegationRecord): string {
   if (r.outcome)
@@ -89,13 +95,16 @@ export function delegationView(r: DelegationRecord, maxChars: number): Delegatio
           },
         }
       : {}),
-    remote: { ...(r.remote.taskId ? { taskId: r.remote.taskId } : {}), ...(r.remote.state ? { state: r.remote.state } : {}) },
+    remote: {
+      ...(r.remote.taskId ? { taskId: untrusted(r.remote.taskId, AGENT_ID_CHARS, record) } : {}),
+      ...(r.remote.state ? { state: r.remote.state } : {}),
+    },
     artifacts: r.artifacts.map((a) => {
       const resource = artifactUri(r.id, a.sha256);
       return {
-        artifactId: a.artifactId,
+        artifactId: untrusted(a.artifactId, AGENT_ID_CHARS, record),
         ...(a.name ? { name: untrusted(a.name, 200) } : {}),
-        ...(a.mediaType ? { mediaType: a.mediaType.slice(0, 100) } : {}),
+        ...(a.mediaType ? { mediaType: untrusted(a.mediaType, 100) } : {}),
         size: a.size,
         sha256: a.sha256,
         resource,

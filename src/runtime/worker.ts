@@ -1,6 +1,8 @@
 /**
  * Builds a Baton worker: the workflow bundle, the activities with their dependencies, one task queue.
  */
+import { Redactor } from '../secrets/redactor';
+import { redactingStore } from '../secrets/redacting-store';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { createActivities, type ActivityDeps } from '../../activities';
@@ -94,7 +96,8 @@ export async function createBatonWorker(opts: BatonWorkerOptions): Promise<Worke
   if (!bundled) opts.logger.info('no fresh prebuilt workflow bundle (npm run build makes one); bundling the workflows now');
   const configured = opts.artifactStore ?? configuredStore(opts.config, opts.logger.child({ component: 'artifact-store' }));
   if ('check' in configured && typeof configured.check === 'function') await configured.check();
-  const store = meteredStore(configured);
+  // Bytes agents sent back hold no configured secret once stored, as inline ones hold none in history.
+  const store = redactingStore(meteredStore(configured), Redactor.fromConfig(opts.config));
   const { interceptors, ...workerOptions } = opts.workerOptions ?? {};
   return Worker.create({
     connection: opts.connection,

@@ -7,6 +7,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { readSecret } from '../a2a/agent-fetch';
 import type { BatonConfig } from '../config/schema';
+import { MAX_NESTING } from '../shared/nesting';
 
 export const REDACTED = '[redacted: a configured secret]';
 
@@ -70,6 +71,14 @@ export class Redactor {
     return this.cached;
   }
 
+  /** `bytes` with every secret (as bytes, or in its base64 forms) replaced by the marker's bytes; the same Buffer when none was there. */
+  bytes(bytes: Buffer): Buffer {
+    const { needles } = this.needles();
+    let out = bytes;
+    for (const needle of needles) out = replaceBytes(out, Buffer.from(needle, 'utf8'), Buffer.from(REDACTED));
+    return out;
+  }
+
   /** `text` with every secret replaced by the marker. */
   text(text: string): string {
     let out = text;
@@ -91,7 +100,12 @@ export class Redactor {
         if (out !== v) changes += 1;
         return out;
       }
-      if (depth > 64 || v === null || typeof v !== 'object') return v;
+      if (v === null || typeof v !== 'object') return v;
+      // Deeper than anything the boundaries let in (MAX_NESTING): not checked, so not kept.
+      if (depth > MAX_REDACTION_DEPTH) {
+        changes += 1;
+        return NOT_CHECKED;
+      }
       if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
       const before = changes;
       const out: Record<string, unknown> = {};
@@ -107,18 +121,11 @@ export class Redactor {
 
   /** Base64 file bytes with every secret in them replaced by the marker's bytes. */
   private rawBytes(base64: string, secrets: Buffer[], onChange: () => void): string {
-    let bytes = Buffer.from(base64, 'base64');
+    let bytes: Buffer = Buffer.from(base64, 'base64');
     for (const secret of secrets) {
-      if (!bytes.includes(secret)) continue;
-      const pieces: Buffer[] = [];
-      let at = 0;
-      for (let i = bytes.indexOf(secret); i >= 0; i = bytes.indexOf(secret, at)) {
-        pieces.push(bytes.subarray(at, i), Buffer.from(REDACTED));
-        at = i + secret.length;
-      }
-      pieces.push(bytes.subarray(at));
-      bytes = Buffer.concat(pieces);
-      onChange();
+      const replaced = replaceBytes(bytes, secret, Buffer.from(REDACTED));
+      if (replaced !== bytes) onChange();
+      bytes = replaced;
     }
     return bytes.toString('base64');
   }
@@ -145,6 +152,25 @@ export class Redactor {
     }
     return err;
   }
+}
+
+/** How deep `value` walks: well past MAX_NESTING, which agents' and callers' data is held to where it enters. */
+const MAX_REDACTION_DEPTH = 4 * MAX_NESTING;
+
+/** What stands for data nested deeper than redaction walks. */
+export const NOT_CHECKED = '[not kept: nested too deep to check for secrets]';
+
+/** `bytes` with every `needle` replaced by `marker`; the same Buffer when there is none. */
+function replaceBytes(bytes: Buffer, needle: Buffer, marker: Buffer): Buffer {
+  if (!needle.length || !bytes.includes(needle)) return bytes;
+  const pieces: Buffer[] = [];
+  let at = 0;
+  for (let i = bytes.indexOf(needle); i >= 0; i = bytes.indexOf(needle, at)) {
+    pieces.push(bytes.subarray(at, i), marker);
+    at = i + needle.length;
+  }
+  pieces.push(bytes.subarray(at));
+  return Buffer.concat(pieces);
 }
 
 /** A message cut to `MAX_FAILURE_TEXT` characters, saying how much was left out. */

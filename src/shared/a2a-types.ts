@@ -23,10 +23,20 @@ export type TaskState = z.infer<typeof TaskStateSchema>;
 
 const metadata = z.record(z.string(), z.unknown()).optional();
 
+/**
+ * Longest protocol id (task, context, message, artifact) Baton takes, in UTF-16 units. Ids are opaque
+ * and usually UUIDs; one much longer is a protocol error of whoever sent it, never a value written
+ * into history, a search attribute (Temporal refuses a keyword over 2,048 bytes) or a log line.
+ */
+export const MAX_PROTOCOL_ID = 512;
+
+const protocolId = z.string().min(1).max(MAX_PROTOCOL_ID, `is longer than ${MAX_PROTOCOL_ID} characters`);
+const optionalId = z.string().max(MAX_PROTOCOL_ID, `is longer than ${MAX_PROTOCOL_ID} characters`).optional();
+
 const partCommon = {
   metadata,
-  filename: z.string().optional(),
-  mediaType: z.string().optional(),
+  filename: z.string().max(1024).optional(),
+  mediaType: z.string().max(255).optional(),
 };
 
 /** A Part carries exactly one of `text`, `raw`, `url`, `data`; several at once is a protocol error. */
@@ -55,20 +65,20 @@ export type Part = z.infer<typeof PartSchema>;
 export const RoleSchema = z.enum(['ROLE_USER', 'ROLE_AGENT']);
 
 export const MessageSchema = z.object({
-  messageId: z.string().min(1),
-  contextId: z.string().optional(),
-  taskId: z.string().optional(),
+  messageId: protocolId,
+  contextId: optionalId,
+  taskId: optionalId,
   role: RoleSchema,
   parts: z.array(PartSchema).min(1),
   metadata,
   extensions: z.array(z.string()).optional(),
-  referenceTaskIds: z.array(z.string()).optional(),
+  referenceTaskIds: z.array(protocolId).max(64).optional(),
 });
 export type Message = z.infer<typeof MessageSchema>;
 
 export const ArtifactSchema = z.object({
-  artifactId: z.string().min(1),
-  name: z.string().optional(),
+  artifactId: protocolId,
+  name: z.string().max(1024).optional(),
   description: z.string().optional(),
   parts: z.array(PartSchema).min(1),
   metadata,
@@ -84,8 +94,8 @@ export const TaskStatusSchema = z.object({
 export type TaskStatus = z.infer<typeof TaskStatusSchema>;
 
 export const TaskSchema = z.object({
-  id: z.string().min(1),
-  contextId: z.string().min(1),
+  id: protocolId,
+  contextId: protocolId,
   status: TaskStatusSchema,
   artifacts: z.array(ArtifactSchema).optional(),
   history: z.array(MessageSchema).optional(),
@@ -99,8 +109,8 @@ export type SendMessageResult = z.infer<typeof SendMessageResultSchema>;
 
 /** `TaskStatusUpdateEvent`: a state change of a task we follow. */
 export const StatusUpdateSchema = z.object({
-  taskId: z.string().min(1),
-  contextId: z.string().min(1),
+  taskId: protocolId,
+  contextId: protocolId,
   status: TaskStatusSchema,
   metadata,
 });
@@ -108,8 +118,8 @@ export type StatusUpdate = z.infer<typeof StatusUpdateSchema>;
 
 /** `TaskArtifactUpdateEvent`: a whole artifact, or a chunk of one when `append` is true. */
 export const ArtifactUpdateSchema = z.object({
-  taskId: z.string().min(1),
-  contextId: z.string().min(1),
+  taskId: protocolId,
+  contextId: protocolId,
   artifact: ArtifactSchema,
   append: z.boolean().optional(),
   lastChunk: z.boolean().optional(),

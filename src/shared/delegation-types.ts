@@ -220,8 +220,9 @@ export interface ArtifactRecord {
   /** The artifact's URL parts, each downloaded under the agent's policy or refused (the URL stays the reference). */
   downloads?: UrlDownload[];
   /**
-   * Set when the inline parts held a configured secret the agent sent back, now replaced by a marker:
-   * `size` and `sha256` still describe what the agent sent.
+   * Set when the agent sent back a configured secret, now replaced by a marker: in the inline parts
+   * (`size` and `sha256` still describe what the agent sent), or in the bytes stored by reference
+   * (`size` and `sha256` describe the stored bytes, as the store checks them).
    */
   redacted?: boolean;
   /**

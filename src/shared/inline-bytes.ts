@@ -5,9 +5,12 @@
 import type { Part } from './a2a-types';
 import type { ArtifactRecord } from './delegation-types';
 
-/** Bytes the inline artifacts hold (stored ones hold none: only their digest is in history). */
+/**
+ * Bytes the inline artifacts hold in history: their parts as JSON, metadata, file names and media
+ * types included (stored ones hold none: only their digest is in history).
+ */
 export function inlineBytesOf(records: ArtifactRecord[]): number {
-  return records.reduce((n, a) => n + (a.parts ? a.size : 0), 0);
+  return records.reduce((n, a) => n + (a.parts ? replyBytesOf(a.parts) : 0), 0);
 }
 
 /** Bytes a direct reply's parts hold, as JSON (what history keeps of them). */
