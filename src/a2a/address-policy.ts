@@ -9,6 +9,26 @@ export type AddressClass = 'public' | 'private' | 'loopback' | 'link-local' | 'm
 /** Cloud metadata endpoints: refused always, whatever the agent entry allows. */
 const METADATA = new Set(['169.254.169.254', '169.254.170.2', '100.100.100.200', 'fd00:ec2::254']);
 
+/**
+ * The IPv4 address an IPv6 address carries, for the forms that carry one where it is known: mapped
+ * (::ffff:a.b.c.d), translated (::ffff:0:a.b.c.d), the deprecated compatible form (::a.b.c.d, which a
+ * URL writes as ::7f00:1), NAT64's well-known prefix (64:ff9b::a.b.c.d) and 6to4 (2002:aabb:ccdd::).
+ * `null`: a form that carries one somewhere else or obfuscated (NAT64 local-use, Teredo), never allowed.
+ */
+function embeddedIPv4(v6: ipaddr.IPv6): ipaddr.IPv4 | null | undefined {
+  const b = v6.toByteArray();
+  const zero = (from: number, to: number): boolean => b.slice(from, to).every((x) => x === 0);
+  const v4 = (at: number): ipaddr.IPv4 => new ipaddr.IPv4(b.slice(at, at + 4));
+  if (zero(0, 10) && b[10] === 0xff && b[11] === 0xff) return v4(12);
+  if (zero(0, 8) && b[8] === 0xff && b[9] === 0xff && zero(10, 12)) return v4(12);
+  // ::/96 but :: and ::1 (their own ranges).
+  if (zero(0, 12) && !(zero(12, 15) && (b[15] === 0 || b[15] === 1))) return v4(12);
+  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b) return zero(4, 12) ? v4(12) : null;
+  if (b[0] === 0x20 && b[1] === 0x02) return v4(2);
+  if (v6.range() === 'teredo') return null;
+  return undefined;
+}
+
 export function classifyAddress(address: string): AddressClass {
   let parsed: ipaddr.IPv4 | ipaddr.IPv6;
   try {
@@ -16,11 +36,11 @@ export function classifyAddress(address: string): AddressClass {
   } catch {
     return 'reserved';
   }
-  // IPv4 written inside IPv6 (::ffff:10.0.0.1, ::10.0.0.1) is judged as the IPv4 address it is.
+  // IPv4 written inside IPv6 is judged as the IPv4 address it is, in every form that carries one.
   if (parsed.kind() === 'ipv6') {
-    const v6 = parsed as ipaddr.IPv6;
-    if (v6.isIPv4MappedAddress()) parsed = v6.toIPv4Address();
-    else if (v6.range() === 'rfc6052' || v6.range() === '6to4' || v6.range() === 'teredo') return 'reserved';
+    const embedded = embeddedIPv4(parsed as ipaddr.IPv6);
+    if (embedded === null) return 'reserved';
+    if (embedded) parsed = embedded;
   }
   if (METADATA.has(parsed.toNormalizedString()) || METADATA.has(parsed.toString())) return 'metadata';
   const range = parsed.range();

@@ -9,9 +9,9 @@ import {
   WorkflowNotFoundError,
   type ConnectionLike,
 } from '@temporalio/client';
-import type { Part } from '../shared/a2a-types';
+import { MAX_PROTOCOL_ID, type Part } from '../shared/a2a-types';
 import { CredentialNameSchema, DelegationInputSchema, type Caller, type Contract, type DelegationRecord } from '../shared/delegation-types';
-import { DELEGATION_ID_PREFIX } from '../shared/ids';
+import { DELEGATION_ID_PREFIX, refuseChosenId, tenantScopedId } from '../shared/ids';
 import {
   SA_AGENT,
   SA_OUTCOME,
@@ -41,22 +41,21 @@ export interface StartDelegation {
   agent: string;
   parts: Part[];
   policy?: string;
-  /** Workflow id; default `dlg-<uuid>`. Starting twice with one id is refused. */
+  /**
+   * Your id for it, kept within your tenant: the delegation's id is `<tenant>:<id>`. Starting twice
+   * with one id is refused. Default: a new `dlg-<uuid>`.
+   */
   id?: string;
   contextId?: string;
   referenceTaskIds?: string[];
   /** Deadline and limits for this delegation, over the agent's defaults. */
   contract?: Contract;
   /**
-   * The A2A task this delegation is, when Baton serves an agent (`serve.services`): the service and
-   * the caller's contextId, as search attributes, so ListTasks can find it.
+   * The A2A task this delegation is, when Baton serves an agent (`serve.services`): its id (Baton's
+   * own, used as the delegation's; one that exists already is the same task, for a retried
+   * SendMessage), the service and the caller's contextId (search attributes, for ListTasks).
    */
-  served?: { service: string; contextId: string };
-  /**
-   * With an `id`: when a delegation with that id exists already, return the id instead of refusing
-   * (a retried A2A SendMessage gives the task the first one started). Default false.
-   */
-  reuseExisting?: boolean;
+  served?: { taskId: string; service: string; contextId: string };
 }
 
 /** Options of an answer or authorization. */
@@ -98,6 +97,7 @@ const FILTER_VALUE = /^[A-Za-z0-9_.:@/-]+$/;
 
 /** A value for a visibility query, quoted; refused (InvalidRequestError) unless it is a plain identifier. */
 export function quoted(field: string, value: string): string {
+  if (value.length > MAX_PROTOCOL_ID) throw new InvalidRequestError(`${field} is longer than ${MAX_PROTOCOL_ID} characters`);
   if (!FILTER_VALUE.test(value))
     throw new InvalidRequestError(`${field} ${JSON.stringify(value)} may use letters, digits and . _ : @ / - only`);
   return `'${value}'`;
@@ -247,7 +247,8 @@ export class BatonClient {
       sendInFirstTask: true,
     });
     if (!parsed.success) throw new InvalidRequestError(`invalid delegation: ${describeIssues(parsed.error).join('; ')}`);
-    const id = req.id ?? `${DELEGATION_ID_PREFIX}${randomUUID()}`;
+    await this.checkRemoteIds(parsed.data.agent, parsed.data.contextId, parsed.data.referenceTaskIds);
+    const id = req.served?.taskId ?? this.chosenId(req.id, 'a delegation') ?? `${DELEGATION_ID_PREFIX}${randomUUID()}`;
     await this.call(() =>
       this.client.workflow
         .start<typeof delegationWorkflow>('delegationWorkflow', {
@@ -269,7 +270,7 @@ export class BatonClient {
         })
         .catch((err: unknown) => {
           if (err instanceof WorkflowExecutionAlreadyStartedError) {
-            if (req.reuseExisting && req.id) return;
+            if (req.served) return;
             throw new RequestRefusedError(`a delegation with id ${id} exists already: nothing was started; choose another id`);
           }
           throw err;
@@ -278,6 +279,43 @@ export class BatonClient {
     this.started.add(id);
     if (this.started.size > STARTED_REMEMBERED) this.started.delete(this.started.values().next().value as string);
     return id;
+  }
+
+  /**
+   * Remote ids a caller names are sent under Baton's own credential to an agent other tenants may use
+   * too: each referenced task must be one of the caller's tenant's delegations to that agent, and a
+   * contextId the context of one of them (a caller continues a conversation by referencing its task).
+   * Otherwise one tenant could attach its work to another's conversation (a confused deputy).
+   */
+  private async checkRemoteIds(agent: string, contextId: string | undefined, references: string[] | undefined): Promise<void> {
+    const refs = [...new Set(references ?? [])];
+    if (contextId === undefined && !refs.length) return;
+    if (contextId !== undefined && !refs.length)
+      throw new InvalidRequestError(
+        `contextId ${JSON.stringify(contextId)} needs referenceTaskIds naming your earlier task in that context: Baton sends a context on only to continue one of yours`,
+      );
+    const rows = await this.rows(
+      [
+        ...this.ownDelegations(),
+        `${SA_AGENT.name} = ${quoted('agent', agent)}`,
+        `${SA_REMOTE_TASK_ID.name} IN (${refs.map((r) => quoted('referenceTaskIds', r)).join(', ')})`,
+      ],
+      refs.length * 4,
+    );
+    const found = new Set(rows.map((r) => r.remoteTaskId));
+    const unknown = refs.find((r) => !found.has(r));
+    if (unknown) throw new InvalidRequestError(`referenceTaskIds: ${unknown} is not a remote task of one of your delegations to ${agent}`);
+    if (contextId === undefined) return;
+    for (const row of rows) if ((await this.show(row.id)).remote.contextId === contextId) return;
+    throw new InvalidRequestError(`contextId ${contextId} is not the context of the tasks you reference at ${agent}`);
+  }
+
+  /** The workflow id of an id the caller chose: kept within its tenant; a reserved one is refused. */
+  private chosenId(chosen: string | undefined, what: string): string | undefined {
+    if (chosen === undefined) return undefined;
+    const refusal = refuseChosenId(this.opts.caller.tenant, chosen, what);
+    if (refusal) throw new InvalidRequestError(refusal);
+    return tenantScopedId(this.opts.caller.tenant, chosen);
   }
 
   /** Waits until the delegation settles and returns its record. */
@@ -400,6 +438,17 @@ export class BatonClient {
   private async update<T>(id: string, call: () => Promise<T>, shown?: DelegationRecord): Promise<T> {
     if (!shown) await this.requireOwn(id);
     return this.call(() => sendUpdate(`delegation ${id}`, call, () => this.show(id)));
+  }
+
+  /** Whether `id` is a delegation of the caller's tenant (by its search attributes: no worker needed). */
+  async owns(id: string): Promise<boolean> {
+    try {
+      await this.requireOwn(id);
+      return true;
+    } catch (err) {
+      if (err instanceof DelegationNotFoundError) return false;
+      throw err;
+    }
   }
 
   /**

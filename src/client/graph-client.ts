@@ -22,13 +22,13 @@ import type { TaskState } from '../shared/a2a-types';
 import type { GraphNodeSpec, GraphPageRequest, GraphRecord } from '../shared/graph-types';
 import type { taskGraphWorkflow } from '../../workflows/task-graph';
 import { addFollowUpUpdate, cancelGraphUpdate, graphStatusQuery } from '../../workflows/messages';
-import { GraphNotFoundError, RequestRefusedError } from './errors';
+import { GraphNotFoundError, InvalidRequestError, RequestRefusedError } from './errors';
+import { GRAPH_ID_PREFIX, refuseChosenId, tenantScopedId } from '../shared/ids';
 import { sendUpdate } from './send-update';
 import { temporalClient, type BatonClientOptions } from './client-options';
 import { temporalCall } from './temporal-call';
 
-/** Graph workflow ids without an explicit one. */
-export const GRAPH_ID_PREFIX = 'graph-';
+export { GRAPH_ID_PREFIX } from '../shared/ids';
 
 /** One graph in a list: what visibility says about it, without reading the graph itself. */
 export interface GraphSummary {
@@ -68,21 +68,27 @@ export class GraphClient {
 
   /**
    * Checks the spec (throws GraphSpecError naming each bad node; with `knownAgents`, unknown agents
-   * too) and starts the graph. The id: `opts.id`, else the spec's `id`, else `graph-<uuid>`.
+   * too) and starts the graph. The id: the caller's (`opts.id`, else the spec's `id`), kept within its
+   * tenant as `<tenant>:<id>`; else a new `graph-<uuid>`.
    */
   async start(
     rawSpec: unknown,
     opts: {
       id?: string;
       knownAgents?: string[];
-      /** The A2A task this graph is, when Baton serves it (search attributes, as for a delegation). */
-      served?: { service: string; contextId: string };
-      /** With `id`: a graph with that id existing already is not refused (a retried A2A SendMessage). */
-      reuseExisting?: boolean;
+      /**
+       * The A2A task this graph is, when Baton serves it: its id (Baton's own, used as the graph's; one
+       * that exists already is the same task), the service and the caller's contextId (search attributes).
+       */
+      served?: { taskId: string; service: string; contextId: string };
     } = {},
   ): Promise<string> {
     const spec = parseGraphSpec(rawSpec, opts.knownAgents);
-    const id = opts.id ?? spec.id ?? `${GRAPH_ID_PREFIX}${randomUUID()}`;
+    const tenant = this.opts.caller.tenant;
+    const chosen = opts.id ?? spec.id;
+    const refusal = chosen === undefined ? undefined : refuseChosenId(tenant, chosen, 'a graph');
+    if (refusal) throw new InvalidRequestError(refusal);
+    const id = opts.served?.taskId ?? (chosen !== undefined ? tenantScopedId(tenant, chosen) : `${GRAPH_ID_PREFIX}${randomUUID()}`);
     await this.call(() =>
       this.client.workflow
         .start<typeof taskGraphWorkflow>('taskGraphWorkflow', {
@@ -104,7 +110,7 @@ export class GraphClient {
         })
         .catch((err: unknown) => {
           if (err instanceof WorkflowExecutionAlreadyStartedError) {
-            if (opts.reuseExisting && opts.id) return;
+            if (opts.served) return;
             throw new RequestRefusedError(`a graph with id ${id} exists already: nothing was started; choose another id`);
           }
           throw err;

@@ -1,6 +1,7 @@
 /**
  * Finds, reads and validates the config file. Every error names the file, the field and the fix.
  */
+import { TENANT_NAME } from '../shared/ids';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -100,8 +101,18 @@ function applyEnv(config: BatonConfig, namespaceGiven: boolean): BatonConfig {
       namespace: target.namespace,
       target,
     },
-    caller: { tenant: env.BATON_TENANT || config.caller.tenant, user: env.BATON_USER || config.caller.user },
+    caller: { tenant: tenantFromEnv(env.BATON_TENANT) ?? config.caller.tenant, user: env.BATON_USER || config.caller.user },
   };
+}
+
+/** `BATON_TENANT`, when set: a tenant name as the config's (it prefixes ids the caller chooses). */
+function tenantFromEnv(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  if (!TENANT_NAME.test(value))
+    throw new ConfigError(
+      `BATON_TENANT ${JSON.stringify(value)}: use letters, digits and . _ @ - (at most 100, starting with a letter or digit)`,
+    );
+  return value;
 }
 
 /**

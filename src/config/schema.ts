@@ -6,6 +6,10 @@ import { z } from 'zod';
 import type { TemporalTarget } from '../runtime/temporal-target';
 import { ContractSchema, DurationSchema, identifier } from '../shared/delegation-types';
 import { PartSchema } from '../shared/a2a-types';
+import { TENANT_NAME } from '../shared/ids';
+
+/** A tenant's name: it prefixes the ids its callers choose (`<tenant>:<id>`), so it holds no `:` and no `/`. */
+const tenantName = z.string().regex(TENANT_NAME, 'use letters, digits and . _ @ - (at most 100, starting with a letter or digit)');
 
 const name = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'use lower-case letters, digits and -');
 
@@ -53,7 +57,7 @@ export const CredentialSchema = z
     /** File that holds it (trailing newline ignored). */
     fromFile: z.string().min(1).optional(),
     /** Tenants whose delegations may use it. Default: every tenant. */
-    tenants: z.array(z.string().min(1)).min(1).optional(),
+    tenants: z.array(tenantName).min(1).optional(),
   })
   .strict()
   .refine((c) => (c.fromEnv ? 1 : 0) + (c.fromFile ? 1 : 0) === 1, { message: 'set exactly one of fromEnv or fromFile' });
@@ -477,8 +481,8 @@ export const ApiSchema = z
         z
           .object({
             tokenFromEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'),
-            tenant: z.string().min(1),
-            user: z.string().min(1),
+            tenant: tenantName,
+            user: z.string().min(1).max(200),
           })
           .strict(),
       )
@@ -651,6 +655,16 @@ export const ServeSchema = z
       .min(1024)
       .max(64 * 1024 * 1024)
       .default(1024 * 1024),
+    /**
+     * Environment variable with the secret served task ids are keyed with (32 characters or more, the
+     * same on every replica of `baton ui` and `baton serve`), so a retried SendMessage finds its task
+     * on any of them and no caller can compute another's task id. Default BATON_SERVE_TASK_ID_KEY;
+     * unset, each process keys its own (`baton dev` keeps one under `.baton/dev`).
+     */
+    taskIdKeyFromEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')
+      .default('BATON_SERVE_TASK_ID_KEY'),
     /** How often an open stream or a blocking send reads the task, in ms. Default 250. */
     pollMs: z.number().int().min(20).max(10_000).default(250),
     /**
@@ -847,7 +861,7 @@ export const ConfigSchema = z
       .strict()
       .default({ namespace: 'default', taskQueue: 'baton' }),
     caller: z
-      .object({ tenant: z.string().min(1).default('local'), user: z.string().min(1).default('dev') })
+      .object({ tenant: tenantName.default('local'), user: z.string().min(1).max(200).default('dev') })
       .strict()
       .default({ tenant: 'local', user: 'dev' }),
     agents: z.record(name, AgentEntrySchema).default({}),

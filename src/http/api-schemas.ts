@@ -26,7 +26,11 @@ const needsContent = { message: 'give text or parts' };
 export const StartBodySchema = z
   .object({
     agent: identifier,
-    /** Your own id for it, so a retried POST cannot start it twice (the second answers 409). Default: a new `dlg-<uuid>`. */
+    /**
+     * Your own id for it, so a retried POST cannot start it twice (the second answers 409). It is kept
+     * within your tenant: the delegation's id is `<tenant>:<id>` (answered, and in Location). Ids
+     * starting with `dlg-`, `graph-` or `a2a-` are Baton's. Default: a new `dlg-<uuid>`.
+     */
     id: ChosenIdSchema.optional(),
     ...content,
     policy: z.string().min(1).max(200).optional(),

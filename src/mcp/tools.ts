@@ -177,7 +177,7 @@ export function registerTools(server: McpServer, opts: ToolOptions): void {
         policy: identifier.optional().describe("The acceptance policy to apply; default: the agent's configured one."),
         deadline: DurationSchema.optional().describe('Give up (TIMED_OUT, the remote task cancelled) after this long, like 15m or 2h.'),
         id: ChosenIdSchema.optional().describe(
-          'Your own id for it: a second delegate with the same id is refused, so nothing starts twice.',
+          "Your own id for it: a second delegate with the same id is refused, so nothing starts twice. The delegation's id is then <your tenant>:<id>.",
         ),
         waitSeconds: waitSeconds(maxWait),
       },

@@ -5,7 +5,9 @@
  * and its token and credentials sealed with `serve.push.keys` before they reach history.
  */
 import { createHash } from 'node:crypto';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
+import type { Lookup } from '../a2a/guarded-fetch';
 import type { TaskPushNotificationConfig } from '@a2a-js/sdk';
 import { PushNotificationNotSupportedError, RequestMalformedError, TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { WithStartWorkflowOperation, WorkflowNotFoundError } from '@temporalio/client';
@@ -36,14 +38,16 @@ export interface TaskPushConfigsOptions {
   push: ServePushConfig;
   /** Seals tokens and credentials (`serve.push.keys`); without it, configs carrying them are refused. */
   sealer?: EncryptionCodec;
+  /** Resolves a webhook's host name when the config is created. Default: the system's resolver (tests give their own). */
+  lookup?: Lookup;
 }
 
 export class TaskPushConfigs {
   constructor(private readonly o: TaskPushConfigsOptions) {}
 
   /** Keeps `config` for task `taskId` (the caller's, checked by the caller of this method). */
-  set(caller: Caller, taskId: string, config: TaskPushNotificationConfig): Promise<TaskPushNotificationConfig> {
-    return this.keep(caller, taskId, this.targetOf(config));
+  async set(caller: Caller, taskId: string, config: TaskPushNotificationConfig): Promise<TaskPushNotificationConfig> {
+    return this.keep(caller, taskId, await this.targetOf(config));
   }
 
   /** Keeps `target` (from `targetOf`) for task `taskId`. */
@@ -117,8 +121,8 @@ export class TaskPushConfigs {
   }
 
   /** The config as history keeps it: URL checked, id given or derived from the URL, secrets sealed. */
-  targetOf(config: TaskPushNotificationConfig): PushTarget {
-    const url = this.checkedUrl(config.url);
+  async targetOf(config: TaskPushNotificationConfig): Promise<PushTarget> {
+    const url = await this.checkedUrl(config.url);
     const id = config.id || `push-${createHash('sha256').update(url).digest('hex').slice(0, 16)}`;
     if (!CONFIG_ID.test(id)) throw new RequestMalformedError('a push config id uses letters, digits and . _ : - (at most 128)');
     const token = config.token || undefined;
@@ -147,8 +151,12 @@ export class TaskPushConfigs {
     return { keyId: sealer.current, sealed: sealer.seal(Buffer.from(secret, 'utf8')).toString('base64') };
   }
 
-  /** The URL if Baton may post to it: http(s) as allowed, and no address it may not reach (names are checked again when resolved). */
-  private checkedUrl(raw: string): string {
+  /**
+   * The URL if Baton may post to it: http(s) as allowed, and no address it may not reach, whether
+   * written as an address (in any of its spellings) or as a name, which is resolved now and again on
+   * every delivery (the worker's guarded fetch).
+   */
+  private async checkedUrl(raw: string): Promise<string> {
     let url: URL;
     try {
       url = new URL(raw);
@@ -162,10 +170,25 @@ export class TaskPushConfigs {
       );
     if (url.username || url.password) throw new RequestMalformedError('a webhook url carries no user or password: use authentication');
     const host = url.hostname.replace(/^\[|\]$/g, '');
-    const literal = isIP(host) ? host : host === 'localhost' || host.endsWith('.localhost') ? '127.0.0.1' : undefined;
-    const why = literal ? refusalFor(literal, this.o.push.allowPrivateNetwork, "this server's serve.push") : undefined;
+    const why = (await this.addressesOf(host, url.origin))
+      .map((address) => refusalFor(address, this.o.push.allowPrivateNetwork, "this server's serve.push"))
+      .find(Boolean);
     if (why) throw new RequestMalformedError(`webhook ${url.origin}: ${why}`);
     return url.toString();
+  }
+
+  /** The addresses `host` stands for: itself when it is one; loopback for localhost however spelled; else what it resolves to. */
+  private async addressesOf(host: string, origin: string): Promise<string[]> {
+    if (isIP(host)) return [host];
+    const name = host.toLowerCase().replace(/\.+$/, '');
+    if (name === 'localhost' || name.endsWith('.localhost')) return ['127.0.0.1'];
+    const lookup = this.o.lookup ?? dnsLookup;
+    const found = await new Promise<LookupAddress[]>((resolve) =>
+      lookup(name, { all: true }, (err, addresses) => resolve(err ? [] : (addresses as LookupAddress[]))),
+    );
+    if (!found.length)
+      throw new RequestMalformedError(`webhook ${origin}: ${name} does not resolve here; give a name this server can reach`);
+    return found.map((a) => a.address);
   }
 }
 

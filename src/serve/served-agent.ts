@@ -24,7 +24,10 @@ import type { A2ARequestHandler, ServerCallContext, User } from '@a2a-js/sdk/ser
 import type { Logger } from 'pino';
 import { quoted, type BatonClient } from '../client/baton-client';
 import type { ServedAgentConfig } from '../config/schema';
-import { asBatonError } from '../errors/as-baton-error';
+import { asBatonError, grpcCodeOf } from '../errors/as-baton-error';
+
+/** gRPC INVALID_ARGUMENT: what Temporal answers for a page token it did not make. */
+const GRPC_INVALID_ARGUMENT = 3;
 import type { ArtifactStore } from '../artifacts/store';
 import { MessageSchema, TaskStateSchema, type Part, type TaskState } from '../shared/a2a-types';
 import type { Caller } from '../shared/delegation-types';
@@ -59,6 +62,8 @@ export interface ServedAgentOptions {
   runner: TaskRunner;
   /** Where artifacts kept by digest are read, to hand them to the caller. Default: none. */
   artifacts?: ArtifactStore;
+  /** The key task ids are made with (`serve.taskIdKeyFromEnv`). */
+  taskIdKey: Buffer;
   /** The tasks' push configs (callers' webhooks). */
   pushConfigs: TaskPushConfigs;
   /** How often a blocking send or an open stream reads the task, in ms. */
@@ -199,15 +204,15 @@ export class ServedAgent implements A2ARequestHandler {
       if (after !== undefined && Number.isNaN(after)) throw new RequestMalformedError('statusTimestampAfter is not an ISO-8601 time');
       const query = clauses.join(' AND ');
       const temporal = this.o.baton.client;
-      let nextPageToken: Uint8Array | undefined;
-      try {
-        nextPageToken = params.pageToken ? Buffer.from(params.pageToken, 'base64url') : undefined;
-      } catch {
-        throw new RequestMalformedError('pageToken is not one this server gave');
-      }
+      const notOurs = () => new RequestMalformedError('pageToken is not one this server gave: start again without it');
+      if (params.pageToken && (params.pageToken.length > 8192 || !/^[A-Za-z0-9_-]+$/.test(params.pageToken))) throw notOurs();
+      const nextPageToken = params.pageToken ? Buffer.from(params.pageToken, 'base64url') : undefined;
       const page = await this.call(() =>
         temporal.workflowService.listWorkflowExecutions({ namespace: temporal.options.namespace, query, pageSize, nextPageToken }),
-      );
+      ).catch((err: unknown) => {
+        // Temporal refuses a token it did not make (INVALID_ARGUMENT): the caller's, not the server's, fault.
+        throw nextPageToken && grpcCodeOf(err) === GRPC_INVALID_ARGUMENT ? notOurs() : err;
+      });
       const ids = (page.executions ?? []).map((e) => e.execution?.workflowId ?? '').filter(Boolean);
       const tasks = await Promise.all(
         ids.map((id) => this.view(id, caller, { artifacts: params.includeArtifacts === true }).catch(() => undefined)),
@@ -284,7 +289,7 @@ export class ServedAgent implements A2ARequestHandler {
     if (message.parts.length > 64) throw new RequestMalformedError(`a message has at most 64 parts (this one has ${message.parts.length})`);
     // A webhook given with the message: checked before anything starts, kept once the task exists.
     const push = params.configuration?.taskPushNotificationConfig;
-    const target = push ? this.o.pushConfigs.targetOf(push) : undefined;
+    const target = push ? await this.o.pushConfigs.targetOf(push) : undefined;
     const turn = message.taskId
       ? await this.takeTurn(message.taskId, message, caller)
       : await this.startTask(message.messageId, message.contextId, message.parts, caller);
@@ -293,7 +298,7 @@ export class ServedAgent implements A2ARequestHandler {
   }
 
   private async startTask(messageId: string, givenContext: string | undefined, parts: Part[], caller: Caller): Promise<{ id: string }> {
-    const id = servedTaskId(this.o.name, caller, messageId);
+    const id = servedTaskId(this.o.taskIdKey, this.o.name, caller, messageId);
     const contextId = givenContext || servedContextId(id);
     // A contextId Baton cannot file is refused before anything starts (guard makes it RequestMalformed).
     quoted('contextId', contextId);

@@ -17,6 +17,7 @@ import { encryptionCodec } from '../codec/data-converter';
 import { DelegationRunner, GraphRunner, servedGraphSpec, WorkflowRunner } from './task-runners';
 import type { GraphClient } from '../client/graph-client';
 import type { CallerBudget } from '../limits/caller-budget';
+import type { Lookup } from '../a2a/guarded-fetch';
 import { GraphSpecError, parseGraphSpec } from '../shared/graph-spec';
 
 export interface ServedAgentsOptions {
@@ -32,6 +33,10 @@ export interface ServedAgentsOptions {
   /** The gRPC address callers reach (`serve.grpc.publicAddress`, else its listen address), once known; unset: no gRPC. */
   grpcAddress?: () => string | undefined;
   artifacts?: ArtifactStore;
+  /** The key served task ids are made with (`serve.taskIdKeyFromEnv`). */
+  taskIdKey: Buffer;
+  /** Resolves callers' webhook host names when they register them. Default: the system's resolver. */
+  lookup?: Lookup;
   /** The callers' budget: what a page of ListTasks read is charged to it. Default: not charged. */
   budget?: CallerBudget;
   logger: Logger;
@@ -125,8 +130,16 @@ export function createServedAgents(opts: ServedAgentsOptions): Map<string, Serve
         baton: opts.baton,
         runner,
         ...(opts.artifacts ? { artifacts: opts.artifacts } : {}),
-        pushConfigs: new TaskPushConfigs({ service: name, runner: workflowType, baton: opts.baton, push, ...(sealer ? { sealer } : {}) }),
+        pushConfigs: new TaskPushConfigs({
+          service: name,
+          runner: workflowType,
+          baton: opts.baton,
+          push,
+          ...(sealer ? { sealer } : {}),
+          ...(opts.lookup ? { lookup: opts.lookup } : {}),
+        }),
         pollMs: opts.serve.pollMs,
+        taskIdKey: opts.taskIdKey,
         ...(opts.budget ? { budget: opts.budget } : {}),
         logger: log,
       }),

@@ -14,6 +14,8 @@ import { ConfigError } from '../config/load';
 import { isLoopback } from '../http/start-ui';
 import { cardSigner, createServedAgents } from './served-agents';
 import { servedAgentsRouter } from './served-agents-router';
+import { taskIdKey } from './task-id';
+import type { Lookup } from '../a2a/guarded-fetch';
 
 export interface Serving {
   /** Mount at `/a2a`. */
@@ -29,7 +31,15 @@ export interface Serving {
 
 export async function prepareServing(
   config: BatonConfig,
-  deps: { baton: BatonClient; graphs: GraphClient; gate: CallerGate; artifacts?: ArtifactStore; logger: Logger },
+  deps: {
+    baton: BatonClient;
+    graphs: GraphClient;
+    gate: CallerGate;
+    artifacts?: ArtifactStore;
+    logger: Logger;
+    /** Resolves callers' webhook host names when they register them. Default: the system's resolver. */
+    lookup?: Lookup;
+  },
 ): Promise<Serving | undefined> {
   const serve = config.serve;
   if (!serve || !Object.keys(serve.services).length) return undefined;
@@ -46,6 +56,8 @@ export async function prepareServing(
     grpcAddress: () => (serve.grpc ? (serve.grpc.publicAddress ?? grpc?.address) : undefined),
     ...(deps.artifacts ? { artifacts: deps.artifacts } : {}),
     budget: deps.gate.budget,
+    taskIdKey: taskIdKey(serve.taskIdKeyFromEnv, deps.logger),
+    ...(deps.lookup ? { lookup: deps.lookup } : {}),
     logger: deps.logger,
   });
   if (serve.grpc) {

@@ -59,13 +59,11 @@ export class DelegationRunner implements TaskRunner {
   async start(caller: Caller, id: string, parts: Part[], served: { service: string; contextId: string }): Promise<void> {
     const d = this.delegate;
     await this.baton.as(caller).start({
-      id,
       agent: d.agent,
       parts,
       ...(d.policy ? { policy: d.policy } : {}),
       ...(d.contract ? { contract: d.contract } : {}),
-      served,
-      reuseExisting: true,
+      served: { taskId: id, ...served },
     });
   }
 
@@ -112,7 +110,7 @@ export class GraphRunner implements TaskRunner {
   ) {}
 
   async start(caller: Caller, id: string, parts: Part[], served: { service: string; contextId: string }): Promise<void> {
-    await this.graphs.as(caller).start(servedGraphSpec(this.graph, parts), { id, served, reuseExisting: true });
+    await this.graphs.as(caller).start(servedGraphSpec(this.graph, parts), { served: { taskId: id, ...served } });
   }
 
   read(caller: Caller, id: string): Promise<TaskRead> {

@@ -30,6 +30,9 @@ export const PIPELINE = {
   },
 };
 
+/** The key the tests' served task ids are made with (serve.taskIdKeyFromEnv's default variable). */
+export const TASK_ID_KEY = Buffer.from((process.env.BATON_SERVE_TASK_ID_KEY ??= 'test-served-task-ids-key-0123456789abcdef'));
+
 export type Binding = 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
 export const BINDINGS: Binding[] = ['JSONRPC', 'HTTP+JSON', 'GRPC'];
 

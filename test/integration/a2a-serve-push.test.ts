@@ -20,7 +20,7 @@ import { pushWorkflowId } from '../../src/serve/push-configs';
 import { servedTaskId } from '../../src/serve/task-id';
 import type { TaskPushView } from '../../src/shared/task-push-types';
 import { pushStateQuery } from '../../workflows/messages';
-import { BINDINGS, PIPELINE, serveForTest, type Binding, SUPPLIER_CHECK } from '../helpers/served';
+import { BINDINGS, PIPELINE, serveForTest, TASK_ID_KEY, type Binding, SUPPLIER_CHECK } from '../helpers/served';
 import { stateOf, Webhook } from '../helpers/webhook';
 import { historyText, loopbackAgent, withWorker, type TestWorkerContext } from '../helpers/temporal';
 
@@ -260,7 +260,7 @@ describe('Baton serves A2A: push notifications to callers', () => {
           (e) => e instanceof RequestMalformedError,
           url,
         );
-        const taskId = servedTaskId('supplier-check', { tenant: 'acme', user: 'ops-1' }, id);
+        const taskId = servedTaskId(TASK_ID_KEY, 'supplier-check', { tenant: 'acme', user: 'ops-1' }, id);
         await assert.rejects(ctx.client.workflow.getHandle(taskId).describe(), (e) => e instanceof WorkflowNotFoundError);
       }
       await assert.rejects(

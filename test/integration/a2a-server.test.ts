@@ -22,7 +22,7 @@ import { projectRoot } from '../../src/runtime/project-root';
 import type { RunningApi } from '../../src/http/api-server';
 import { servedTaskId } from '../../src/serve/task-id';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { BINDINGS, PIPELINE, serveForTest, type Binding, SKILLS, SUPPLIER_CHECK } from '../helpers/served';
+import { BINDINGS, PIPELINE, serveForTest, TASK_ID_KEY, type Binding, SKILLS, SUPPLIER_CHECK } from '../helpers/served';
 import { batonFor, loopbackAgent, withWorker, type TestWorkerContext } from '../helpers/temporal';
 
 const ACME = 'acme-token-0123456789abcdef';
@@ -469,7 +469,7 @@ describe('Baton serves A2A', () => {
       assert.equal(unknownTask.error?.code, -32001);
       // The ids those messages would have started are free.
       for (const id of [bigId, malformedId, 'x1']) {
-        const taskId = servedTaskId('supplier-check', { tenant: 'acme', user: 'ops-1' }, id);
+        const taskId = servedTaskId(TASK_ID_KEY, 'supplier-check', { tenant: 'acme', user: 'ops-1' }, id);
         await assert.rejects(ctx.client.workflow.getHandle(taskId).describe(), (e) => e instanceof WorkflowNotFoundError);
       }
       // gRPC: no token, UNAUTHENTICATED before the service sees the call.

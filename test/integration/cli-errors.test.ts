@@ -176,10 +176,11 @@ describe('expected failures, as processes', () => {
         );
 
         saysOneLine(await runCli(['cancel', id], env), 1, new RegExp(`^baton: delegation ${id} refused: it has already settled$`));
+        // An id Baton made is not one a caller may choose (ids a caller chooses are kept within its tenant).
         saysOneLine(
           await runCli(['delegate', '--agent', 'refusing-vendor', '--text', 'again', '--id', id], env),
-          1,
-          new RegExp(`^baton: a delegation with id ${id} exists already: nothing was started; choose another id$`),
+          2,
+          /^baton: ids starting with dlg- are Baton's own: choose another id for a delegation$/,
         );
 
         const untrusted = await runCli(['delegate', '--agent', 'untrusted', '--text', 'hello', '--wait'], env);

@@ -24,7 +24,20 @@ describe('address policy', () => {
     ['0.0.0.0', 'reserved'],
     ['::', 'reserved'],
     ['224.0.0.1', 'reserved'],
-    ['64:ff9b::a00:1', 'reserved'],
+    // IPv4 carried in IPv6, judged as the IPv4 address: NAT64, the deprecated compatible form (as a
+    // URL writes [::127.0.0.1]), translated, 6to4; Teredo and NAT64's local-use prefix never.
+    ['64:ff9b::a00:1', 'private'],
+    ['64:ff9b::a9fe:a9fe', 'metadata'],
+    ['64:ff9b::808:808', 'public'],
+    ['::7f00:1', 'loopback'],
+    ['::a00:1', 'private'],
+    ['::2', 'reserved'],
+    ['::ffff:0:7f00:1', 'loopback'],
+    ['2002:7f00:1::', 'loopback'],
+    ['2002:a9fe:a9fe::1', 'metadata'],
+    ['2002:808:808::', 'public'],
+    ['64:ff9b:1::a00:1', 'reserved'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'reserved'],
     ['not-an-ip', 'reserved'],
   ];
   for (const [address, expected] of cases) {

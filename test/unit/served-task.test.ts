@@ -99,19 +99,25 @@ describe('served task view', () => {
 
 describe('served task ids', () => {
   const acme = { tenant: 'acme', user: 'ops-1' };
+  const KEY = Buffer.from('a served task id key of the test, 32+ characters');
   it('derive from service, caller and messageId, so a retried message finds its task', () => {
-    assert.equal(servedTaskId('svc', acme, 'm-1'), servedTaskId('svc', acme, 'm-1'));
-    assert.match(servedTaskId('svc', acme, 'm-1'), /^a2a-svc-[0-9a-f]{32}$/);
+    assert.equal(servedTaskId(KEY, 'svc', acme, 'm-1'), servedTaskId(KEY, 'svc', acme, 'm-1'));
+    assert.match(servedTaskId(KEY, 'svc', acme, 'm-1'), /^a2a-svc-[0-9a-f]{32}$/);
     const others = [
-      servedTaskId('svc', acme, 'm-2'),
-      servedTaskId('other', acme, 'm-1'),
-      servedTaskId('svc', { tenant: 'globex', user: 'ops-1' }, 'm-1'),
-      servedTaskId('svc', { tenant: 'acme', user: 'ops-2' }, 'm-1'),
+      servedTaskId(KEY, 'svc', acme, 'm-2'),
+      servedTaskId(KEY, 'other', acme, 'm-1'),
+      servedTaskId(KEY, 'svc', { tenant: 'globex', user: 'ops-1' }, 'm-1'),
+      servedTaskId(KEY, 'svc', { tenant: 'acme', user: 'ops-2' }, 'm-1'),
       // Fields are length-prefixed: moving a character between them is another id.
-      servedTaskId('svc', { tenant: 'acm', user: 'eops-1' }, 'm-1'),
+      servedTaskId(KEY, 'svc', { tenant: 'acm', user: 'eops-1' }, 'm-1'),
     ];
-    assert.equal(new Set([servedTaskId('svc', acme, 'm-1'), ...others]).size, others.length + 1);
+    assert.equal(new Set([servedTaskId(KEY, 'svc', acme, 'm-1'), ...others]).size, others.length + 1);
     assert.notEqual(servedContextId('a'), servedContextId('b'));
+    // Keyed: without the server's key, nobody computes another caller's future task id.
+    assert.notEqual(
+      servedTaskId(Buffer.from('another key of the same length, 32+ chars'), 'svc', acme, 'm-1'),
+      servedTaskId(KEY, 'svc', acme, 'm-1'),
+    );
     assert.notEqual(turnUpdateId('t', acme, 'm'), turnUpdateId('t', acme, 'n'));
   });
 });

@@ -3,6 +3,7 @@
  * what was given up on) and how a caller's config is checked and sealed before it reaches history.
  */
 import assert from 'node:assert/strict';
+import { fakeLookup } from '../helpers/lookup';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import type { TaskPushNotificationConfig } from '@a2a-js/sdk';
@@ -124,6 +125,13 @@ describe('push configs from callers', () => {
     ...over,
   });
   const sealer = new EncryptionCodec(new Map([['k1', randomBytes(32)]]), 'k1');
+  // Names resolve where the test says, never through the system's resolver.
+  const NAMES: Record<string, string[]> = {
+    'hooks.example.com': ['93.184.215.14'],
+    'inside.example.com': ['10.1.2.3'],
+    'loop.example.com': ['127.0.0.1'],
+    'mixed.example.com': ['93.184.215.14', '127.0.0.1'],
+  };
   const configs = (push: Record<string, unknown> = {}, withSealer = true) =>
     new TaskPushConfigs({
       service: 's',
@@ -131,38 +139,57 @@ describe('push configs from callers', () => {
       baton: undefined as never,
       push: ServePushSchema.parse(push),
       ...(withSealer ? { sealer } : {}),
+      lookup: fakeLookup((host) => NAMES[host]),
     });
 
-  it('seals the token and the credentials; the id is the caller’s, or derived from the URL', () => {
-    const kept = configs().targetOf(config({ token: 'tok-123', authentication: { scheme: 'Bearer', credentials: 'secret-456' } }));
+  it('seals the token and the credentials; the id is the caller’s, or derived from the URL', async () => {
+    const kept = await configs().targetOf(config({ token: 'tok-123', authentication: { scheme: 'Bearer', credentials: 'secret-456' } }));
     assert.match(kept.id, /^push-[0-9a-f]{16}$/);
-    assert.equal(configs().targetOf(config({})).id, kept.id, 'the same URL, the same id');
+    assert.equal((await configs().targetOf(config({}))).id, kept.id, 'the same URL, the same id');
     assert.equal(kept.authentication?.scheme, 'Bearer');
     const text = JSON.stringify(kept);
     assert.ok(!text.includes('tok-123') && !text.includes('secret-456'), text);
     const opened = sealer.open(kept.token?.keyId ?? '', Buffer.from(kept.token?.sealed ?? '', 'base64')).toString('utf8');
     assert.equal(opened, 'tok-123');
-    assert.equal(configs().targetOf(config({ id: 'mine' })).id, 'mine');
+    assert.equal((await configs().targetOf(config({ id: 'mine' }))).id, 'mine');
   });
 
-  it('refuses secrets it cannot seal, and URLs it may not post to', () => {
-    assert.throws(() => configs({}, false).targetOf(config({ token: 'tok' })), PushNotificationNotSupportedError);
-    assert.equal(configs({}, false).targetOf(config({})).token, undefined, 'no secrets, no keys needed');
+  it('refuses secrets it cannot seal, and URLs it may not post to, however the host is spelled', async () => {
+    await assert.rejects(configs({}, false).targetOf(config({ token: 'tok' })), PushNotificationNotSupportedError);
+    assert.equal((await configs({}, false).targetOf(config({}))).token, undefined, 'no secrets, no keys needed');
     const refused = (url: string, push: Record<string, unknown> = {}) =>
-      assert.throws(() => configs(push).targetOf(config({ url })), RequestMalformedError, url);
-    refused('http://hooks.example.com/a');
-    refused('https://127.0.0.1/a');
-    refused('https://localhost:8443/a');
-    refused('https://10.0.0.5/a');
-    refused('https://169.254.169.254/latest', { allowPrivateNetwork: true });
-    refused('https://[::1]/a');
-    refused('https://user:pw@hooks.example.com/a');
-    refused('relative/path');
-    assert.doesNotThrow(() => configs({ allowHttp: true, allowPrivateNetwork: true }).targetOf(config({ url: 'http://127.0.0.1:9/a' })));
-    assert.throws(
-      () => configs().targetOf(config({ authentication: { scheme: 'Bearer token', credentials: 'x' } })),
+      assert.rejects(configs(push).targetOf(config({ url })), RequestMalformedError, url);
+    for (const url of [
+      'http://hooks.example.com/a',
+      'https://127.0.0.1/a',
+      'https://localhost:8443/a',
+      'https://localhost.:8443/a',
+      'https://LOCALHOST./a',
+      'https://api.localhost./a',
+      'https://10.0.0.5/a',
+      'https://[::1]/a',
+      'https://[::127.0.0.1]/a',
+      'https://[::ffff:7f00:1]/a',
+      'https://[64:ff9b::a00:5]/a',
+      'https://[2002:7f00:1::]/a',
+      'https://2130706433/a',
+      'https://0x7f.1/a',
+      'https://inside.example.com/a',
+      'https://loop.example.com./a',
+      'https://mixed.example.com/a',
+      'https://nowhere.example.com/a',
+      'https://user:pw@hooks.example.com/a',
+      'relative/path',
+    ])
+      await refused(url);
+    await refused('https://169.254.169.254/latest', { allowPrivateNetwork: true });
+    await refused('https://[64:ff9b::a9fe:a9fe]/latest', { allowPrivateNetwork: true });
+    await assert.doesNotReject(configs({ allowHttp: true, allowPrivateNetwork: true }).targetOf(config({ url: 'http://127.0.0.1:9/a' })));
+    await assert.doesNotReject(configs({ allowPrivateNetwork: true }).targetOf(config({ url: 'https://loop.example.com/a' })));
+    await assert.rejects(
+      configs().targetOf(config({ authentication: { scheme: 'Bearer token', credentials: 'x' } })),
       RequestMalformedError,
     );
-    assert.throws(() => configs().targetOf(config({ id: 'no spaces here' })), RequestMalformedError);
+    await assert.rejects(configs().targetOf(config({ id: 'no spaces here' })), RequestMalformedError);
   });
 });

@@ -3,7 +3,8 @@
  * SQLite file under `.baton/dev/`, so a restart still shows earlier workflows.
  */
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { loadConfig } from '../../config/load';
 import type { BatonConfig } from '../../config/schema';
 import { demoAgents } from '../../demo/catalog';
@@ -45,6 +46,8 @@ export async function devCommand(opts: DevOptions): Promise<number> {
   const devConfig: BatonConfig = selfServe
     ? { ...config, serve: demoServe(), agents: { ...config.agents, 'baton-qa': selfAgentEntry(appPort) } }
     : config;
+  // Served task ids stay the same across restarts of dev: their key is kept beside its database.
+  if (devConfig.serve) keepTaskIdKey(devConfig.serve.taskIdKeyFromEnv, join(dirname(dbFile), 'serve-task-id.key'));
   const tracing = startTracing(config.telemetry, 'dev', logger);
   const stack = await startStack({
     config: devConfig,
@@ -122,4 +125,15 @@ function withWebUiOrigin(config: BatonConfig, uiUrl: string | undefined): BatonC
   const port = new URL(uiUrl).port;
   const corsOrigins = [...config.encryption.codecServer.corsOrigins, `http://127.0.0.1:${port}`, `http://localhost:${port}`];
   return { ...config, encryption: { ...config.encryption, codecServer: { ...config.encryption.codecServer, corsOrigins } } };
+}
+
+/** Sets `variable` (unless set) to the key kept in `file`, made once. */
+function keepTaskIdKey(variable: string, file: string): void {
+  if (process.env[variable]) return;
+  if (!existsSync(file)) {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600 });
+    chmodSync(file, 0o600);
+  }
+  process.env[variable] = readFileSync(file, 'utf8').trim();
 }
