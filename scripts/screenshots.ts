@@ -57,6 +57,8 @@ async function main(): Promise<void> {
     const page = await browser.newPage({ viewport: { width: 1200, height: 820 } });
     const out = (name: string) => join(projectRoot(), 'docs', 'screenshots', name);
     await page.goto(ui.signInUrl ?? ui.url);
+    // The link names whose token it holds and signs in on a click.
+    if (ui.signInUrl) await page.locator('[data-action="sign-in"]').click();
     await page.locator('[data-request]').nth(2).waitFor();
     await page.screenshot({ path: out('inbox.png'), fullPage: true });
     await page.goto(`${ui.url}/#/d/${encodeURIComponent(answered)}`);

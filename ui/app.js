@@ -8,26 +8,34 @@ import { delegationsPage } from './pages/delegations.js';
 import { graphPage } from './pages/graph.js';
 import { graphsPage } from './pages/graphs.js';
 import { inboxPage } from './pages/inbox.js';
-import { signInPage } from './pages/sign-in.js';
+import { confirmSignInPage, signInPage } from './pages/sign-in.js';
 
 let stopPage = () => {};
 
-// A token handed over in the URL fragment (baton ui prints such a link) is kept for this tab only
-// and removed from the address bar.
-(function takeToken() {
+// A token handed over in the URL fragment (baton ui prints such a link) leaves the address bar at
+// once, and signs the tab in only once the person has seen whose it is and said yes: a link from
+// someone else must not switch who this tab acts as (login CSRF).
+let offered = '';
+function takeToken() {
   const m = /(?:^#|&)token=([^&]+)/.exec(location.hash);
   if (m) {
-    sessionStorage.setItem(TOKEN_KEY, decodeURIComponent(m[1]));
+    offered = decodeURIComponent(m[1]);
     history.replaceState(null, '', `${location.pathname}#/inbox`);
   }
-})();
+}
 
 async function route() {
+  takeToken(); // on load, and when a link changes only the fragment of an open tab
   stopPage();
   const controller = new AbortController();
   stopPage = () => controller.abort();
   const hash = location.hash || '#/inbox';
   for (const a of document.querySelectorAll('[data-nav]')) a.classList.toggle('active', hash.startsWith(`#/${a.dataset.nav}`));
+  if (offered) {
+    const token = offered;
+    offered = '';
+    return confirmSignInPage(token, route);
+  }
   if (!sessionStorage.getItem(TOKEN_KEY)) return signInPage(route);
   try {
     const me = await api('/whoami', { signal: controller.signal });

@@ -22,6 +22,8 @@ import { launchBrowser } from '../helpers/browser';
 import { loopbackAgent, withWorker, type TestWorkerContext } from '../helpers/temporal';
 
 const TOKEN = 'web-app-test-token-0123456789';
+/** Another caller's token: what a sign-in link from someone else would carry. */
+const OTHER = 'web-app-test-other-0123456789';
 // What a hostile agent might ask: markup that would run script if it were ever put into the page.
 const HOSTILE = 'What is the serial number? <img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>';
 
@@ -47,7 +49,10 @@ describe('web app in Chromium', () => {
     const api = await startApiServer({
       baton: new BatonClient(ctx.client.connection, opts),
       graphs: new GraphClient(ctx.client.connection, opts),
-      tokens: new CallerTokens([{ token: TOKEN, caller: opts.caller }]),
+      tokens: new CallerTokens([
+        { token: TOKEN, caller: opts.caller },
+        { token: OTHER, caller: { tenant: 'globex', user: 'mallory' } },
+      ]),
       logger: pino({ level: 'warn' }),
       host: '127.0.0.1',
       port: 0,
@@ -79,10 +84,14 @@ describe('web app in Chromium', () => {
         const waiting = await baton.until(id, (r) => r.pending !== null, 50);
         const requestId = waiting.pending?.requestId ?? '';
 
+        // A sign-in link says whose it is, and signs in only once the person says yes.
         await page.goto(`${api.url}/#token=${TOKEN}`);
+        await page.getByRole('heading', { name: 'Sign in from a link' }).waitFor();
+        assert.equal(new URL(page.url()).hash, '#/inbox', 'the token leaves the address bar at once');
+        assert.equal(await page.evaluate('sessionStorage.length'), 0, 'not signed in before the person says yes');
+        await page.locator('[data-action="sign-in"]', { hasText: 'Sign in as acme/ops-1' }).click();
         const card = page.locator(`[data-request="${requestId}"]`);
         await card.waitFor();
-        assert.equal(new URL(page.url()).hash, '#/inbox', 'the token leaves the address bar');
         assert.equal(await card.locator('[data-untrusted]').textContent(), `${HOSTILE}\n`, 'the prompt is shown verbatim, as text');
         assert.equal(await page.locator('main img, main script').count(), 0, 'no element came from the prompt');
         assert.equal(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned), undefined);
@@ -144,7 +153,15 @@ describe('web app in Chromium', () => {
           ],
         });
         await page.goto(`${api.url}/#token=${TOKEN}`);
+        await page.locator('[data-action="sign-in"]').click();
         await page.locator('#inbox').waitFor();
+        // Someone else's link does not switch who this tab acts as: it asks, naming both, and "stay" keeps it.
+        await page.goto(`${api.url}/#token=${OTHER}`);
+        await page.getByText('This link signs this tab in as globex/mallory.').waitFor();
+        await page.getByText('The tab is signed in as acme/ops-1 now; that would end.').waitFor();
+        await page.locator('[data-action="keep"]', { hasText: 'Stay acme/ops-1' }).click();
+        await page.locator('#inbox').waitFor();
+        assert.equal(await page.locator('#whoami').textContent(), 'acme/ops-1');
         await page.goto(`${api.url}/#/g/${encodeURIComponent(id)}`);
         await page.locator('svg.dag a.n-ACCEPTED[data-node="hotel"]').waitFor();
         assert.equal(await page.locator('svg.dag a.n-ACCEPTED').count(), 2);
