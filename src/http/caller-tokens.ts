@@ -24,11 +24,18 @@ export class CallerTokens {
    * or shorter than 16 characters is an error: a guessable token is worse than none.
    */
   static fromConfig(api: ApiConfig, env: NodeJS.ProcessEnv = process.env): CallerTokens {
+    const seen = new Set<string>();
     return new CallerTokens(
       api.callers.map((c) => {
         const token = env[c.tokenFromEnv];
         if (!token || token.length < 16)
           throw new Error(`api.callers: ${c.tokenFromEnv} (the token of ${c.tenant}/${c.user}) must be set to at least 16 characters`);
+        // One token, two callers: a request would act as whichever is listed first.
+        if (seen.has(token))
+          throw new Error(
+            `api.callers: ${c.tokenFromEnv} (the token of ${c.tenant}/${c.user}) is another caller's token too; give each caller its own`,
+          );
+        seen.add(token);
         return { token, caller: { tenant: c.tenant, user: c.user } };
       }),
     );

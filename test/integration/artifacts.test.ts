@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -17,7 +17,8 @@ import { executor, skill } from '../../src/demo/kit';
 import { Message } from '@a2a-js/sdk';
 import { AgentEvent } from '@a2a-js/sdk/server';
 import type { ArtifactRecord } from '../../src/shared/delegation-types';
-import { batonFor, loopbackAgent, withWorker } from '../helpers/temporal';
+import { batonFor, loopbackAgent, testServer, withWorker } from '../helpers/temporal';
+import { runCli, saysOneLine, userEnv } from '../helpers/cli';
 
 const CHUNKS = 50;
 const MiB = 1024 * 1024;
@@ -116,6 +117,16 @@ describe('large streamed artifacts', () => {
           assert.deepEqual(JSON.parse(bytes.toString('utf8')), [{ text }]);
           const history = JSON.stringify(await ctx.client.workflow.getHandle(id).fetchHistory());
           assert.ok(history.length < 100_000, `history is ${history.length} characters`);
+
+          // `baton artifacts get` gives the bytes to a caller whose tenant holds them, to no other.
+          const config = join(storeDir, 'baton.config.yaml');
+          const { address } = await testServer();
+          writeFileSync(config, `temporal: { address: "${address}", taskQueue: "${ctx.taskQueue}" }\nartifacts: { path: "${storeDir}" }\n`);
+          const get = (tenant: string) => runCli(['artifacts', 'get', stored.ref], userEnv({ BATON_CONFIG: config, BATON_TENANT: tenant }));
+          const own = await get('acme');
+          assert.equal(own.code, 0, own.stderr);
+          assert.equal(own.stdout, JSON.stringify([{ text }]));
+          saysOneLine(await get('globex'), 1, new RegExp(`^baton: no artifact ${stored.ref} for tenant globex in the store `));
         },
         { artifactsPath: storeDir },
       );

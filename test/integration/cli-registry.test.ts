@@ -171,6 +171,44 @@ describe('baton agents and baton config check', () => {
       /agents\.qa\.observe: push needs a push section/,
     );
 
+    // Callers' tokens: set, 16 characters or more, one per caller; tenants as names that prefix ids.
+    const callers = join(dir, 'callers.yaml');
+    writeFileSync(
+      callers,
+      [
+        'api:',
+        '  callers:',
+        '    - { tokenFromEnv: BATON_TEST_SHORT, tenant: acme, user: a }',
+        '    - { tokenFromEnv: BATON_TEST_SAME_1, tenant: acme, user: b }',
+        '    - { tokenFromEnv: BATON_TEST_SAME_2, tenant: globex, user: c }',
+        '    - { tokenFromEnv: BATON_TEST_UNSET_CALLER, tenant: initech, user: d }',
+      ].join('\n'),
+    );
+    const tokens = JSON.parse(
+      (
+        await runCli(
+          ['--config', callers, 'config', 'check', '--json'],
+          userEnv({
+            BATON_TEST_SHORT: 'short-token',
+            BATON_TEST_SAME_1: 'x'.repeat(24),
+            BATON_TEST_SAME_2: 'x'.repeat(24),
+            BATON_TEST_UNSET_CALLER: undefined,
+          }),
+        )
+      ).stdout,
+    ) as ConfigReport;
+    assert.deepEqual(tokens.problems, [
+      'api.callers.0 (acme/a): BATON_TEST_SHORT holds 11 characters; a token needs 16 or more (a guessable token is worse than none)',
+      'api.callers.2 (globex/c): BATON_TEST_SAME_2 holds the same token as api.callers.1 (BATON_TEST_SAME_1); give each caller its own',
+      'api.callers.3 (initech/d): BATON_TEST_UNSET_CALLER is not set; set it to a random token of 16 characters or more',
+    ]);
+    writeFileSync(callers, ['api:', '  callers:', '    - { tokenFromEnv: BATON_TEST_SHORT, tenant: "acme:east", user: a }'].join('\n'));
+    const tenant = JSON.parse((await runCli(['--config', callers, 'config', 'check', '--json'], userEnv())).stdout) as ConfigReport;
+    assert.ok(
+      tenant.problems.some((p) => p.startsWith('api.callers.0.tenant: use letters, digits and . _ @ -')),
+      tenant.problems.join('\n'),
+    );
+
     // MCP servers workflows call: one transport each, an allowlist, the credential and variables set.
     const mcp = join(dir, 'mcp.yaml');
     writeFileSync(
