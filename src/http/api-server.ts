@@ -45,6 +45,7 @@ import { CallerGate } from '../limits/caller-gate';
 import { defaultBudget } from '../limits/configured-budget';
 import { InboxCache } from '../client/inbox-cache';
 import { parseGraphSpec } from '../shared/graph-spec';
+import { MAX_NESTING, nestsDeeperThan } from '../shared/nesting';
 
 export interface ApiServerOptions {
   /** Clients on the Temporal connection; each request acts as its own caller through them. */
@@ -172,6 +173,10 @@ export function createApiApp(opts: ApiServerOptions): express.Express & { closeS
   api.use(authenticate);
   const as = (req: Request) => callers.get(req) as { baton: BatonClient; graphs: GraphClient; caller: Caller };
   api.use(express.json({ limit: '1mb' }));
+  // Deeper data would make later steps (history's JSON) run out of stack: refused here, as malformed.
+  api.use((req, _res, next) =>
+    next(nestsDeeperThan(req.body) ? new BatonError('InvalidRequest', `the body nests deeper than ${MAX_NESTING} levels`) : undefined),
+  );
 
   /** Wraps an async handler: a rejection becomes the typed error response. */
   const handle = (fn: (req: Request, res: Response) => Promise<unknown>) => (req: Request, res: Response, next: NextFunction) =>

@@ -9,6 +9,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import express, { type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { Caller } from '../shared/delegation-types';
+import { MAX_NESTING, nestsDeeperThan } from '../shared/nesting';
 import type { BatonMcp } from './baton-mcp-server';
 import type { CallerBudget } from '../limits/caller-budget';
 import type { Lease } from '../limits/budget-store';
@@ -67,6 +68,7 @@ export function mcpRouter(opts: McpHttpOptions): McpHttp {
   const router = express.Router();
   router.use(express.json({ limit: '1mb' }));
   router.all('/', (req, res) => {
+    if (nestsDeeperThan(req.body)) return rpcError(res, 400, `the request nests deeper than ${MAX_NESTING} levels`);
     const caller = opts.callerOf(req);
     const sessionId = req.get('mcp-session-id');
     const handle = (s: Session): Promise<void> => {

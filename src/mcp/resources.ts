@@ -103,7 +103,7 @@ export function registerResources(server: McpServer, opts: ResourceOptions): () 
       if (artifact.size > opts.maxArtifactBytes)
         throw new McpError(
           ErrorCode.InvalidParams,
-          `TooLarge: artifact ${artifact.artifactId} is ${artifact.size} bytes, over the ${opts.maxArtifactBytes} a resource serves; download it from the HTTP API or with baton artifacts get`,
+          `TooLarge: the artifact with sha256 ${artifact.sha256.slice(0, 16)}… is ${artifact.size} bytes, over the ${opts.maxArtifactBytes} a resource serves; download it from the HTTP API or with baton artifacts get`,
         );
       let bytes: Buffer;
       try {

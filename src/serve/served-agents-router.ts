@@ -16,6 +16,7 @@ import type { CallerGate } from '../limits/caller-gate';
 import { jsonRpcUse, restUse, type ServedRequestUse } from '../limits/served-request';
 import { asBatonError } from '../errors/as-baton-error';
 import type { Caller } from '../shared/delegation-types';
+import { MAX_NESTING, nestsDeeperThan } from '../shared/nesting';
 import { CallerUser, type ServedAgent } from './served-agent';
 
 export interface ServedAgentsRouterOptions {
@@ -83,6 +84,8 @@ export function servedAgentsRouter(agents: Map<string, ServedAgent>, opts: Serve
     one.use(express.json({ limit: opts.maxRequestBytes, type: ['application/json', 'application/a2a+json'] }));
     // What the request starts or holds, taken from the caller's budget before the SDK's handler runs.
     one.use((req, res, next) => {
+      if (nestsDeeperThan(req.body))
+        return refuse(res, bindingOf(req), 400, 'INVALID_ARGUMENT', `the request nests deeper than ${MAX_NESTING} levels`);
       const caller = callers.get(req) as Caller;
       const use: ServedRequestUse =
         bindingOf(req) === 'jsonrpc' ? jsonRpcUse(req.body) : restUse(req.method, req.path.replace(/^\/rest/, ''), req.body);
