@@ -5,7 +5,9 @@
  * calls and push floods, another tenant's calls on a delegation and a graph (refused exactly as for an
  * id that does not exist, so ids cannot be probed), and credential misdirection and echo.
  */
+import { createHash, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
+import { servedTaskId } from '../../src/serve/task-id';
 import pino from 'pino';
 import { createGuardedFetch, FetchRefusedError } from '../../src/a2a/guarded-fetch';
 import { findCause } from '../../src/a2a/cause';
@@ -15,7 +17,7 @@ import { GraphClient } from '../../src/client/graph-client';
 import { startAgentServer } from '../../src/demo/agent-server';
 import { supplierQa } from '../../src/demo/supplier-qa';
 import { imageStudio } from '../../src/demo/trip-agents';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FsArtifactStore } from '../../src/artifacts/store';
@@ -23,6 +25,8 @@ import { downloadUrlPart } from '../../src/artifacts/url-download';
 import { DownloadPolicySchema } from '../../src/config/schema';
 import { answerSignal, authorizeSignal, authorizeUpdate } from '../../workflows/messages';
 import { echoGate } from '../helpers/echo-gate';
+import { RawAgent } from '../helpers/raw-agent';
+import type { DelegationRecord } from '../../src/shared/delegation-types';
 import { fakeLookup } from '../helpers/lookup';
 import { batonFor, historyText, loopbackAgent, withWorker } from '../helpers/temporal';
 
@@ -63,6 +67,14 @@ const INSIDE: string[] = [
   '[::ffff:a00:1]',
   '[64:ff9b::a00:1]',
   '[2002:a00:1::]',
+  '[::127.0.0.1]',
+  '[::7f00:1]',
+  '[::a00:1]',
+  '[::ffff:0:7f00:1]',
+  '[2002:7f00:1::]',
+  '[64:ff9b::7f00:1]',
+  '[64:ff9b::a9fe:a9fe]',
+  '[2001:0:4136:e378:8000:63bf:3fff:fdd2]',
   '2130706433',
   '0x7f000001',
   '0177.0.0.1',
@@ -333,6 +345,34 @@ export async function crossTenantMatrix(): Promise<MatrixReport> {
       if (after.refusedSignals[0]?.reason.includes('no access') && after.status === 'WAITING_INPUT' && after.turns.length === 1)
         report.refused += 1;
       else report.let_through.push('answer signal');
+      // Remote ids under Baton's credential: the stranger cannot attach its work to the owner's remote
+      // task or conversation at the agent they share; the owner can continue its own.
+      const { taskId: theirTask, contextId: theirContext } = waiting.remote;
+      const parts = [{ text: 'Verify inspection-93 against order A1042' }];
+      for (const [name, call] of [
+        [
+          "referencing the owner's remote task",
+          () => stranger.start({ agent: 'supplier-qa', parts, referenceTaskIds: [theirTask as string] }),
+        ],
+        [
+          "in the owner's remote context, referencing its task",
+          () => stranger.start({ agent: 'supplier-qa', parts, contextId: theirContext, referenceTaskIds: [theirTask as string] }),
+        ],
+        ["in the owner's remote context", () => stranger.start({ agent: 'supplier-qa', parts, contextId: theirContext })],
+      ] as const) {
+        report.cases += 1;
+        try {
+          await call();
+          report.let_through.push(name);
+        } catch {
+          report.refused += 1;
+        }
+      }
+      const continued = await owner
+        .start({ agent: 'supplier-qa', parts, contextId: theirContext, referenceTaskIds: [theirTask as string] })
+        .catch((err: Error) => `refused: ${err.message}`);
+      if (continued.startsWith('refused')) report.let_through.push(`the owner could not continue its own context (${continued})`);
+      else await owner.cancel(continued, 'matrix done');
       const graph = await graphsOf('acme', 'ops-1').show(graphId);
       if (graph.status !== 'RUNNING' || graph.nodes.length !== 1) report.let_through.push('the graph changed');
       await graphsOf('acme', 'ops-1').cancel(graphId, 'matrix done');
@@ -341,6 +381,233 @@ export async function crossTenantMatrix(): Promise<MatrixReport> {
   } finally {
     await qa.close();
     await studio.close();
+  }
+  return report;
+}
+
+/**
+ * A hostile agent, through a scripted one over real HTTP: what it chooses cannot go unbounded into
+ * history or search attributes (over-long ids are its protocol error: ERROR, never a terminated
+ * workflow), cannot make Baton send a turn twice (data nested without end), cannot slip bytes past
+ * the inline caps in part metadata, and cannot get a configured secret kept in clear, however deep
+ * it hides it or however large the artifact that carries it.
+ */
+export async function hostileAgentMatrix(): Promise<MatrixReport> {
+  const report: MatrixReport = { matrix: 'hostile agent', cases: 0, refused: 0, let_through: [] };
+  const secret = `matrix-${process.pid}-agent-token-${randomUUID()}`;
+  process.env.BATON_MATRIX_AGENT_TOKEN = secret;
+  const agent = await new RawAgent().start();
+  const artifactsPath = mkdtempSync(join(tmpdir(), 'baton-hostile-'));
+  const deep = (levels: number, leaf: unknown): unknown => {
+    let v = leaf;
+    for (let i = 0; i < levels; i++) v = { a: v };
+    return v;
+  };
+  const task = (over: { id?: string; contextId?: string; artifacts?: unknown[] } = {}) => ({
+    id: over.id ?? `task-${randomUUID()}`,
+    contextId: over.contextId ?? 'ctx-1',
+    status: { state: 'TASK_STATE_COMPLETED', timestamp: '2026-12-04T10:00:00.000Z' },
+    ...(over.artifacts ? { artifacts: over.artifacts } : {}),
+  });
+  const big = `${'x'.repeat(200 * 1024)} ${secret} ${'y'.repeat(1024)}`;
+  const cases: [string, unknown, (r: DelegationRecord, events: number[], history: string, sends: number) => string | undefined][] = [
+    [
+      'a task id of 4,136 bytes',
+      task({ id: 'T'.repeat(4136) }),
+      (r, _e, _h, sends) =>
+        r.outcome?.kind === 'ERROR' && /longer than 512/.test(r.outcome.reasons.join()) && sends === 1 ? undefined : 'kept',
+    ],
+    [
+      'a contextId of 3,000 characters',
+      task({ contextId: 'C'.repeat(3000) }),
+      (r) => (r.outcome?.kind === 'ERROR' && /longer than 512/.test(r.outcome.reasons.join()) ? undefined : 'kept'),
+    ],
+    [
+      'an artifactId of 2,000 characters',
+      task({ artifacts: [{ artifactId: 'A'.repeat(2000), parts: [{ text: 'ok' }] }] }),
+      (r) => (r.outcome?.kind === 'ERROR' ? undefined : 'kept'),
+    ],
+    [
+      'a status messageId of 1,000 characters',
+      {
+        ...task(),
+        status: {
+          state: 'TASK_STATE_COMPLETED',
+          message: { messageId: 'M'.repeat(1000), role: 'ROLE_AGENT', parts: [{ text: 'done' }] },
+        },
+      },
+      (r) => (r.outcome?.kind === 'ERROR' ? undefined : 'kept'),
+    ],
+    [
+      'an artifact name of 5,000 characters',
+      task({ artifacts: [{ artifactId: 'a', name: 'N'.repeat(5000), parts: [{ text: 'ok' }] }] }),
+      (r) => (r.outcome?.kind === 'ERROR' ? undefined : 'kept'),
+    ],
+    [
+      'a media type of 1,000 characters',
+      task({ artifacts: [{ artifactId: 'a', parts: [{ text: 'ok', mediaType: `text/${'p'.repeat(995)}` }] }] }),
+      (r) => (r.outcome?.kind === 'ERROR' ? undefined : 'kept'),
+    ],
+    [
+      'data nested 20,000 levels',
+      // As text: no JSON.stringify (this process's included) can write it.
+      {
+        json: JSON.stringify(task({ artifacts: [{ artifactId: 'a', parts: [{ data: 0 }] }] })).replace(
+          '"data":0',
+          `"data":${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`,
+        ),
+      },
+      (r, _e, _h, sends) =>
+        r.outcome?.kind === 'ERROR' && /nests deeper than 128 levels/.test(r.outcome.reasons.join()) && sends === 1
+          ? undefined
+          : `${r.outcome?.kind}: ${r.outcome?.reasons.join()}, ${sends} sends`,
+    ],
+    [
+      'a 2-byte part with 1.5 MiB of metadata',
+      task({ artifacts: [{ artifactId: 'a', parts: [{ text: 'ok', metadata: { pad: 'm'.repeat(1536 * 1024) } }] }] }),
+      (r, events) =>
+        r.artifacts[0]?.parts === undefined && Math.max(...events) < 256 * 1024 ? undefined : `largest event ${Math.max(...events)} bytes`,
+    ],
+    [
+      'its own token echoed 80 levels deep',
+      task({ artifacts: [{ artifactId: 'a', parts: [{ data: deep(80, { echo: secret }) }] }] }),
+      (r, _e, history) =>
+        r.outcome?.kind === 'ACCEPTED' && !JSON.stringify(r).includes(secret) && !history.includes(secret) ? undefined : 'kept in clear',
+    ],
+    [
+      'its own token in an artifact stored by reference',
+      task({ artifacts: [{ artifactId: 'a', parts: [{ text: big }] }] }),
+      (r) => {
+        const a = r.artifacts[0];
+        if (!a?.ref || !a.redacted) return `not stored, or not marked (${JSON.stringify({ ref: a?.ref, redacted: a?.redacted })})`;
+        const bytes = readFileSync(join(artifactsPath, 'sha256', a.sha256.slice(0, 2), a.sha256), 'utf8');
+        return bytes.includes(secret) || !bytes.includes('[redacted') ? 'kept in the store' : undefined;
+      },
+    ],
+  ];
+  try {
+    const entry = loopbackAgent(agent.url, {
+      auth: { header: 'Authorization', scheme: 'Bearer', fromEnv: 'BATON_MATRIX_AGENT_TOKEN' },
+      acceptance: 'accept-any',
+    });
+    await withWorker(
+      { hostile: entry },
+      async (ctx) => {
+        const baton = batonFor(ctx, `hostile-${randomUUID().slice(0, 6)}`, 'ops-1');
+        for (const [name, answer, judge] of cases) {
+          report.cases += 1;
+          let sends = 0;
+          agent.rpc = (r) => {
+            if (r.method === 'SendMessage') sends += 1;
+            const json = (answer as { json?: string }).json;
+            if (json === undefined) return RawAgent.result(r, r.method === 'SendMessage' ? { task: answer } : answer);
+            const result = r.method === 'SendMessage' ? `{"task":${json}}` : json;
+            return { body: `{"jsonrpc":"2.0","id":${JSON.stringify(r.id)},"result":${result}}` };
+          };
+          try {
+            const id = await baton.start({ agent: 'hostile', parts: [{ text: name }] });
+            const record = await baton.result(id);
+            const history = await ctx.client.workflow.getHandle(id).fetchHistory();
+            const events = (history.events ?? []).map((e) => JSON.stringify(e).length);
+            const describe = await ctx.client.workflow.getHandle(id).describe();
+            const why =
+              describe.status.name !== 'COMPLETED'
+                ? `the workflow ${describe.status.name}`
+                : judge(record, events, await historyText(ctx.client, id), sends);
+            if (why) report.let_through.push(`${name} (${why})`);
+            else report.refused += 1;
+          } catch (err) {
+            report.let_through.push(`${name} (${(err as Error).message.slice(0, 200)})`);
+          }
+        }
+      },
+      { artifactsPath },
+    );
+  } finally {
+    await agent.close();
+    delete process.env.BATON_MATRIX_AGENT_TOKEN;
+  }
+  return report;
+}
+
+/**
+ * Ids: tenants never share an id space, and none can claim an id Baton makes. Another tenant's start
+ * with an id a tenant uses gets an id of its own (no "exists already" that would tell it the id is
+ * taken); ids with Baton's prefixes (a served task's, a push workflow's, a generated one) are refused;
+ * a served task's id cannot be computed without the server's key.
+ */
+export async function idSpaceMatrix(): Promise<MatrixReport> {
+  const qa = await startAgentServer(supplierQa({ workMs: 50 }));
+  const report: MatrixReport = { matrix: 'id space', cases: 0, refused: 0, let_through: [] };
+  try {
+    await withWorker({ 'supplier-qa': loopbackAgent(qa.url) }, async (ctx) => {
+      // Tenants of this run alone: other tests list what 'acme' and 'globex' have on the shared server.
+      const [A, B] = [`acme-${randomUUID().slice(0, 6)}`, `globex-${randomUUID().slice(0, 6)}`];
+      const owner = batonFor(ctx, A, 'ops-1');
+      const stranger = batonFor(ctx, B, 'mallory');
+      const graphsOf = (tenant: string, user: string) =>
+        new GraphClient(ctx.client.connection, {
+          namespace: ctx.client.options.namespace,
+          taskQueue: ctx.taskQueue,
+          caller: { tenant, user },
+        });
+      const parts = [{ text: 'Verify inspection-92 against order A1042' }];
+      const chosen = `order-${randomUUID().slice(0, 8)}`;
+      const ownersId = await owner.start({ agent: 'supplier-qa', id: chosen, parts });
+      const graphId = await graphsOf(A, 'ops-1').start({
+        id: `plan-${chosen}`,
+        nodes: [{ id: 'a', agent: 'supplier-qa', text: 'Verify' }],
+      });
+      // What a stranger could compute of the owner's next served task: the old, unkeyed derivation.
+      const unkeyed = `a2a-supplier-check-${createHash('sha256').update(`4:task14:supplier-check${A.length}:${A}5:ops-13:m-1`).digest('hex').slice(0, 32)}`;
+      const keyed = servedTaskId(
+        Buffer.from('the server key nobody else has, 32+ chars'),
+        'supplier-check',
+        { tenant: A, user: 'ops-1' },
+        'm-1',
+      );
+      const cases: [string, () => Promise<string>][] = [
+        ["a delegation with the owner's chosen id", () => stranger.start({ agent: 'supplier-qa', id: chosen, parts })],
+        ["a delegation with the owner's whole id", () => stranger.start({ agent: 'supplier-qa', id: ownersId, parts })],
+        [
+          "a graph with the owner's chosen id",
+          () => graphsOf(B, 'mallory').start({ id: `plan-${chosen}`, nodes: [{ id: 'a', agent: 'supplier-qa', text: 'x' }] }),
+        ],
+        [
+          "a graph with the owner's whole id",
+          () => graphsOf(B, 'mallory').start({ id: graphId, nodes: [{ id: 'a', agent: 'supplier-qa', text: 'x' }] }),
+        ],
+        ["the owner's next served task id, unkeyed", () => stranger.start({ agent: 'supplier-qa', id: unkeyed, parts })],
+        ["the owner's next served task id, keyed", () => stranger.start({ agent: 'supplier-qa', id: keyed, parts })],
+        ["a served task's push workflow", () => stranger.start({ agent: 'supplier-qa', id: `${keyed}.push`, parts })],
+        ["an id in the owner's tenant", () => stranger.start({ agent: 'supplier-qa', id: `${A}:${chosen}-next`, parts })],
+        ["a delegation named as the owner's graph node", () => stranger.start({ agent: 'supplier-qa', id: `${graphId}/a`, parts })],
+        ['a generated delegation id', () => stranger.start({ agent: 'supplier-qa', id: `dlg-${randomUUID()}`, parts })],
+        [
+          'a generated graph id',
+          () => graphsOf(B, 'mallory').start({ id: `graph-${randomUUID()}`, nodes: [{ id: 'a', agent: 'supplier-qa', text: 'x' }] }),
+        ],
+      ];
+      const theirs = new Set([ownersId, graphId, unkeyed, keyed, `${keyed}.push`, `${A}:${chosen}-next`, `${graphId}/a`]);
+      for (const [name, call] of cases) {
+        report.cases += 1;
+        try {
+          const id = await call();
+          // Started, but in the stranger's own space: nothing of the owner's was named or taken.
+          if (id.startsWith(`${B}:`) && !theirs.has(id)) report.refused += 1;
+          else report.let_through.push(`${name} (started ${id})`);
+        } catch (err) {
+          const message = (err as Error).message;
+          if (/exists already/.test(message)) report.let_through.push(`${name} (told: ${message})`);
+          else report.refused += 1;
+        }
+      }
+      // The owner's own delegation is still its own, untouched.
+      const still = await owner.show(ownersId);
+      if (still.tenant !== A || still.turns.length !== 1) report.let_through.push("the owner's delegation changed");
+    });
+  } finally {
+    await qa.close();
   }
   return report;
 }
@@ -422,3 +689,13 @@ export async function credentialMatrix(): Promise<MatrixReport> {
   }
   return report;
 }
+
+/** Every refusal matrix, by name: the campaign runs them all, and so does `npm test`. */
+export const MATRICES: [name: string, run: () => Promise<MatrixReport>][] = [
+  ['SSRF', ssrfMatrix],
+  ['forged push', forgedPushMatrix],
+  ['cross-tenant', crossTenantMatrix],
+  ['credential', credentialMatrix],
+  ['id space', idSpaceMatrix],
+  ['hostile agent', hostileAgentMatrix],
+];

@@ -2,6 +2,8 @@
  * A Baton worker in its own process (`baton worker`), as in production, so a test can SIGKILL it and
  * start another on the same task queue.
  */
+import { randomUUID } from 'node:crypto';
+import { ensureNamespace, registerSearchAttributes } from '../../src/runtime/namespace-setup';
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,13 +24,33 @@ export interface WorkerProcesses {
   close(): Promise<void>;
 }
 
-/** Worker processes for a config naming `agents` (name → loopback URL), on `taskQueue`; `extra` lines are added to the config. */
-export async function workerProcesses(agents: Record<string, string>, taskQueue: string, extra: string[] = []): Promise<WorkerProcesses> {
-  const { address, namespace } = await testServer();
+/**
+ * Worker processes for a config naming `agents` (name → loopback URL), on `taskQueue`; `extra` lines
+ * are added to the config. With `ownNamespace`, in a namespace of their own (created, with Baton's
+ * search attributes): for a test that counts what the whole namespace holds.
+ */
+export async function workerProcesses(
+  agents: Record<string, string>,
+  taskQueue: string,
+  extra: string[] = [],
+  opts: { ownNamespace?: boolean } = {},
+): Promise<WorkerProcesses> {
+  const server = await testServer();
+  const { address } = server;
+  const connection = await Connection.connect({ address });
+  const namespace = opts.ownNamespace ? `test-${randomUUID()}` : server.namespace;
+  if (opts.ownNamespace) {
+    await ensureNamespace(connection, namespace, 86_400);
+    await registerSearchAttributes(connection, namespace);
+  }
   const config = join(mkdtempSync(join(tmpdir(), 'baton-crash-')), 'baton.config.yaml');
   const entries = Object.entries(agents).map(([name, url]) => `  ${name}: { card: "${url}", allowHttp: true, allowPrivateNetwork: true }`);
-  writeFileSync(config, [`temporal: { address: "${address}", taskQueue: "${taskQueue}" }`, 'agents:', ...entries, ...extra].join('\n'));
-  const connection = await Connection.connect({ address });
+  writeFileSync(
+    config,
+    [`temporal: { address: "${address}", namespace: "${namespace}", taskQueue: "${taskQueue}" }`, 'agents:', ...entries, ...extra].join(
+      '\n',
+    ),
+  );
   const caller = { tenant: 'acme', user: 'ops-1' };
   return {
     async start() {

@@ -36,6 +36,7 @@ const INBOX = env('BATON_BUDGET_TEST_INBOX');
 /** Tenants of this run alone: the test server is shared, and visibility queries are by tenant. */
 const TENANT = `acme-${randomBytes(4).toString('hex')}`;
 const INBOX_TENANT = `inbox-${randomBytes(4).toString('hex')}`;
+const GLOBEX_TENANT = `globex-${randomBytes(4).toString('hex')}`;
 process.env.BATON_BUDGET_TEST_KEY = randomBytes(32).toString('base64');
 
 const quiet = pino({ level: 'silent' });
@@ -51,7 +52,7 @@ function configFor(address: string, taskQueue: string, agentUrl: string, extra: 
       callers: [
         { tokenFromEnv: 'BATON_BUDGET_TEST_ACME', tenant: TENANT, user: 'ops-1' },
         { tokenFromEnv: 'BATON_BUDGET_TEST_INBOX', tenant: INBOX_TENANT, user: 'ops-1' },
-        { tokenFromEnv: 'BATON_BUDGET_TEST_GLOBEX', tenant: 'globex', user: 'ops-9' },
+        { tokenFromEnv: 'BATON_BUDGET_TEST_GLOBEX', tenant: GLOBEX_TENANT, user: 'ops-9' },
       ],
       ...api,
     },
@@ -304,12 +305,10 @@ describe('one budget per caller, on every surface', () => {
       );
       for (const id of ids) await baton.until(id, (r) => r.status === 'WAITING_INPUT', 20);
       // Visibility catches up with the waits a moment after them.
-      let cache = new InboxCache();
-      let first = await baton.inbox({ cache });
-      while (first.records.length < 4) {
-        cache = new InboxCache();
-        first = await baton.inbox({ cache });
-      }
+      while ((await baton.list({ status: 'WAITING_INPUT' })).length < 4) await new Promise((r) => setTimeout(r, 100));
+      const cache = new InboxCache();
+      const first = await baton.inbox({ cache });
+      assert.equal(first.records.length, 4);
       assert.equal(first.reads, 4);
       const second = await baton.inbox({ cache });
       assert.deepEqual(
@@ -317,7 +316,7 @@ describe('one budget per caller, on every surface', () => {
         first.records.map((r) => r.id),
       );
       assert.equal(second.reads, 0, 'nothing read again while the same requests wait');
-      assert.equal((await batonFor(ctx, 'globex', 'ops-9').inbox({ cache })).records.length, 0, "another tenant's cache hits nothing");
+      assert.equal((await batonFor(ctx, GLOBEX_TENANT, 'ops-9').inbox({ cache })).records.length, 0, "another tenant's cache hits nothing");
 
       const ui = await startUi(
         configFor(address, ctx.taskQueue, agent.url, { api: { rateLimit: { requestsPerMinute: 1, burst: 10 } } }),
@@ -424,7 +423,7 @@ describe('one budget shared by replicas (PostgreSQL)', () => {
         assert.equal((await get(`${two.url}/api/v1/whoami`, GLOBEX)).status, 200);
 
         // One stream for globex across both: the second replica refuses a second one.
-        const baton = batonFor(ctx, 'globex', 'ops-9');
+        const baton = batonFor(ctx, GLOBEX_TENANT, 'ops-9');
         const id = await baton.start({ agent: 'supplier-qa', parts: [{ text: 'Verify inspection-92 against order A1042' }] });
         await baton.until(id, (r) => r.status === 'WAITING_INPUT', 20);
         const controller = new AbortController();

@@ -60,6 +60,8 @@ describe('metrics', () => {
       { 'supplier-qa': agent.url, 'gone-qa': `${agent.url}/missing/agent-card.json` },
       `metrics-${randomUUID()}`,
       ['telemetry:', '  metrics:', `    worker: "${address}"`, '    pendingEvery: 1s'],
+      // The inbox gauge counts the whole namespace: other tests' waiting delegations are not this one's.
+      { ownNamespace: true },
     );
   });
   after(async () => {
