@@ -302,7 +302,9 @@ describe('Baton serves A2A', () => {
         { encoding: 'utf8', timeout: 120_000 },
       ).catch((err: { stderr?: string; message: string }) => assert.fail(`the Python client failed: ${err.stderr ?? err.message}`));
       type Seen = { events: [string, string][]; taskId: string; artifacts: string[] };
-      const seen = JSON.parse(run.stdout) as { send: Seen; asked: Seen; answered: Seen };
+      const seen = JSON.parse(run.stdout) as { card: { kind: string; scheme: string }; send: Seen; asked: Seen; answered: Seen };
+      // Its own card parser reads the bearer scheme (the SDK's internal form read as empty).
+      assert.deepEqual(seen.card, { kind: 'http_auth_security_scheme', scheme: 'Bearer' });
       assert.deepEqual(seen.send.events, [['task', 'TASK_STATE_COMPLETED']]);
       assert.deepEqual(seen.send.artifacts, ['verdict']);
       assert.equal(seen.asked.events[0]?.[0], 'task');

@@ -11,7 +11,7 @@ import json
 import sys
 
 import httpx
-from a2a.client import ClientConfig, create_client
+from a2a.client import A2ACardResolver, ClientConfig, create_client
 from a2a.types import Message, Part, Role, SendMessageRequest, TaskState
 
 FULL = 'Verify inspection-92 against order A1042, product SN-4471'
@@ -47,10 +47,14 @@ async def main(base, token, prefix):
     http = httpx.AsyncClient(headers={'Authorization': f'Bearer {token}'}, timeout=120)
     blocking = await create_client(base, client_config=ClientConfig(httpx_client=http, streaming=False))
     streaming = await create_client(base, client_config=ClientConfig(httpx_client=http, streaming=True))
+    # The card through the SDK's own resolver and parser: how it reads the security scheme.
+    card = await A2ACardResolver(http, base).get_agent_card()
+    bearer = card.security_schemes['bearer']
+    scheme = {'kind': bearer.WhichOneof('scheme'), 'scheme': bearer.http_auth_security_scheme.scheme}
     sent = await follow(blocking, message(FULL, f'{prefix}-send'))
     asked = await follow(streaming, message(PARTIAL, f'{prefix}-ask'))
     answered = await follow(streaming, message('SN-4471', f'{prefix}-answer', asked['taskId'], asked['contextId']))
-    print(json.dumps({'send': sent, 'asked': asked, 'answered': answered}))
+    print(json.dumps({'card': scheme, 'send': sent, 'asked': asked, 'answered': answered}))
     await http.aclose()
 
 
