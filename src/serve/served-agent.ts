@@ -24,10 +24,11 @@ import type { A2ARequestHandler, ServerCallContext, User } from '@a2a-js/sdk/ser
 import type { Logger } from 'pino';
 import { quoted, type BatonClient } from '../client/baton-client';
 import type { ServedAgentConfig } from '../config/schema';
-import { asBatonError, grpcCodeOf } from '../errors/as-baton-error';
+import { asBatonError } from '../errors/as-baton-error';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/** gRPC INVALID_ARGUMENT: what Temporal answers for a page token it did not make. */
-const GRPC_INVALID_ARGUMENT = 3;
+/** Bytes of the MAC in front of a ListTasks page token. */
+const PAGE_MAC_BYTES = 16;
 import type { ArtifactStore } from '../artifacts/store';
 import { MessageSchema, TaskStateSchema, type Part, type TaskState } from '../shared/a2a-types';
 import type { Caller } from '../shared/delegation-types';
@@ -204,15 +205,10 @@ export class ServedAgent implements A2ARequestHandler {
       if (after !== undefined && Number.isNaN(after)) throw new RequestMalformedError('statusTimestampAfter is not an ISO-8601 time');
       const query = clauses.join(' AND ');
       const temporal = this.o.baton.client;
-      const notOurs = () => new RequestMalformedError('pageToken is not one this server gave: start again without it');
-      if (params.pageToken && (params.pageToken.length > 8192 || !/^[A-Za-z0-9_-]+$/.test(params.pageToken))) throw notOurs();
-      const nextPageToken = params.pageToken ? Buffer.from(params.pageToken, 'base64url') : undefined;
+      const nextPageToken = params.pageToken ? this.openPageToken(params.pageToken, caller, query) : undefined;
       const page = await this.call(() =>
         temporal.workflowService.listWorkflowExecutions({ namespace: temporal.options.namespace, query, pageSize, nextPageToken }),
-      ).catch((err: unknown) => {
-        // Temporal refuses a token it did not make (INVALID_ARGUMENT): the caller's, not the server's, fault.
-        throw nextPageToken && grpcCodeOf(err) === GRPC_INVALID_ARGUMENT ? notOurs() : err;
-      });
+      );
       const ids = (page.executions ?? []).map((e) => e.execution?.workflowId ?? '').filter(Boolean);
       const tasks = await Promise.all(
         ids.map((id) => this.view(id, caller, { artifacts: params.includeArtifacts === true }).catch(() => undefined)),
@@ -224,7 +220,7 @@ export class ServedAgent implements A2ARequestHandler {
           .filter((t): t is WireTask => !!t && (!wanted || t.status.state === wanted))
           .filter((t) => after === undefined || Date.parse(t.status.timestamp) > after)
           .map((t) => SdkTask.fromJSON(params.includeArtifacts ? t : { ...t, artifacts: [] })),
-        nextPageToken: page.nextPageToken?.length ? Buffer.from(page.nextPageToken).toString('base64url') : '',
+        nextPageToken: page.nextPageToken?.length ? this.sealPageToken(Buffer.from(page.nextPageToken), caller, query) : '',
         pageSize,
         totalSize: total.count,
       };
@@ -268,6 +264,33 @@ export class ServedAgent implements A2ARequestHandler {
       await this.reader.owned(params.taskId, callerOf(context));
       await this.o.pushConfigs.delete(params.taskId, params.id);
     });
+  }
+
+  /**
+   * A page token as the caller gets it: Temporal's, with a MAC over it, the caller and the query (under
+   * the server's task id key). Temporal answers a token it did not make with an internal error; a
+   * caller's made-up or borrowed token is refused here instead, as malformed.
+   */
+  private sealPageToken(token: Buffer, caller: Caller, query: string): string {
+    return Buffer.concat([this.pageMac(token, caller, query), token]).toString('base64url');
+  }
+
+  private openPageToken(given: string, caller: Caller, query: string): Buffer {
+    const notOurs = new RequestMalformedError('pageToken is not one this server gave: start again without it');
+    if (given.length > 8192 || !/^[A-Za-z0-9_-]+$/.test(given)) throw notOurs;
+    const bytes = Buffer.from(given, 'base64url');
+    const token = bytes.subarray(PAGE_MAC_BYTES);
+    if (bytes.length <= PAGE_MAC_BYTES || !timingSafeEqual(bytes.subarray(0, PAGE_MAC_BYTES), this.pageMac(token, caller, query)))
+      throw notOurs;
+    return token;
+  }
+
+  private pageMac(token: Buffer, caller: Caller, query: string): Buffer {
+    return createHmac('sha256', this.o.taskIdKey)
+      .update(JSON.stringify(['page', caller.tenant, caller.user, query]))
+      .update(token)
+      .digest()
+      .subarray(0, PAGE_MAC_BYTES);
   }
 
   /**

@@ -14,7 +14,8 @@ import { TEMPORAL_CLI_VERSION } from '../../src/runtime/temporal-server';
 import { stopTestServer, testServer } from '../helpers/temporal';
 import { fuzzBoundaries, type FuzzReport } from './fuzz';
 import { campaignAgent, killRun, restartServerRun, type CrashRunReport, type RestartReport } from './kill-campaign';
-import { MATRICES, type MatrixReport } from './matrices';
+import { MATRICES } from './all-matrices';
+import type { MatrixReport } from './matrices';
 import { installedVersion as version } from '../helpers/versions';
 
 async function main(): Promise<number> {

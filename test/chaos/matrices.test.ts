@@ -1,9 +1,10 @@
 /**
- * The refusal matrices (SSRF, forged push calls, cross-tenant calls, credentials): every case refused.
+ * The refusal matrices (SSRF, forged push calls, cross-tenant calls, credentials, the id space, a
+ * hostile agent, a hostile caller): every case refused.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MATRICES } from './matrices';
+import { MATRICES } from './all-matrices';
 
 describe('chaos: refusal matrices', () => {
   for (const [name, matrix] of MATRICES) {

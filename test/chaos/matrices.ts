@@ -689,13 +689,3 @@ export async function credentialMatrix(): Promise<MatrixReport> {
   }
   return report;
 }
-
-/** Every refusal matrix, by name: the campaign runs them all, and so does `npm test`. */
-export const MATRICES: [name: string, run: () => Promise<MatrixReport>][] = [
-  ['SSRF', ssrfMatrix],
-  ['forged push', forgedPushMatrix],
-  ['cross-tenant', crossTenantMatrix],
-  ['credential', credentialMatrix],
-  ['id space', idSpaceMatrix],
-  ['hostile agent', hostileAgentMatrix],
-];

@@ -287,6 +287,31 @@ describe('Baton serves A2A', () => {
           if (Object.keys(listed).length < 2) await new Promise((r) => setTimeout(r, 100));
         }
         assert.deepEqual(listed, { [asked.id]: 'TASK_STATE_COMPLETED', [second.id]: 'TASK_STATE_CANCELED' });
+
+        // Pages of one: the token of the first reads the second; it is good for its caller and query only.
+        const one = (token: string, pageToken = '') =>
+          client.listTasks(
+            {
+              tenant: '',
+              contextId: asked.contextId,
+              status: 0,
+              pageSize: 1,
+              pageToken,
+              historyLength: 0,
+              statusTimestampAfter: undefined,
+              includeArtifacts: false,
+            },
+            auth(token),
+          );
+        const first = await one(ACME);
+        assert.equal(first.tasks.length, 1);
+        assert.ok(first.nextPageToken, 'a second page');
+        const next = await one(ACME, first.nextPageToken);
+        assert.deepEqual([...first.tasks, ...next.tasks].map((t) => t.id).sort(), [asked.id, second.id].sort());
+        await assert.rejects(one(GLOBEX, first.nextPageToken), (e) => e instanceof RequestMalformedError, "another caller's token");
+        const tampered = Buffer.from(first.nextPageToken, 'base64url');
+        tampered[tampered.length - 1] ^= 1;
+        await assert.rejects(one(ACME, tampered.toString('base64url')), (e) => e instanceof RequestMalformedError, 'a token altered');
       });
     });
   }
