@@ -212,7 +212,9 @@ export async function hostileCallerMatrix(): Promise<MatrixReport> {
         }
         // At most the allowance (30, less what the unauthenticated body above used, plus what refilled since) is answered 401.
         const first = statuses.indexOf(429);
-        return first > 0 && first <= 31 && statuses.slice(0, first).every((s) => s === 401) && statuses.slice(first).every((s) => s === 429);
+        return (
+          first > 0 && first <= 31 && statuses.slice(0, first).every((s) => s === 401) && statuses.slice(first).every((s) => s === 429)
+        );
       });
       await check('600 token guesses from one address, on the API, /a2a and /mcp', async () => {
         const paths = ['/api/v1/whoami', '/a2a/check/rest/v1/tasks/x', '/mcp'];
