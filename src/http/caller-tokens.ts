@@ -20,25 +20,13 @@ export class CallerTokens {
   }
 
   /**
-   * The configured callers, each token read from its environment variable. A variable that is unset
-   * or shorter than 16 characters is an error: a guessable token is worse than none.
+   * The configured callers, each token read from its environment variable. A variable that is unset,
+   * shorter than 16 characters or another caller's token too is an error (`callerTokenProblems`).
    */
   static fromConfig(api: ApiConfig, env: NodeJS.ProcessEnv = process.env): CallerTokens {
-    const seen = new Set<string>();
-    return new CallerTokens(
-      api.callers.map((c) => {
-        const token = env[c.tokenFromEnv];
-        if (!token || token.length < 16)
-          throw new Error(`api.callers: ${c.tokenFromEnv} (the token of ${c.tenant}/${c.user}) must be set to at least 16 characters`);
-        // One token, two callers: a request would act as whichever is listed first.
-        if (seen.has(token))
-          throw new Error(
-            `api.callers: ${c.tokenFromEnv} (the token of ${c.tenant}/${c.user}) is another caller's token too; give each caller its own`,
-          );
-        seen.add(token);
-        return { token, caller: { tenant: c.tenant, user: c.user } };
-      }),
-    );
+    const [problem] = callerTokenProblems(api, env);
+    if (problem) throw new Error(problem);
+    return new CallerTokens(api.callers.map((c) => ({ token: env[c.tokenFromEnv] as string, caller: { tenant: c.tenant, user: c.user } })));
   }
 
   /** One fresh random token for one caller: the development default when no callers are configured. */
@@ -60,4 +48,27 @@ export class CallerTokens {
     for (const e of this.entries) if (timingSafeEqual(e.digest, given) && !found) found = e.caller;
     return found;
   }
+}
+
+/**
+ * What is wrong with the callers' tokens as set in `env`: unset, shorter than 16 characters (a
+ * guessable token is worse than none), or the same token given to two callers (a request would act as
+ * whichever is listed first). One line per problem; `baton config check` prints them all.
+ */
+export function callerTokenProblems(api: Pick<ApiConfig, 'callers'>, env: NodeJS.ProcessEnv = process.env): string[] {
+  const problems: string[] = [];
+  const seen = new Map<string, string>();
+  for (const [i, c] of api.callers.entries()) {
+    const token = env[c.tokenFromEnv];
+    const who = `api.callers.${i} (${c.tenant}/${c.user})`;
+    if (!token) problems.push(`${who}: ${c.tokenFromEnv} is not set; set it to a random token of 16 characters or more`);
+    else if (token.length < 16)
+      problems.push(
+        `${who}: ${c.tokenFromEnv} holds ${token.length} characters; a token needs 16 or more (a guessable token is worse than none)`,
+      );
+    else if (seen.has(token))
+      problems.push(`${who}: ${c.tokenFromEnv} holds the same token as ${seen.get(token)}; give each caller its own`);
+    if (token) seen.set(token, seen.get(token) ?? `api.callers.${i} (${c.tokenFromEnv})`);
+  }
+  return problems;
 }

@@ -22,12 +22,10 @@ export function configuredBudget(api: Pick<ApiConfig, 'rateLimit' | 'limits'>, e
   const buckets: BucketLimits = { requests: limits.requests, work: limits.work, 'unknown-tokens': limits.unknownTokens };
   let store: BudgetStore = new MemoryBudgetStore(buckets);
   const postgres = api.limits.store?.postgres;
+  const problem = limitsStoreProblem(api, env);
+  if (problem) throw new ConfigError(problem);
   if (postgres) {
-    const url = env[postgres.urlFromEnv];
-    if (!url)
-      throw new ConfigError(
-        `api.limits.store.postgres: ${postgres.urlFromEnv} is not set; set it to the connection URL of the database the replicas share (postgres://user@host:port/db)`,
-      );
+    const url = env[postgres.urlFromEnv] as string;
     /* eslint-disable @typescript-eslint/no-require-imports */
     const { Pool } = require('pg') as typeof import('pg');
     const { PostgresBudgetStore } = require('./postgres-budget-store') as typeof import('./postgres-budget-store');
@@ -35,6 +33,14 @@ export function configuredBudget(api: Pick<ApiConfig, 'rateLimit' | 'limits'>, e
     store = new PostgresBudgetStore(new Pool({ connectionString: url, max: 8, connectionTimeoutMillis: 5_000 }), buckets);
   }
   return new CallerBudget(store, limits);
+}
+
+/** What is wrong with `api.limits.store` as set in `env`: a PostgreSQL store whose URL variable is unset. */
+export function limitsStoreProblem(api: Pick<ApiConfig, 'limits'>, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const postgres = api.limits.store?.postgres;
+  return postgres && !env[postgres.urlFromEnv]
+    ? `api.limits.store.postgres: ${postgres.urlFromEnv} is not set; set it to the connection URL of the database every replica of baton ui and baton serve shares (postgres://user@host:port/db)`
+    : undefined;
 }
 
 /** A budget of the default limits in this process, with `rateLimit` for requests (embedding and tests). */

@@ -46,16 +46,20 @@ export function turnUpdateId(taskId: string, caller: Caller, messageId: string):
  */
 export function taskIdKey(variable: string, logger: Logger, env: NodeJS.ProcessEnv = process.env): Buffer {
   const value = env[variable];
-  if (value) {
-    if (value.length < 32)
-      throw new ConfigError(
-        `serve.taskIdKeyFromEnv: ${variable} must hold at least 32 characters (a guessable key lets callers take each other's task ids)`,
-      );
-    return Buffer.from(value, 'utf8');
-  }
+  const problem = taskIdKeyProblem(variable, env);
+  if (problem) throw new ConfigError(problem);
+  if (value) return Buffer.from(value, 'utf8');
   logger.warn(
     { variable },
     `${variable} is not set: served task ids are keyed for this process alone, so a retried SendMessage that reaches another replica (or this one restarted) starts a second task; set it to the same secret on every replica`,
   );
   return randomBytes(32);
+}
+
+/** What is wrong with the task id key `variable` holds, when it is set: shorter than 32 characters. */
+export function taskIdKeyProblem(variable: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const value = env[variable];
+  return value !== undefined && value.length < 32
+    ? `serve.taskIdKeyFromEnv: ${variable} must hold at least 32 characters (a guessable key lets callers take each other's task ids)`
+    : undefined;
 }

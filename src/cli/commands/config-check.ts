@@ -9,8 +9,10 @@ import { authValueOf, credentialOf, readSecret } from '../../a2a/agent-fetch';
 import { PolicyRegistry } from '../../acceptance/policies';
 import { connectionOptions, DEFAULT_ADDRESS } from '../../runtime/connect';
 import type { TemporalTarget } from '../../runtime/temporal-target';
-import type { BatonConfig } from '../../config/schema';
 import { codecTokenProblems } from '../../http/codec-server';
+import { callerTokenProblems } from '../../http/caller-tokens';
+import { limitsStoreProblem } from '../../limits/configured-budget';
+import { taskIdKeyProblem } from '../../serve/task-id';
 import { printJson } from '../output';
 
 export interface ConfigReport {
@@ -129,11 +131,8 @@ export function checkConfig(configPath?: string): ConfigReport {
       problems.push(`${field}.allowHttp: true for a non-loopback URL; use https, or keep allowHttp for local servers only`);
   }
   problems.push(...callerTokenProblems(loaded.config.api));
-  const limitsStore = loaded.config.api.limits.store?.postgres;
-  if (limitsStore && !process.env[limitsStore.urlFromEnv])
-    problems.push(
-      `api.limits.store.postgres: ${limitsStore.urlFromEnv} is not set; set it to the database every replica of baton ui and baton serve shares`,
-    );
+  const limitsStore = limitsStoreProblem(loaded.config.api);
+  if (limitsStore) problems.push(limitsStore);
   const push = loaded.config.push;
   if (push && !process.env[push.secretFromEnv])
     problems.push(`push.secretFromEnv: ${push.secretFromEnv} is not set; set it to the same random secret on the webhook and every worker`);
@@ -167,10 +166,9 @@ export function checkConfig(configPath?: string): ConfigReport {
       if (!(err instanceof ConfigError)) throw err;
       problems.push(...(err.problems.length ? err.problems : [err.message]));
     }
-    const taskIdKey = process.env[serve.taskIdKeyFromEnv];
-    if (taskIdKey !== undefined && taskIdKey.length < 32)
-      problems.push(`serve.taskIdKeyFromEnv: ${serve.taskIdKeyFromEnv} must hold at least 32 characters`);
-    if (taskIdKey === undefined && loaded.config.api.callers.length)
+    const keyProblem = taskIdKeyProblem(serve.taskIdKeyFromEnv);
+    if (keyProblem) problems.push(keyProblem);
+    if (process.env[serve.taskIdKeyFromEnv] === undefined && loaded.config.api.callers.length)
       loaded.warnings.push(
         `serve.taskIdKeyFromEnv: ${serve.taskIdKeyFromEnv} is not set: each process keys its served task ids itself, so a retried SendMessage that reaches another replica starts a second task`,
       );
@@ -222,26 +220,4 @@ export function configCheckCommand(opts: { json?: boolean; config?: string }): P
     process.stdout.write(`${lines.join('\n')}\n`);
   }
   return Promise.resolve(report.ok ? 0 : 1);
-}
-
-/**
- * What is wrong with the callers' tokens as set here: unset, shorter than 16 characters, or the same
- * token given to two callers (a request would act as whichever is listed first).
- */
-function callerTokenProblems(api: BatonConfig['api']): string[] {
-  const problems: string[] = [];
-  const seen = new Map<string, string>();
-  for (const [i, c] of api.callers.entries()) {
-    const token = process.env[c.tokenFromEnv];
-    const who = `api.callers.${i} (${c.tenant}/${c.user})`;
-    if (!token) problems.push(`${who}: ${c.tokenFromEnv} is not set; set it to a random token of 16 characters or more`);
-    else if (token.length < 16)
-      problems.push(
-        `${who}: ${c.tokenFromEnv} holds ${token.length} characters; a token needs 16 or more (a guessable token is worse than none)`,
-      );
-    else if (seen.has(token))
-      problems.push(`${who}: ${c.tokenFromEnv} holds the same token as ${seen.get(token)}; give each caller its own`);
-    if (token) seen.set(token, seen.get(token) ?? `api.callers.${i} (${c.tokenFromEnv})`);
-  }
-  return problems;
 }
