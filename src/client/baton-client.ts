@@ -105,6 +105,14 @@ export function quoted(field: string, value: string): string {
 
 export { DelegationNotFoundError, InvalidRequestError, RequestRefusedError };
 
+/** The workflow id of an id a caller of `tenant` chose for `what`: kept within its tenant; a reserved one is refused. */
+export function chosenWorkflowId(tenant: string, chosen: string | undefined, what: string): string | undefined {
+  if (chosen === undefined) return undefined;
+  const refusal = refuseChosenId(tenant, chosen, what);
+  if (refusal) throw new InvalidRequestError(refusal);
+  return tenantScopedId(tenant, chosen);
+}
+
 /** Which credentials a delegation's agent accepts, said for a refusal. */
 function acceptedBy(record: DelegationRecord): string {
   const allowed = record.pending?.credentials ?? record.agent.credentials;
@@ -248,7 +256,8 @@ export class BatonClient {
     });
     if (!parsed.success) throw new InvalidRequestError(`invalid delegation: ${describeIssues(parsed.error).join('; ')}`);
     await this.checkRemoteIds(parsed.data.agent, parsed.data.contextId, parsed.data.referenceTaskIds);
-    const id = req.served?.taskId ?? this.chosenId(req.id, 'a delegation') ?? `${DELEGATION_ID_PREFIX}${randomUUID()}`;
+    const id =
+      req.served?.taskId ?? chosenWorkflowId(this.opts.caller.tenant, req.id, 'a delegation') ?? `${DELEGATION_ID_PREFIX}${randomUUID()}`;
     await this.call(() =>
       this.client.workflow
         .start<typeof delegationWorkflow>('delegationWorkflow', {
@@ -308,14 +317,6 @@ export class BatonClient {
     if (contextId === undefined) return;
     for (const row of rows) if ((await this.show(row.id)).remote.contextId === contextId) return;
     throw new InvalidRequestError(`contextId ${contextId} is not the context of the tasks you reference at ${agent}`);
-  }
-
-  /** The workflow id of an id the caller chose: kept within its tenant; a reserved one is refused. */
-  private chosenId(chosen: string | undefined, what: string): string | undefined {
-    if (chosen === undefined) return undefined;
-    const refusal = refuseChosenId(this.opts.caller.tenant, chosen, what);
-    if (refusal) throw new InvalidRequestError(refusal);
-    return tenantScopedId(this.opts.caller.tenant, chosen);
   }
 
   /** Waits until the delegation settles and returns its record. */

@@ -17,13 +17,13 @@ import {
   SA_STATUS,
   SA_TENANT,
 } from '../shared/search-attributes';
-import { quoted } from './baton-client';
+import { chosenWorkflowId, quoted } from './baton-client';
 import type { TaskState } from '../shared/a2a-types';
 import type { GraphNodeSpec, GraphPageRequest, GraphRecord } from '../shared/graph-types';
 import type { taskGraphWorkflow } from '../../workflows/task-graph';
 import { addFollowUpUpdate, cancelGraphUpdate, graphStatusQuery } from '../../workflows/messages';
-import { GraphNotFoundError, InvalidRequestError, RequestRefusedError } from './errors';
-import { GRAPH_ID_PREFIX, refuseChosenId, tenantScopedId } from '../shared/ids';
+import { GraphNotFoundError, RequestRefusedError } from './errors';
+import { GRAPH_ID_PREFIX } from '../shared/ids';
 import { sendUpdate } from './send-update';
 import { temporalClient, type BatonClientOptions } from './client-options';
 import { temporalCall } from './temporal-call';
@@ -84,11 +84,10 @@ export class GraphClient {
     } = {},
   ): Promise<string> {
     const spec = parseGraphSpec(rawSpec, opts.knownAgents);
-    const tenant = this.opts.caller.tenant;
-    const chosen = opts.id ?? spec.id;
-    const refusal = chosen === undefined ? undefined : refuseChosenId(tenant, chosen, 'a graph');
-    if (refusal) throw new InvalidRequestError(refusal);
-    const id = opts.served?.taskId ?? (chosen !== undefined ? tenantScopedId(tenant, chosen) : `${GRAPH_ID_PREFIX}${randomUUID()}`);
+    const id =
+      opts.served?.taskId ??
+      chosenWorkflowId(this.opts.caller.tenant, opts.id ?? spec.id, 'a graph') ??
+      `${GRAPH_ID_PREFIX}${randomUUID()}`;
     await this.call(() =>
       this.client.workflow
         .start<typeof taskGraphWorkflow>('taskGraphWorkflow', {

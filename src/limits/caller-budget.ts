@@ -61,14 +61,17 @@ export class CallerBudget {
   ) {}
 
   /** Admits one request of `caller`, or throws RateLimitedError. */
-  async admit(caller: Caller): Promise<void> {
-    const taken = await this.store.take('requests', callerKey(caller), 1);
-    if (!taken.ok) throw this.refusal(taken, `more than ${this.said(this.limits.requests, 'requests')}`);
+  admit(caller: Caller): Promise<void> {
+    return this.request(callerKey(caller));
   }
 
   /** Admits one request of something that is not a caller (a codec server token, by its digest), or throws. */
-  async admitKey(key: string): Promise<void> {
-    const taken = await this.store.take('requests', `key:${key}`, 1);
+  admitKey(key: string): Promise<void> {
+    return this.request(`key:${key}`);
+  }
+
+  private async request(key: string): Promise<void> {
+    const taken = await this.store.take('requests', key, 1);
     if (!taken.ok) throw this.refusal(taken, `more than ${this.said(this.limits.requests, 'requests')}`);
   }
 

@@ -4,6 +4,10 @@
  * connection while it follows the task (a stream, a subscription, a blocking SendMessage).
  */
 
+import type { Caller } from '../shared/delegation-types';
+import type { Lease } from './budget-store';
+import type { CallerBudget } from './caller-budget';
+
 export interface ServedRequestUse {
   /** It may start a task: a message that names none. */
   startsTask: boolean;
@@ -54,4 +58,19 @@ export function grpcUse(method: string, request: unknown): ServedRequestUse {
   if (name === 'SendStreamingMessage') return sending(request, true);
   if (name === 'SubscribeToTask') return { startsTask: false, holds: true };
   return NONE;
+}
+
+/**
+ * Takes what a served request uses from the caller's budget: the delegations a task of the service
+ * starts (`workCost`), and a stream while it holds the connection (the lease, to release when the
+ * request ends). Throws RateLimitedError (or InvalidRequest for a task larger than a burst).
+ */
+export async function takeServedUse(
+  budget: CallerBudget,
+  caller: Caller,
+  use: ServedRequestUse,
+  workCost: number,
+): Promise<Lease | undefined> {
+  if (use.startsTask) await budget.startWork(caller, workCost, workCost === 1 ? 'a task' : `a task of ${workCost} delegations`);
+  return use.holds ? budget.openStream(caller) : undefined;
 }

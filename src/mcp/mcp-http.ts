@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import type { Caller } from '../shared/delegation-types';
 import { MAX_NESTING, nestsDeeperThan } from '../shared/nesting';
 import type { BatonMcp } from './baton-mcp-server';
-import type { CallerBudget } from '../limits/caller-budget';
+import { RateLimitedError, type CallerBudget } from '../limits/caller-budget';
 import type { Lease } from '../limits/budget-store';
 
 export interface McpHttpOptions {
@@ -88,10 +88,12 @@ export function mcpRouter(opts: McpHttpOptions): McpHttp {
     void opts.budget.openSession(caller).then(
       (lease) => open(req, res, caller, lease),
       (err: unknown) => {
-        const seconds = (err as { retryAfterSeconds?: number }).retryAfterSeconds;
-        if (seconds) res.setHeader('Retry-After', String(seconds));
-        rpcError(res, seconds ? 429 : 500, seconds ? (err as Error).message : 'internal error (see the server log)');
-        if (!seconds) log.error({ err }, 'MCP session could not be counted');
+        if (!(err instanceof RateLimitedError)) {
+          log.error({ err }, 'MCP session could not be counted');
+          return rpcError(res, 500, 'internal error (see the server log)');
+        }
+        res.setHeader('Retry-After', String(err.retryAfterSeconds));
+        rpcError(res, 429, err.message);
       },
     );
   });

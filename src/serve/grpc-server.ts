@@ -26,7 +26,7 @@ import { asBatonError } from '../errors/as-baton-error';
 import type { Lease } from '../limits/budget-store';
 import { RateLimitedError } from '../limits/caller-budget';
 import type { CallerGate } from '../limits/caller-gate';
-import { grpcUse } from '../limits/served-request';
+import { grpcUse, takeServedUse } from '../limits/served-request';
 import type { Caller } from '../shared/delegation-types';
 import { CallerUser, type ServedAgent } from './served-agent';
 
@@ -152,14 +152,12 @@ export async function startServedGrpc(opts: ServedGrpcOptions): Promise<RunningG
           },
           // What the call starts or holds, from its decoded request, before the SDK's handler runs.
           onReceiveMessage: (message, passOn) => {
-            const use = grpcUse(method.path, message);
             const agent = opts.agents.get(String((message as { tenant?: unknown }).tenant ?? ''));
-            const cost = agent?.workCost ?? 1;
-            void (async () => {
-              if (use.startsTask && caller)
-                await gate.budget.startWork(caller, cost, cost === 1 ? 'a task' : `a task of ${cost} delegations`);
-              if (use.holds && caller) lease = await gate.budget.openStream(caller);
-            })().then(() => passOn(message), refuse);
+            if (!caller) return passOn(message);
+            void takeServedUse(gate.budget, caller, grpcUse(method.path, message), agent?.workCost ?? 1).then((held) => {
+              lease = held;
+              passOn(message);
+            }, refuse);
           },
           onCancel: release,
         }),

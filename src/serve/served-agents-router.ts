@@ -13,7 +13,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { Logger } from 'pino';
 import { RateLimitedError } from '../limits/caller-budget';
 import type { CallerGate } from '../limits/caller-gate';
-import { jsonRpcUse, restUse, type ServedRequestUse } from '../limits/served-request';
+import { jsonRpcUse, restUse, takeServedUse, type ServedRequestUse } from '../limits/served-request';
 import { asBatonError } from '../errors/as-baton-error';
 import type { Caller } from '../shared/delegation-types';
 import { MAX_NESTING, nestsDeeperThan } from '../shared/nesting';
@@ -89,15 +89,11 @@ export function servedAgentsRouter(agents: Map<string, ServedAgent>, opts: Serve
       const caller = callers.get(req) as Caller;
       const use: ServedRequestUse =
         bindingOf(req) === 'jsonrpc' ? jsonRpcUse(req.body) : restUse(req.method, req.path.replace(/^\/rest/, ''), req.body);
-      void (async () => {
-        if (use.startsTask)
-          await gate.budget.startWork(caller, agent.workCost, agent.workCost === 1 ? 'a task' : `a task of ${agent.workCost} delegations`);
-        if (use.holds) {
-          const lease = await gate.budget.openStream(caller);
-          res.once('close', () => void lease.release());
-        }
-      })().then(
-        () => next(),
+      void takeServedUse(gate.budget, caller, use, agent.workCost).then(
+        (lease) => {
+          if (lease) res.once('close', () => void lease.release());
+          next();
+        },
         (err: unknown) => refused(req, res, err),
       );
     });
