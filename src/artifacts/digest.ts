@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { Artifact, Part } from '../shared/a2a-types';
 import type { ArtifactRecord } from '../shared/delegation-types';
 import type { ArtifactStore } from './store';
-import { inlineBytesOf } from '../shared/inline-bytes';
+import { replyBytesOf } from '../shared/inline-bytes';
 
 /** Artifacts larger than this stay out of history (digest and store reference only). */
 export const MAX_INLINE_ARTIFACT_BYTES = 64 * 1024;
@@ -29,10 +29,10 @@ export interface RecordOptions {
 export async function recordArtifact(artifact: Artifact, opts: RecordOptions = {}): Promise<ArtifactRecord> {
   const bytes = contentOf(artifact.parts);
   const mediaType = artifact.parts.find((p) => p.mediaType)?.mediaType;
-  // What history would hold is the parts as they came, metadata and all: that is what must fit.
-  const inline =
-    Math.max(bytes.length, inlineBytesOf([{ parts: artifact.parts } as ArtifactRecord])) <=
-    (opts.inlineMaxBytes ?? MAX_INLINE_ARTIFACT_BYTES);
+  // What history would hold is the parts as they came, metadata and all: that is what must fit
+  // (measured only for content that fits: a large artifact is not written out as JSON to find it does not).
+  const cap = opts.inlineMaxBytes ?? MAX_INLINE_ARTIFACT_BYTES;
+  const inline = bytes.length <= cap && replyBytesOf(artifact.parts) <= cap;
   const stored = !inline && opts.store ? await opts.store.put(bytes) : undefined;
   return {
     artifactId: artifact.artifactId,

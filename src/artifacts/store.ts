@@ -63,8 +63,8 @@ export interface StagingFile {
   /** Drops what is there and starts again (a snapshot replaces the assembly). */
   reset(bytes?: Uint8Array): Promise<void>;
   append(bytes: Uint8Array): Promise<void>;
-  /** The bytes written so far (a store of an application's own may leave it out: redaction then reads the committed bytes back). */
-  contents?(): Promise<Buffer>;
+  /** The bytes written so far, in pieces (a store of an application's own may leave it out: redaction then reads the committed bytes back). */
+  contents?(): AsyncIterable<Buffer>;
   commit(): Promise<StoredBytes>;
   discard(): void;
 }
@@ -204,7 +204,9 @@ export function localStaging(
         await file.close();
       }
     },
-    contents: async () => (existsSync(path) ? readFile(path) : Buffer.alloc(0)),
+    async *contents() {
+      if (existsSync(path)) for await (const chunk of createReadStream(path)) yield chunk as Buffer;
+    },
     async commit() {
       const hash = createHash('sha256');
       let size = 0;

@@ -31,10 +31,11 @@ export function redactingStore<S extends ArtifactStore>(store: S, redactor: Reda
                 const clean = redactor.bytes(given);
                 return clean === given ? committed : { ...(await target.put(clean)), redacted: true };
               }
-              const given = await file.contents();
-              const clean = redactor.bytes(given);
-              if (clean === given) return commit();
-              await file.reset(clean);
+              // Scanned as it is read; only a file that holds a secret is read whole, to be rewritten.
+              if (!(await redactor.foundIn(file.contents()))) return commit();
+              const pieces: Buffer[] = [];
+              for await (const piece of file.contents()) pieces.push(piece);
+              await file.reset(redactor.bytes(Buffer.concat(pieces)));
               return { ...(await commit()), redacted: true };
             },
           });

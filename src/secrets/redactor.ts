@@ -79,6 +79,23 @@ export class Redactor {
     return out;
   }
 
+  /**
+   * Whether any secret (as bytes, or in its base64 forms) is in `chunks`, read once piece by piece: a
+   * secret across two pieces is found too, and nothing larger than a piece is held.
+   */
+  async foundIn(chunks: AsyncIterable<Buffer>): Promise<boolean> {
+    const needles = this.needles().needles.map((n) => Buffer.from(n, 'utf8'));
+    if (!needles.length) return false;
+    const overlap = Math.max(...needles.map((n) => n.length)) - 1;
+    let tail = Buffer.alloc(0);
+    for await (const chunk of chunks) {
+      const window = Buffer.concat([tail, chunk]);
+      if (needles.some((n) => window.includes(n))) return true;
+      tail = window.subarray(Math.max(0, window.length - overlap));
+    }
+    return false;
+  }
+
   /** `text` with every secret replaced by the marker. */
   text(text: string): string {
     let out = text;

@@ -16,6 +16,17 @@ describe('Redactor', () => {
   });
   const redactor = () => new Redactor([{ fromEnv: 'BATON_TEST_REDACT' }, { fromEnv: 'BATON_TEST_SHORT' }, { fromEnv: 'BATON_TEST_UNSET' }]);
 
+  it('finds a secret in bytes read piece by piece, across the pieces too, and in base64', async () => {
+    const pieces = async function* (...parts: string[]) {
+      for (const p of parts) yield Buffer.from(p);
+    };
+    const r = redactor();
+    assert.equal(await r.foundIn(pieces('report: ', 'all clear', '')), false);
+    assert.equal(await r.foundIn(pieces('token hun', 'ter2-Se', 'cret here')), true);
+    assert.equal(await r.foundIn(pieces('x'.repeat(100), Buffer.from(SECRET).toString('base64'))), true);
+    assert.equal(await r.foundIn(pieces()), false);
+  });
+
   it('finds every secret the config names: agents auth and credentials, the push secret, API tokens', () => {
     const sources = secretSources({
       agents: {
