@@ -90,17 +90,14 @@ class Turns {
     private readonly queue: number,
   ) {}
 
-  /** A turn (call `done` after), or undefined when too many wait already. */
+  /** A turn (call `done` once, after), or undefined when too many wait already. */
   async take(): Promise<(() => void) | undefined> {
     if (this.running >= this.max) {
       if (this.waiting.length >= this.queue) return undefined;
       await new Promise<void>((r) => this.waiting.push(r));
     }
     this.running += 1;
-    let given = false;
     return () => {
-      if (given) return;
-      given = true;
       this.running -= 1;
       this.waiting.shift()?.();
     };
@@ -140,7 +137,6 @@ export function codecRouter(opts: CodecServerOptions): express.Router {
   const maxBytes = opts.maxRequestBytes ?? 4 * 1024 * 1024;
   const budget = opts.budget ?? defaultBudget();
   const turns = new Turns(opts.maxConcurrent ?? 4, 64);
-  const turnOf = new WeakMap<Request, () => void>();
 
   // Before a byte of the body is read: the address's allowance for unknown tokens, the token, its
   // request budget, then a turn (bodies are read a few at a time: memory stays bounded whoever calls).
@@ -163,7 +159,7 @@ export function codecRouter(opts: CodecServerOptions): express.Router {
         throw new BatonError('InvalidRequest', `this codec server serves namespace ${opts.namespace}, not ${namespace}`);
       const done = await turns.take();
       if (!done) throw new BatonError('Unavailable', 'the codec server is busy with other requests; try again in a moment');
-      turnOf.set(req, done);
+      // A response closes however the request ends (answered, refused, or its caller gone): the turn ends with it.
       res.once('close', done);
     })().then(() => next(), next);
   };
@@ -176,9 +172,7 @@ export function codecRouter(opts: CodecServerOptions): express.Router {
       const payloads = parsed.data.payloads.map(fromJson);
       const out = direction === 'decode' ? await opts.codec.decode(payloads) : await opts.codec.encode(payloads);
       res.json({ payloads: out.map(toJson) });
-    })()
-      .catch(next)
-      .finally(() => turnOf.get(req)?.());
+    })().catch(next);
   };
   const body = express.json({ limit: maxBytes });
   for (const direction of ['encode', 'decode'] as const)
@@ -188,7 +182,6 @@ export function codecRouter(opts: CodecServerOptions): express.Router {
     next(new BatonError('NotFound', `no codec route for ${req.method} there; POST /codec/decode or /codec/encode`)),
   );
   router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    turnOf.get(req)?.();
     const e = bodyError(err, maxBytes) ?? asBatonError(err) ?? new BatonError('Internal', 'internal error (see the server log)');
     if (e instanceof RateLimitedError) res.setHeader('Retry-After', String(e.retryAfterSeconds));
     if (e.kind === 'Unavailable') res.setHeader('Retry-After', '1');
