@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
-import type { Lookup } from '../a2a/guarded-fetch';
+import { refusedResolution, type Lookup } from '../a2a/guarded-fetch';
 import type { TaskPushNotificationConfig } from '@a2a-js/sdk';
 import { PushNotificationNotSupportedError, RequestMalformedError, TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { WithStartWorkflowOperation, WorkflowNotFoundError } from '@temporalio/client';
@@ -170,16 +170,17 @@ export class TaskPushConfigs {
       );
     if (url.username || url.password) throw new RequestMalformedError('a webhook url carries no user or password: use authentication');
     const host = url.hostname.replace(/^\[|\]$/g, '');
-    const why = (await this.addressesOf(host, url.origin))
-      .map((address) => refusalFor(address, this.o.push.allowPrivateNetwork, "this server's serve.push"))
-      .find(Boolean);
+    const [allow, owner] = [this.o.push.allowPrivateNetwork, "this server's serve.push"];
+    // An address as the guarded fetch judges one; a name by every address it resolves to, as it does.
+    const why = isIP(host)
+      ? refusalFor(host, allow, owner)
+      : refusedResolution(host, await this.resolve(host, url.origin), allow, owner)?.message;
     if (why) throw new RequestMalformedError(`webhook ${url.origin}: ${why}`);
     return url.toString();
   }
 
-  /** The addresses `host` stands for: itself when it is one; loopback for localhost however spelled; else what it resolves to. */
-  private async addressesOf(host: string, origin: string): Promise<string[]> {
-    if (isIP(host)) return [host];
+  /** The addresses name `host` stands for: loopback for localhost however spelled; else what it resolves to. */
+  private async resolve(host: string, origin: string): Promise<string[]> {
     const name = host.toLowerCase().replace(/\.+$/, '');
     if (name === 'localhost' || name.endsWith('.localhost')) return ['127.0.0.1'];
     const lookup = this.o.lookup ?? dnsLookup;

@@ -3,7 +3,7 @@
  * SQLite file under `.baton/dev/`, so a restart still shows earlier workflows.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { loadConfig } from '../../config/load';
 import type { BatonConfig } from '../../config/schema';
@@ -133,7 +133,6 @@ function keepTaskIdKey(variable: string, file: string): void {
   if (!existsSync(file)) {
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600 });
-    chmodSync(file, 0o600);
   }
   process.env[variable] = readFileSync(file, 'utf8').trim();
 }
