@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type ConnectionLike } from '@temporalio/client';
 import type { Caller } from '../shared/delegation-types';
 import { parseGraphSpec } from '../shared/graph-spec';
+import type { GraphSpec } from '../shared/graph-types';
 import { pageOfRecord } from '../shared/graph-page';
 import {
   graphAttributes,
@@ -81,9 +82,12 @@ export class GraphClient {
        * that exists already is the same task), the service and the caller's contextId (search attributes).
        */
       served?: { taskId: string; service: string; contextId: string };
+      /** Runs on the checked spec before anything starts (a caller's budget takes its nodes); a rejection starts nothing. */
+      admit?: (spec: GraphSpec) => Promise<void>;
     } = {},
   ): Promise<string> {
     const spec = parseGraphSpec(rawSpec, opts.knownAgents);
+    await opts.admit?.(spec);
     const id =
       opts.served?.taskId ??
       chosenWorkflowId(this.opts.caller.tenant, opts.id ?? spec.id, 'a graph') ??

@@ -44,7 +44,6 @@ import { RateLimitedError, type CallerBudget } from '../limits/caller-budget';
 import { CallerGate } from '../limits/caller-gate';
 import { defaultBudget } from '../limits/configured-budget';
 import { InboxCache } from '../client/inbox-cache';
-import { parseGraphSpec } from '../shared/graph-spec';
 import { MAX_NESTING, nestsDeeperThan } from '../shared/nesting';
 
 export interface ApiServerOptions {
@@ -353,9 +352,10 @@ export function createApiApp(opts: ApiServerOptions): express.Express & { closeS
   api.post(
     '/graphs',
     handle(async (req, res) => {
-      const spec = parseGraphSpec(req.body);
-      await budget.startWork(as(req).caller, spec.nodes.length, `a graph of ${spec.nodes.length} nodes`);
-      const id = await as(req).graphs.start(spec);
+      const caller = as(req).caller;
+      const id = await as(req).graphs.start(req.body, {
+        admit: (spec) => budget.startWork(caller, spec.nodes.length, `a graph of ${spec.nodes.length} nodes`),
+      });
       log.info({ graphId: id, caller: as(req).caller }, 'graph started over HTTP');
       res
         .status(201)

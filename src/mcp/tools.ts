@@ -25,7 +25,6 @@ import { graphView, GraphViewSchema } from './graph-view';
 import { UNTRUSTED_NOTE, untrusted, UntrustedTextSchema } from './untrusted';
 import { waitFor } from './wait-for';
 import { holdingStream, type McpLimits } from './mcp-limits';
-import { parseGraphSpec } from '../shared/graph-spec';
 
 export interface ToolOptions {
   /** The caller's clients: every tool acts as that caller, and sees only its tenant's delegations. */
@@ -364,9 +363,11 @@ export function registerTools(server: McpServer, opts: ToolOptions): void {
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
     },
     guard('run_graph', async (args, extra) => {
-      const spec = parseGraphSpec(args.spec, Object.keys(opts.agents));
-      await opts.limits.startWork(spec.nodes.length, `a graph of ${spec.nodes.length} nodes`);
-      const id = await graphs.start(spec, { ...(args.id ? { id: args.id } : {}), knownAgents: Object.keys(opts.agents) });
+      const id = await graphs.start(args.spec, {
+        ...(args.id ? { id: args.id } : {}),
+        knownAgents: Object.keys(opts.agents),
+        admit: (spec) => opts.limits.startWork(spec.nodes.length, `a graph of ${spec.nodes.length} nodes`),
+      });
       logger.info({ graphId: id }, 'graph started over MCP');
       return graphAnswer(await waitGraph(id, args.waitSeconds ?? 0, extra));
     }),
