@@ -58,17 +58,13 @@ export class CallerTokens {
 export function callerTokenProblems(api: Pick<ApiConfig, 'callers'>, env: NodeJS.ProcessEnv = process.env): string[] {
   const problems: string[] = [];
   const seen = new Map<string, string>();
-  for (const [i, c] of api.callers.entries()) {
+  for (const c of api.callers) {
     const token = env[c.tokenFromEnv];
-    const who = `api.callers.${i} (${c.tenant}/${c.user})`;
-    if (!token) problems.push(`${who}: ${c.tokenFromEnv} is not set; set it to a random token of 16 characters or more`);
-    else if (token.length < 16)
-      problems.push(
-        `${who}: ${c.tokenFromEnv} holds ${token.length} characters; a token needs 16 or more (a guessable token is worse than none)`,
-      );
-    else if (seen.has(token))
-      problems.push(`${who}: ${c.tokenFromEnv} holds the same token as ${seen.get(token)}; give each caller its own`);
-    if (token) seen.set(token, seen.get(token) ?? `api.callers.${i} (${c.tokenFromEnv})`);
+    const whose = `api.callers: ${c.tokenFromEnv} (the token of ${c.tenant}/${c.user})`;
+    if (!token || token.length < 16)
+      problems.push(`${whose} must be set to at least 16 characters; ${token ? `it holds ${token.length}` : 'it is not set'}`);
+    else if (seen.has(token)) problems.push(`${whose} is ${seen.get(token)}'s token too; give each caller its own`);
+    if (token) seen.set(token, seen.get(token) ?? `${c.tenant}/${c.user}`);
   }
   return problems;
 }

@@ -198,9 +198,9 @@ describe('baton agents and baton config check', () => {
       ).stdout,
     ) as ConfigReport;
     assert.deepEqual(tokens.problems, [
-      'api.callers.0 (acme/a): BATON_TEST_SHORT holds 11 characters; a token needs 16 or more (a guessable token is worse than none)',
-      'api.callers.2 (globex/c): BATON_TEST_SAME_2 holds the same token as api.callers.1 (BATON_TEST_SAME_1); give each caller its own',
-      'api.callers.3 (initech/d): BATON_TEST_UNSET_CALLER is not set; set it to a random token of 16 characters or more',
+      'api.callers: BATON_TEST_SHORT (the token of acme/a) must be set to at least 16 characters; it holds 11',
+      "api.callers: BATON_TEST_SAME_2 (the token of globex/c) is acme/b's token too; give each caller its own",
+      'api.callers: BATON_TEST_UNSET_CALLER (the token of initech/d) must be set to at least 16 characters; it is not set',
     ]);
     writeFileSync(callers, ['api:', '  callers:', '    - { tokenFromEnv: BATON_TEST_SHORT, tenant: "acme:east", user: a }'].join('\n'));
     const tenant = JSON.parse((await runCli(['--config', callers, 'config', 'check', '--json'], userEnv())).stdout) as ConfigReport;
