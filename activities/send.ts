@@ -120,7 +120,7 @@ export function sendActivities(ctx: ActivityContext) {
           else heartbeat(details);
         }
         // A follow-up turn's stream begins with the stored task, still showing the question it answers.
-        const stale = first && turn.taskId !== undefined && isInterrupted(task.status.state);
+        const stale = first && 'task' in event && turn.taskId !== undefined && isInterrupted(task.status.state);
         if (!isActive(task.status.state) && !stale) {
           settled = true;
           break;

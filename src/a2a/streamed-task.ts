@@ -51,7 +51,18 @@ export class StreamedTask {
     }
     if ('message' in event) return;
     const update = 'statusUpdate' in event ? event.statusUpdate : event.artifactUpdate;
-    if (!this.current) return this.distrust('an update came before the task snapshot');
+    if (!this.current) {
+      if (this.taskId === undefined || update.taskId !== this.taskId) return this.distrust('an update came before the task snapshot');
+      // A follow-up turn's stream may carry only updates (agents on the Python SDK answer a turn on an
+      // existing task so): the task is known, its copy starts from them and is read when it settles.
+      this.current = {
+        id: this.taskId,
+        contextId: update.contextId,
+        status: 'statusUpdate' in event ? event.statusUpdate.status : { state: 'TASK_STATE_WORKING' },
+        artifacts: [],
+      };
+      return this.distrust('the stream did not begin with the task');
+    }
     if (update.taskId !== this.current.id) return this.distrust(`an update named task ${update.taskId}`);
     if ('statusUpdate' in event) {
       this.current.status = event.statusUpdate.status;

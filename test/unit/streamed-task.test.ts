@@ -43,6 +43,17 @@ describe('a task as its stream told it', () => {
     assert.match(replay([task(), status('TASK_STATE_COMPLETED', 't9')]).doubtful ?? '', /update named task t9/);
   });
 
+  it("follows a follow-up turn's stream of updates only (Python SDK agents), doubtful so the task is read", () => {
+    const s = replay([status('TASK_STATE_WORKING'), chunk('part', false), status('TASK_STATE_INPUT_REQUIRED')], { taskId: 't1' });
+    assert.equal(s.task?.id, 't1');
+    assert.equal(s.task?.contextId, 'c1');
+    assert.equal(s.task?.status.state, 'TASK_STATE_INPUT_REQUIRED', 'its status is followed');
+    assert.equal(s.trusted, undefined, 'but its copy is not the agent’s own');
+    assert.match(s.doubtful ?? '', /did not begin with the task/);
+    // Updates of another task are not taken as the turn's.
+    assert.equal(replay([status('TASK_STATE_WORKING', 't9')], { taskId: 't1' }).task, undefined);
+  });
+
   it('is doubtful on a repeated chunk or a chunk of an artifact never started (decision 0015)', () => {
     const repeated = replay([task(), chunk('line', false), chunk('more', true), chunk('more', true), status('TASK_STATE_COMPLETED')]);
     assert.equal(repeated.trusted, undefined);
