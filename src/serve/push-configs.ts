@@ -10,7 +10,7 @@ import { isIP } from 'node:net';
 import { refusedResolution, type Lookup } from '../a2a/guarded-fetch';
 import type { TaskPushNotificationConfig } from '@a2a-js/sdk';
 import { PushNotificationNotSupportedError, RequestMalformedError, TaskNotFoundError } from '@a2a-js/sdk/errors';
-import { WithStartWorkflowOperation, WorkflowNotFoundError } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { msToNumber } from '@temporalio/common';
 import { refusalFor } from '../a2a/address-policy';
 import type { BatonClient } from '../client/baton-client';
@@ -20,7 +20,7 @@ import type { ServePushConfig } from '../config/schema';
 import { asBatonError } from '../errors/as-baton-error';
 import type { Caller } from '../shared/delegation-types';
 import { SA_SERVICE, SA_TENANT } from '../shared/search-attributes';
-import type { PushTarget, SealedSecret, TaskPushInput, TaskPushView } from '../shared/task-push-types';
+import type { PushTarget, SealedSecret, TaskPushCarry, TaskPushInput, TaskPushView } from '../shared/task-push-types';
 import { deletePushTargetUpdate, pushStateQuery, setPushTargetUpdate } from '../../workflows/messages';
 import type { taskPushWorkflow } from '../../workflows/task-push';
 
@@ -53,7 +53,22 @@ export class TaskPushConfigs {
   /** Keeps `target` (from `targetOf`) for task `taskId`. */
   async keep(caller: Caller, taskId: string, target: PushTarget): Promise<TaskPushNotificationConfig> {
     const temporal = this.o.baton.client;
-    const input: TaskPushInput = {
+    const start = new WithStartWorkflowOperation<typeof taskPushWorkflow>('taskPushWorkflow', {
+      ...this.startOptions(caller, taskId),
+      args: [this.inputFor(caller, taskId)],
+      // The task's webhooks are one workflow: a second config joins it; after it ended, a new one starts.
+      workflowIdConflictPolicy: 'USE_EXISTING',
+    });
+    const kept = await sendUpdate(
+      `push config ${target.id}`,
+      () => temporal.workflow.executeUpdateWithStart(setPushTargetUpdate, { args: [target], startWorkflowOperation: start }),
+      () => Promise.resolve(),
+    );
+    return wireConfig(taskId, kept);
+  }
+
+  private inputFor(caller: Caller, taskId: string): TaskPushInput {
+    return {
       taskId,
       service: this.o.service,
       runner: this.o.runner,
@@ -64,24 +79,18 @@ export class TaskPushConfigs {
         maxIntervalMs: msToNumber(this.o.push.retryMax),
       },
     };
-    const start = new WithStartWorkflowOperation<typeof taskPushWorkflow>('taskPushWorkflow', {
+  }
+
+  private startOptions(caller: Caller, taskId: string) {
+    return {
       workflowId: pushWorkflowId(taskId),
       taskQueue: this.o.baton.taskQueue,
-      args: [input],
-      // The task's webhooks are one workflow: a second config joins it; after it ended, a new one starts.
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE' as const,
       typedSearchAttributes: [
         { key: SA_TENANT, value: caller.tenant },
         { key: SA_SERVICE, value: this.o.service },
       ],
-    });
-    const kept = await sendUpdate(
-      `push config ${target.id}`,
-      () => temporal.workflow.executeUpdateWithStart(setPushTargetUpdate, { args: [target], startWorkflowOperation: start }),
-      () => Promise.resolve(),
-    );
-    return wireConfig(taskId, kept);
+    };
   }
 
   /** The task's configs (none when it never had one). */
@@ -97,17 +106,41 @@ export class TaskPushConfigs {
   }
 
   /**
-   * Forgets config `id` (and what it was still owed, such as the end of a task for a webhook that is
-   * down); TaskNotFound when there is none. Once the push workflow has closed there is nothing to stop.
+   * Forgets config `id` for good (and what it was still owed, such as the end of a task for a webhook
+   * that is down). Deleting a config that is not there succeeds: a delete is idempotent (A2A 1.0 §9.8).
    */
-  async delete(taskId: string, id: string): Promise<void> {
+  async delete(caller: Caller, taskId: string, id: string): Promise<void> {
     const view = await this.view(taskId);
-    if (!view?.configs.some((c) => c.id === id)) throw new TaskNotFoundError(`task ${taskId} has no push config ${id}`);
+    if (!view?.configs.some((c) => c.id === id)) return;
     const handle = this.o.baton.client.workflow.getHandle(pushWorkflowId(taskId));
-    await handle.executeUpdate(deletePushTargetUpdate, { args: [id] }).catch((err: unknown) => {
-      // Ended in between, having delivered the task's end: nothing left to delete.
+    try {
+      await handle.executeUpdate(deletePushTargetUpdate, { args: [id] });
+      return;
+    } catch (err) {
       if (!(err instanceof WorkflowNotFoundError || asBatonError(err)?.kind === 'NotFound')) throw err;
-    });
+    }
+    // The push workflow has closed (the task ended, everything delivered) and shows its configs as it
+    // ended: a run that starts ended keeps the others, for reading, and closes at once.
+    const carry: TaskPushCarry = {
+      targets: view.configs
+        .filter((c) => c.id !== id)
+        .map((c) => ({ id: c.id, url: c.url, ...(c.scheme ? { authentication: { scheme: c.scheme } } : {}) })),
+      queues: {},
+      seq: 0,
+      delivered: view.delivered,
+      undelivered: view.undelivered.filter((u) => u.configId !== id),
+      ended: true,
+    };
+    await this.o.baton.client.workflow
+      .start<typeof taskPushWorkflow>('taskPushWorkflow', {
+        ...this.startOptions(caller, taskId),
+        args: [this.inputFor(caller, taskId), carry],
+        workflowIdConflictPolicy: 'FAIL',
+      })
+      .catch((err: unknown) => {
+        // Another delete (or a new config) got there first: its run decides.
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      });
   }
 
   /** What the task's push workflow keeps, or undefined when it has none. */

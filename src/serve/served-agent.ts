@@ -142,7 +142,7 @@ export class ServedAgent implements A2ARequestHandler {
 
   async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<SdkStreamResponse, void, undefined> {
     const caller = callerOf(context);
-    const first = await this.guard(() => this.view(params.id, caller));
+    const first = await this.guard(() => this.view(named(params.id, 'id'), caller));
     if (TERMINAL_STATES.has(first.status.state))
       throw new UnsupportedOperationError(`task ${params.id} has ended (${first.status.state}): read it with GetTask`);
     // A subscription follows the task, across its turns, to its end.
@@ -150,14 +150,14 @@ export class ServedAgent implements A2ARequestHandler {
   }
 
   getTask(params: GetTaskRequest, context: ServerCallContext): Promise<SdkTask> {
-    return this.guard(async () => SdkTask.fromJSON(await this.view(params.id, callerOf(context))));
+    return this.guard(async () => SdkTask.fromJSON(await this.view(named(params.id, 'id'), callerOf(context))));
   }
 
   cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<SdkTask> {
     return this.guard(async () => {
       const caller = callerOf(context);
       const deadline = Date.now() + CANCEL_WAIT_MS;
-      const before = await this.view(params.id, caller);
+      const before = await this.view(named(params.id, 'id'), caller);
       if (before.status.state === 'TASK_STATE_CANCELED') return SdkTask.fromJSON(before);
       if (TERMINAL_STATES.has(before.status.state))
         throw new TaskNotCancelableError(`task ${params.id} has ended (${before.status.state}) and cannot be canceled`);
@@ -231,7 +231,7 @@ export class ServedAgent implements A2ARequestHandler {
     return this.guard(async () => {
       const caller = callerOf(context);
       // The task must be the caller's: another's is not found.
-      await this.reader.owned(params.taskId, caller);
+      await this.reader.owned(named(params.taskId, 'taskId'), caller);
       const kept = await this.o.pushConfigs.set(caller, params.taskId, params);
       this.o.logger.info({ taskId: params.taskId, service: this.o.name, configId: kept.id }, 'served task: push config kept');
       return kept;
@@ -243,8 +243,8 @@ export class ServedAgent implements A2ARequestHandler {
     context: ServerCallContext,
   ): Promise<TaskPushNotificationConfig> {
     return this.guard(async () => {
-      await this.reader.owned(params.taskId, callerOf(context));
-      return this.o.pushConfigs.get(params.taskId, params.id);
+      await this.reader.owned(named(params.taskId, 'taskId'), callerOf(context));
+      return this.o.pushConfigs.get(params.taskId, named(params.id, 'id'));
     });
   }
 
@@ -253,7 +253,7 @@ export class ServedAgent implements A2ARequestHandler {
     context: ServerCallContext,
   ): Promise<ListTaskPushNotificationConfigsResponse> {
     return this.guard(async () => {
-      await this.reader.owned(params.taskId, callerOf(context));
+      await this.reader.owned(named(params.taskId, 'taskId'), callerOf(context));
       // At most 10 configs per task: one page.
       return { configs: await this.o.pushConfigs.list(params.taskId), nextPageToken: '' };
     });
@@ -261,8 +261,9 @@ export class ServedAgent implements A2ARequestHandler {
 
   deleteTaskPushNotificationConfig(params: DeleteTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<void> {
     return this.guard(async () => {
-      await this.reader.owned(params.taskId, callerOf(context));
-      await this.o.pushConfigs.delete(params.taskId, params.id);
+      const caller = callerOf(context);
+      await this.reader.owned(named(params.taskId, 'taskId'), caller);
+      await this.o.pushConfigs.delete(caller, params.taskId, named(params.id, 'id'));
     });
   }
 
@@ -452,6 +453,12 @@ export class ServedAgent implements A2ARequestHandler {
 function settledForTurn(task: WireTask, answered: string | undefined): boolean {
   if (TERMINAL_STATES.has(task.status.state)) return true;
   return INTERRUPTED_STATES.has(task.status.state) && task.status.message?.messageId !== answered;
+}
+
+/** A request's required id: a missing one is the caller's mistake (invalid params), not a task that is not found. */
+function named(value: string | undefined, field: string): string {
+  if (!value) throw new RequestMalformedError(`the request has no ${field}`);
+  return value;
 }
 
 function callerOf(context: ServerCallContext): Caller {

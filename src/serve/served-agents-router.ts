@@ -29,14 +29,48 @@ export interface ServedAgentsRouterOptions {
 
 type Binding = 'jsonrpc' | 'rest';
 
-/** A refusal in the binding's own form: JSON-RPC's error envelope, or HTTP+JSON's status object. */
-function refuse(res: Response, binding: Binding, http: number, status: string, message: string, id: unknown = null): void {
+/** JSON-RPC's own codes for a request it cannot take (JSON-RPC 2.0 §5.1). */
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
+
+/**
+ * A refusal in the binding's own form: JSON-RPC's error envelope, or HTTP+JSON's status object.
+ * `rpcCode`: the JSON-RPC code, when JSON-RPC has one for it; else -32000 (server error) with the
+ * gRPC status named, as A2A's errors name theirs.
+ */
+function refuse(res: Response, binding: Binding, http: number, status: string, message: string, rpcCode = -32000): void {
   if (binding === 'jsonrpc') {
-    // JSON-RPC has no code of its own for these: -32000 (server error) with the gRPC status named, as A2A's errors name theirs.
     const data = [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: status, domain: 'baton' }];
-    return void res.status(http).json({ jsonrpc: '2.0', id, error: { code: -32000, message, data } });
+    return void res.status(http).json({ jsonrpc: '2.0', id: null, error: { code: rpcCode, message, data } });
   }
   res.status(http).json({ error: { code: http, status, message } });
+}
+
+/** A JSON-RPC request object (JSON-RPC 2.0 §4): the SDK's handler answers anything else with -32602. */
+const isRpcRequest = (body: unknown): boolean =>
+  !!body &&
+  typeof body === 'object' &&
+  !Array.isArray(body) &&
+  (body as { jsonrpc?: unknown }).jsonrpc === '2.0' &&
+  typeof (body as { method?: unknown }).method === 'string';
+
+/**
+ * HTTP+JSON's Delete answers its operation's result, the empty object, with 200: the SDK sends 204
+ * and no body, which the official Python client tries to parse as JSON and fails on.
+ */
+function emptyObjectForNoContent(req: Request, res: Response, next: NextFunction): void {
+  if (req.method !== 'DELETE') return next();
+  const status = res.status.bind(res);
+  res.status = (code: number) => status(code === 204 ? 200 : code);
+  const end = res.end.bind(res) as (...args: unknown[]) => Response;
+  res.end = ((...args: unknown[]) => {
+    if (args.length === 0 && res.statusCode === 200 && !res.headersSent) {
+      res.type('application/json');
+      return end('{}');
+    }
+    return end(...args);
+  }) as Response['end'];
+  next();
 }
 
 const bindingOf = (req: Request): Binding => (/^\/jsonrpc(\/|$)/.test(req.path) ? 'jsonrpc' : 'rest');
@@ -85,7 +119,16 @@ export function servedAgentsRouter(agents: Map<string, ServedAgent>, opts: Serve
     // What the request starts or holds, taken from the caller's budget before the SDK's handler runs.
     one.use((req, res, next) => {
       if (nestsDeeperThan(req.body))
-        return refuse(res, bindingOf(req), 400, 'INVALID_ARGUMENT', `the request nests deeper than ${MAX_NESTING} levels`);
+        return refuse(res, bindingOf(req), 400, 'INVALID_ARGUMENT', `the request nests deeper than ${MAX_NESTING} levels`, INVALID_REQUEST);
+      if (bindingOf(req) === 'jsonrpc' && !isRpcRequest(req.body))
+        return refuse(
+          res,
+          'jsonrpc',
+          400,
+          'INVALID_ARGUMENT',
+          'the body is not a JSON-RPC 2.0 request object ({"jsonrpc": "2.0", "method": ..., "params": ..., "id": ...}); batches are not taken',
+          INVALID_REQUEST,
+        );
       const caller = callers.get(req) as Caller;
       const use: ServedRequestUse =
         bindingOf(req) === 'jsonrpc' ? jsonRpcUse(req.body) : restUse(req.method, req.path.replace(/^\/rest/, ''), req.body);
@@ -98,25 +141,28 @@ export function servedAgentsRouter(agents: Map<string, ServedAgent>, opts: Serve
       );
     });
     one.use('/jsonrpc', jsonRpcHandler({ requestHandler: agent, userBuilder }));
-    one.use('/rest', restHandler({ requestHandler: agent, userBuilder }));
+    one.use('/rest', emptyObjectForNoContent, restHandler({ requestHandler: agent, userBuilder }));
     router.use(`/${name}`, one);
   }
   router.use(
     (req, res) => void res.status(404).json({ error: { code: 404, status: 'NOT_FOUND', message: `no served agent at ${req.path}` } }),
   );
-  router.use((err: { type?: string; status?: number }, _req: Request, res: Response, _next: NextFunction) => {
+  // Errors of the body parser (in the binding's form: JSON-RPC's own codes on /jsonrpc), and the rest.
+  router.use((err: { type?: string; status?: number }, req: Request, res: Response, _next: NextFunction) => {
+    const binding: Binding = /^\/[^/]+\/jsonrpc(\/|$)/.test(req.path) ? 'jsonrpc' : 'rest';
     if (err.type === 'entity.too.large')
-      return void res.status(413).json({
-        error: {
-          code: 413,
-          status: 'INVALID_ARGUMENT',
-          message: `the request is larger than ${opts.maxRequestBytes} bytes (serve.maxRequestBytes)`,
-        },
-      });
+      return refuse(
+        res,
+        binding,
+        413,
+        'INVALID_ARGUMENT',
+        `the request is larger than ${opts.maxRequestBytes} bytes (serve.maxRequestBytes)`,
+        INVALID_REQUEST,
+      );
     if (err.type === 'entity.parse.failed')
-      return void res.status(400).json({ error: { code: 400, status: 'INVALID_ARGUMENT', message: 'the request body is not JSON' } });
+      return refuse(res, binding, 400, 'INVALID_ARGUMENT', 'the request body is not JSON', PARSE_ERROR);
     log.error({ err }, 'served agent request failed');
-    res.status(500).json({ error: { code: 500, status: 'INTERNAL', message: 'internal error (see the server log)' } });
+    refuse(res, binding, 500, 'INTERNAL', 'internal error (see the server log)', -32603);
   });
   return router;
 }

@@ -41,6 +41,7 @@ export class TaskPushBook {
     this.undelivered = [...(carried?.undelivered ?? [])];
     this.fingerprint = carried?.fingerprint;
     this.lastSent = new Map(Object.entries(carried?.lastSent ?? {}));
+    this.ended = carried?.ended ?? false;
   }
 
   /** Why `target` cannot be kept, or undefined. The server checked its URL and sealed its secrets. */

@@ -99,4 +99,9 @@ export interface TaskPushCarry {
   seq: number;
   delivered: number;
   undelivered: UndeliveredPush[];
+  /**
+   * The task had ended and every notification was delivered: the run only keeps the configs for
+   * reading (a config deleted after the push workflow closed starts such a run). Absent: false.
+   */
+  ended?: boolean;
 }

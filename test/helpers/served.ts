@@ -8,6 +8,7 @@ import { startApiServer, type RunningApi } from '../../src/http/api-server';
 import { CallerGate } from '../../src/limits/caller-gate';
 import { CallerTokens } from '../../src/http/caller-tokens';
 import { prepareServing } from '../../src/serve/serving';
+import type { Lookup } from '../../src/a2a/guarded-fetch';
 import { batonFor, type TestWorkerContext } from './temporal';
 
 /**
@@ -29,6 +30,21 @@ export const PIPELINE = {
     ],
   },
 };
+
+/**
+ * `serve.push` for tests: loopback webhooks allowed, secrets sealed with a key from `keyEnv` (the
+ * caller sets it), three quick tries per notification.
+ */
+export function testPush(keyEnv: string) {
+  return {
+    keys: { currentKey: 'k1', keys: { k1: { fromEnv: keyEnv } } },
+    allowHttp: true,
+    allowPrivateNetwork: true,
+    attempts: 3,
+    retryInitial: '200ms',
+    retryMax: '1s',
+  };
+}
 
 /** The key the tests' served task ids are made with (serve.taskIdKeyFromEnv's default variable). */
 export const TASK_ID_KEY = Buffer.from((process.env.BATON_SERVE_TASK_ID_KEY ??= 'test-served-task-ids-key-0123456789abcdef'));
@@ -58,6 +74,7 @@ export async function serveForTest(
   config: BatonConfig,
   tokens: { acme: string; globex: string },
   port = 0,
+  opts: { lookup?: Lookup } = {},
 ): Promise<ServedForTest> {
   const logger = pino({ level: 'warn' });
   const baton = batonFor(ctx);
@@ -70,8 +87,8 @@ export async function serveForTest(
     { token: tokens.acme, caller: CALLERS.acme },
     { token: tokens.globex, caller: CALLERS.globex },
   ]);
-  const gate = CallerGate.withDefaults(callers);
-  const serving = await prepareServing(config, { baton, graphs, gate, logger });
+  const gate = CallerGate.withDefaults(callers, config.api?.rateLimit);
+  const serving = await prepareServing(config, { baton, graphs, gate, logger, ...opts });
   assert.ok(serving, 'the config serves something');
   const api = await startApiServer({
     baton,

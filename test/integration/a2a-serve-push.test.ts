@@ -20,7 +20,7 @@ import { pushWorkflowId } from '../../src/serve/push-configs';
 import { servedTaskId } from '../../src/serve/task-id';
 import type { TaskPushView } from '../../src/shared/task-push-types';
 import { pushStateQuery } from '../../workflows/messages';
-import { BINDINGS, PIPELINE, serveForTest, TASK_ID_KEY, type Binding, SUPPLIER_CHECK } from '../helpers/served';
+import { BINDINGS, PIPELINE, serveForTest, testPush, TASK_ID_KEY, type Binding, SUPPLIER_CHECK } from '../helpers/served';
 import { stateOf, Webhook } from '../helpers/webhook';
 import { historyText, loopbackAgent, withWorker, type TestWorkerContext } from '../helpers/temporal';
 
@@ -52,6 +52,9 @@ function request(
   };
 }
 
+/** The HTTP server of the test that is running. */
+let apiUrl = '';
+
 describe('Baton serves A2A: push notifications to callers', () => {
   let agent: RunningAgent;
   const hook = new Webhook();
@@ -64,14 +67,7 @@ describe('Baton serves A2A: push notifications to callers', () => {
     await hook.close();
   });
 
-  const push = {
-    keys: { currentKey: 'k1', keys: { k1: { fromEnv: KEY_ENV } } },
-    allowHttp: true,
-    allowPrivateNetwork: true,
-    attempts: 3,
-    retryInitial: '200ms',
-    retryMax: '1s',
-  };
+  const push = testPush(KEY_ENV);
 
   const serving = async (
     fn: (ctx: TestWorkerContext, connect: (service: string, binding: Binding) => Promise<Client>) => Promise<void>,
@@ -92,6 +88,7 @@ describe('Baton serves A2A: push notifications to callers', () => {
           },
         });
         const served = await serveForTest(ctx, { ...config, agents }, { acme: ACME, globex: GLOBEX });
+        apiUrl = served.api.url;
         try {
           await fn(ctx, served.connect);
         } finally {
@@ -247,6 +244,40 @@ describe('Baton serves A2A: push notifications to callers', () => {
       // The Query answers the same after the end (ListTaskPushNotificationConfigs reads it).
       const queried = await ctx.client.workflow.getHandle(pushWorkflowId(sent.id)).query(pushStateQuery);
       assert.deepEqual(queried.undelivered, view.undelivered);
+
+      // After the push workflow closed, a delete still removes the config for good, and a second
+      // delete of it succeeds; the others stay. Over HTTP+JSON the result is the empty object, 200.
+      const rest = await connect('supplier-check', 'HTTP+JSON');
+      const listed = async () =>
+        (await rest.listTaskPushNotificationConfig({ tenant: '', taskId: sent.id, pageSize: 10, pageToken: '' }, auth(ACME))).configs
+          .map((c) => c.id)
+          .sort();
+      const before = await listed();
+      assert.equal(before.length, 4, before.join(', '));
+      assert.ok(before.includes('down') && before.includes('flaky'), before.join(', '));
+      for (let i = 0; i < 2; i++) {
+        const res = await fetch(`${apiUrl}/a2a/supplier-check/rest/tasks/${sent.id}/pushNotificationConfigs/down`, {
+          method: 'DELETE',
+          headers: { authorization: `Bearer ${ACME}`, 'a2a-version': '1.0' },
+        });
+        assert.equal(res.status, 200, `delete ${i + 1}`);
+        assert.deepEqual(await res.json(), {});
+      }
+      assert.deepEqual(
+        await listed(),
+        before.filter((id) => id !== 'down'),
+      );
+      await assert.rejects(
+        rest.getTaskPushNotificationConfig({ tenant: '', taskId: sent.id, id: 'down' }, auth(ACME)),
+        (e) => e instanceof TaskNotFoundError,
+      );
+      // The official client's own Delete takes the empty object too.
+      await rest.deleteTaskPushNotificationConfig({ tenant: '', taskId: sent.id, id: 'flaky' }, auth(ACME));
+      await client.deleteTaskPushNotificationConfig({ tenant: '', taskId: sent.id, id: 'flaky' }, auth(ACME));
+      assert.deepEqual(
+        await listed(),
+        before.filter((id) => id !== 'down' && id !== 'flaky'),
+      );
     });
   });
 

@@ -468,6 +468,25 @@ describe('Baton serves A2A', () => {
       const bigId = messageId('big');
       const big = await rpc(send([{ text: 'x'.repeat(100 * 1024) }], bigId), ACME);
       assert.equal(big.status, 413);
+      assert.equal(((await big.json()) as { error?: { code: number } }).error?.code, -32600, 'in the JSON-RPC envelope');
+      // JSON-RPC's own codes: a body that is not JSON, a JSON value that is not a request object.
+      const raw = async (body: string) =>
+        (await (
+          await fetch(`${api.url}/a2a/supplier-check/jsonrpc`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0', Authorization: `Bearer ${ACME}` },
+            body,
+          })
+        ).json()) as { jsonrpc?: string; id?: unknown; error?: { code: number } };
+      const notJson = await raw('{"jsonrpc": "2.0", "method": ');
+      assert.deepEqual([notJson.jsonrpc, notJson.id, notJson.error?.code], ['2.0', null, -32700]);
+      for (const body of ['[1, 2]', '{"hello": "world"}', '[]']) assert.equal((await raw(body)).error?.code, -32600, body);
+      // A GetTask without an id is invalid params, not a task that is not there.
+      const noId = (await (await rpc({ jsonrpc: '2.0', id: 7, method: 'GetTask', params: {} }, ACME)).json()) as {
+        id?: number;
+        error?: { code: number };
+      };
+      assert.deepEqual([noId.id, noId.error?.code], [7, -32602]);
       const malformedId = messageId('malformed');
       const malformed = (await (await rpc(send([{}], malformedId), ACME)).json()) as {
         error?: { code: number; message: string };
