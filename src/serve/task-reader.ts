@@ -16,6 +16,9 @@ import { servedContextId } from './task-id';
 import { servedTask, type WireTask } from './task-view';
 import type { TaskRead, TaskRunner } from './task-runners';
 
+/** How long one read of a task's state may take before it counts as unanswered (and is tried again). */
+const READ_DEADLINE_MS = 10_000;
+
 /** Largest artifact handed over inline from the store: the SDK's client refuses a stream event above 4 MiB. */
 const INLINE_FROM_STORE_MAX = 3 * 1024 * 1024;
 
@@ -62,7 +65,19 @@ export class ServedTaskReader {
   async read(id: string, caller: Caller): Promise<ServedTaskFactsRead> {
     const description = await this.owned(id, caller);
     const sa = description.typedSearchAttributes;
-    const read = await this.call(() => this.o.runner.read(caller, id, description.status.name));
+    // 👉 A Query that reaches a run while the worker evicts it from its cache (cache pressure: many
+    // open tasks) can go unanswered until the call's deadline (the SDK drops it with "leftover
+    // buffered tasks when evicting run"). A short deadline and one more try, by then on a run the
+    // worker has again, instead of a stall of the default 30 s or more.
+    const connection = this.o.baton.client.connection;
+    const once = () =>
+      this.call(() =>
+        connection.withDeadline(Date.now() + READ_DEADLINE_MS, () => this.o.runner.read(caller, id, description.status.name)),
+      );
+    const read = await once().catch((err: unknown) => {
+      if (asBatonError(err)?.kind !== 'Unavailable') throw err;
+      return once();
+    });
     return {
       ...read,
       facts: { id, contextId: sa.get(SA_SERVED_CONTEXT) ?? servedContextId(id), startedAt: description.startTime.toISOString() },
