@@ -18,7 +18,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { decide, needsNotice, type AcceptanceRule, type Candidate, type Decision } from '../src/shared/acceptance-rule';
-import { DelegationState, type NextStep, type QueuedTurn, type CancelKind } from '../src/shared/delegation-state';
+import { DelegationState, saidIn, type NextStep, type QueuedTurn, type CancelKind } from '../src/shared/delegation-state';
 import { DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS, type DelegationCarry } from '../src/shared/delegation-carry';
 import type {
   CancelRequest,
@@ -527,8 +527,8 @@ export class DelegationRun {
 
   /** Records a turn that went out: the first (`queued` undefined) or an answer. */
   private sent(queued: QueuedTurn | undefined, messageId: string, sent: SendOutcome): void {
-    if (queued) this.state.answered(queued.requestId, messageId, sent.sentAt);
-    else this.state.turnSent(messageId, sent.sentAt);
+    if (queued) this.state.answered(queued.requestId, messageId, sent.sentAt, saidIn(queued));
+    else this.state.turnSent(messageId, sent.sentAt, this.input.parts);
     if (sent.reconciliation) this.state.reconciled(messageId, sent.reconciliation);
     this.state.countCalls(sent.calls);
     this.workingLong = false; // a new turn: the task may be quick again

@@ -34,7 +34,15 @@ import { MessageSchema, TaskStateSchema, type Part, type TaskState } from '../sh
 import type { Caller } from '../shared/delegation-types';
 import { SA_SERVED_CONTEXT, SA_SERVICE, SA_TENANT } from '../shared/search-attributes';
 import { servedContextId, servedTaskId, turnUpdateId } from './task-id';
-import { changesBetween, INTERRUPTED_STATES, servedTask, TERMINAL_STATES, visibilityClauseFor, type WireTask } from './task-view';
+import {
+  changesBetween,
+  INTERRUPTED_STATES,
+  servedTask,
+  TERMINAL_STATES,
+  visibilityClauseFor,
+  withHistoryLength,
+  type WireTask,
+} from './task-view';
 import type { TaskRunner } from './task-runners';
 import type { TaskPushConfigs } from './push-configs';
 import { ServedTaskReader } from './task-reader';
@@ -123,14 +131,16 @@ export class ServedAgent implements A2ARequestHandler {
     return this.guard(async () => {
       const caller = callerOf(context);
       const turn = await this.takeMessage(params, caller);
-      if (params.configuration?.returnImmediately) return SdkTask.fromJSON(await this.view(turn.id, caller));
+      const historyLength = params.configuration?.historyLength;
+      if (params.configuration?.returnImmediately)
+        return SdkTask.fromJSON(withHistoryLength(await this.view(turn.id, caller), historyLength));
       const deadline = Date.now() + BLOCKING_WAIT_MS;
       let last: WireTask | undefined;
       for await (const task of this.watch(turn.id, caller)) {
         last = task;
         if (settledForTurn(task, turn.answered) || Date.now() > deadline) break;
       }
-      return SdkTask.fromJSON(last);
+      return SdkTask.fromJSON(last && withHistoryLength(last, historyLength));
     });
   }
 
@@ -150,7 +160,9 @@ export class ServedAgent implements A2ARequestHandler {
   }
 
   getTask(params: GetTaskRequest, context: ServerCallContext): Promise<SdkTask> {
-    return this.guard(async () => SdkTask.fromJSON(await this.view(named(params.id, 'id'), callerOf(context))));
+    return this.guard(async () =>
+      SdkTask.fromJSON(withHistoryLength(await this.view(named(params.id, 'id'), callerOf(context)), params.historyLength)),
+    );
   }
 
   cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<SdkTask> {
@@ -219,6 +231,7 @@ export class ServedAgent implements A2ARequestHandler {
         tasks: tasks
           .filter((t): t is WireTask => !!t && (!wanted || t.status.state === wanted))
           .filter((t) => after === undefined || Date.parse(t.status.timestamp) > after)
+          .map((t) => withHistoryLength(t, params.historyLength))
           .map((t) => SdkTask.fromJSON(params.includeArtifacts ? t : { ...t, artifacts: [] })),
         nextPageToken: page.nextPageToken?.length ? this.sealPageToken(Buffer.from(page.nextPageToken), caller, query) : '',
         pageSize,

@@ -39,10 +39,10 @@ export class ServedTaskReader {
 
   /** The task as the caller sees it (TaskNotFoundError when it is not one the caller may see). */
   async view(id: string, caller: Caller, opts: { artifacts?: boolean } = {}): Promise<WireTask> {
-    const { facts, state, results, artifacts: own } = await this.read(id, caller);
+    const { facts, state, results, artifacts: own, turns } = await this.read(id, caller);
     const artifacts =
       state.state === 'TASK_STATE_COMPLETED' && opts.artifacts !== false ? (own ?? (await this.artifactsOf(results))) : undefined;
-    return servedTask(state, { ...facts, ...(artifacts ? { artifacts } : {}) });
+    return servedTask(state, { ...facts, ...(artifacts ? { artifacts } : {}), ...(turns ? { turns } : {}) });
   }
 
   /**

@@ -8,7 +8,7 @@ import type { BatonClient } from '../client/baton-client';
 import type { GraphClient } from '../client/graph-client';
 import type { ServedAgentConfig, ServedNode } from '../config/schema';
 import type { Part } from '../shared/a2a-types';
-import type { Caller, DelegationRecord } from '../shared/delegation-types';
+import type { Caller, DelegationRecord, Turn } from '../shared/delegation-types';
 import type { GraphSpecInput } from '../shared/graph-types';
 import { readRecord } from '../shared/record-version';
 import { servedMessageUpdate, servedTaskQuery, statusQuery } from '../../workflows/messages';
@@ -26,6 +26,8 @@ export interface TaskRead {
   results: DelegationRecord[];
   /** The result's artifacts as the workflow gave them (an application's workflow). */
   artifacts?: ServedArtifact[];
+  /** The turns of the delegation that is the task: its history. */
+  turns?: Turn[];
 }
 
 /** The request a served task waits for (its state's `pending`). */
@@ -130,7 +132,7 @@ export class GraphRunner implements TaskRunner {
 async function readDelegationTask(baton: BatonClient, id: string, closed: boolean): Promise<TaskRead> {
   const handle = baton.client.workflow.getHandle(id);
   const record = readRecord(closed ? await handle.result() : await handle.query(statusQuery));
-  return { state: delegationState(record), results: record.outcome?.kind === 'ACCEPTED' ? [record] : [] };
+  return { state: delegationState(record), results: record.outcome?.kind === 'ACCEPTED' ? [record] : [], turns: record.turns };
 }
 
 /** A task that is a graph, read: its outcome and end nodes' results, or the question of a node that waits. */

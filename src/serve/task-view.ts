@@ -6,7 +6,7 @@
  * the delegation's outcome is ACCEPTED; every other outcome keeps its own state and says why.
  */
 import type { Part, TaskState } from '../shared/a2a-types';
-import type { DelegationRecord, DelegationStatus, OutcomeKind, PendingRequest } from '../shared/delegation-types';
+import type { DelegationRecord, DelegationStatus, OutcomeKind, PendingRequest, Turn } from '../shared/delegation-types';
 import type { GraphOutcomeKind, GraphRecord } from '../shared/graph-types';
 
 /** The caller's view while the delegation runs. A review is Baton's own step: the caller sees work going on. */
@@ -132,13 +132,15 @@ export interface ServedTaskFacts {
   startedAt: string;
   /** The accepted artifacts with their parts (read from the store when a record keeps only a digest). */
   artifacts?: { artifactId: string; name?: string; parts: Part[] }[];
+  /** The turns of the delegation that is the task, for its history (a graph's task has none). */
+  turns?: Turn[];
 }
 
 export interface WireMessage {
   messageId: string;
   contextId: string;
   taskId: string;
-  role: 'ROLE_AGENT';
+  role: 'ROLE_AGENT' | 'ROLE_USER';
   parts: Part[];
   metadata?: Record<string, unknown>;
 }
@@ -199,9 +201,28 @@ export function servedTask(s: ServedState, facts: ServedTaskFacts): WireTask {
       s.state === 'TASK_STATE_COMPLETED'
         ? (facts.artifacts ?? []).map((a) => ({ artifactId: a.artifactId, ...(a.name ? { name: a.name } : {}), parts: a.parts }))
         : [],
-    history: [],
+    history: historyOf(facts),
     metadata: { batonStatus: s.status, ...(s.outcome ? { batonOutcome: s.outcome.kind } : {}) },
   };
+}
+
+/**
+ * The task's history, oldest first: each turn Baton sent (the caller's request, then each answer), the
+ * agent's question before the answer to it. The messageIds are those Baton sent the agent (a turn's
+ * `<delegation id>/turn-<n>`); the question now open is the status message, not yet history.
+ */
+function historyOf(facts: ServedTaskFacts): WireMessage[] {
+  const base = { contextId: facts.contextId, taskId: facts.id };
+  return (facts.turns ?? []).flatMap((t) => [
+    ...(t.question ? [{ ...base, messageId: `${t.messageId}/question`, role: 'ROLE_AGENT' as const, parts: t.question }] : []),
+    ...(t.parts ? [{ ...base, messageId: t.messageId, role: 'ROLE_USER' as const, parts: t.parts }] : []),
+  ]);
+}
+
+/** A task with at most its `historyLength` latest messages (A2A: unset is no limit, 0 none). */
+export function withHistoryLength(task: WireTask, historyLength: number | undefined): WireTask {
+  if (historyLength === undefined || historyLength >= task.history.length) return task;
+  return { ...task, history: historyLength <= 0 ? [] : task.history.slice(-historyLength) };
 }
 
 /**

@@ -149,8 +149,13 @@ export class DelegationState {
     return turnMessageId(this.record.id, this.record.turns.length + 1);
   }
 
-  turnSent(messageId: string, sentAt: string): void {
-    this.record.turns.push({ messageId, sentAt });
+  turnSent(messageId: string, sentAt: string, parts?: Part[], question?: Part[]): void {
+    this.record.turns.push({
+      messageId,
+      sentAt,
+      ...(parts ? { parts: keptTurnParts(parts) } : {}),
+      ...(question ? { question: keptTurnParts(question) } : {}),
+    });
   }
 
   /** Records a remote observation and says what comes next. */
@@ -316,9 +321,10 @@ export class DelegationState {
   }
 
   /** Records that the answer to `requestId` went out as `messageId`, and clears the pending request. */
-  answered(requestId: string, messageId: string, sentAt: string): void {
+  answered(requestId: string, messageId: string, sentAt: string, parts?: Part[]): void {
     this.sentFor.set(requestId, messageId);
-    this.turnSent(messageId, sentAt);
+    const pending = this.record.pending;
+    this.turnSent(messageId, sentAt, parts, pending?.requestId === requestId ? pending.prompt : undefined);
     this.answeredKey = this.record.pending?.statusKey;
     this.record.pending = null;
     this.record.status = 'REMOTE_ACTIVE';
@@ -476,4 +482,19 @@ export class DelegationState {
     this.record.status = 'SETTLED';
     return outcome;
   }
+}
+
+/** Largest turn (its parts as JSON) a record keeps inline; a larger one is noted by its size. */
+export const TURN_PARTS_MAX_BYTES = 8 * 1024;
+
+/** A turn's parts as the record keeps them: as they are when small, else a note of their size. */
+export function keptTurnParts(parts: Part[]): Part[] {
+  const size = JSON.stringify(parts).length;
+  return size <= TURN_PARTS_MAX_BYTES ? parts : [{ text: `(${parts.length} parts, ${size} bytes as JSON: not kept in the record)` }];
+}
+
+/** What a queued turn says, as its record keeps it: an answer's parts; an auth turn names its credential, never its value. */
+export function saidIn(turn: QueuedTurn): Part[] {
+  if (turn.kind === 'input') return turn.parts;
+  return 'credential' in turn ? [{ data: { credential: turn.credential } }] : [{ text: '(a credential the caller set on the worker)' }];
 }

@@ -310,6 +310,14 @@ export interface StateChange {
 export interface Turn {
   messageId: string;
   sentAt: string;
+  /**
+   * What the turn said (absent in records of Baton 0.9 and earlier): the request, or the answer, kept
+   * inline up to TURN_PARTS_MAX_BYTES, else a note of its size. An auth turn names its credential,
+   * never its value.
+   */
+  parts?: Part[];
+  /** The agent's question this turn answered (untrusted data, as the agent said it). */
+  question?: Part[];
 }
 
 export interface DelegationRecord {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DelegationState } from '../../src/shared/delegation-state';
+import { DelegationState, keptTurnParts, saidIn, TURN_PARTS_MAX_BYTES } from '../../src/shared/delegation-state';
 import type { RemoteSnapshot, ResolvedAgent } from '../../src/shared/delegation-types';
 import { turnMessageId } from '../../src/shared/ids';
 
@@ -83,6 +83,25 @@ describe('DelegationState: pending requests, access and cancel', () => {
     assert.match(s.refuseAnswer('input', 'd1/request-1', { tenant: 'globex', user: 'x' }) ?? '', /no access/);
     s.queue({ requestId: 'd1/request-1', kind: 'input', parts: [{ text: 'SN-1' }] });
     assert.match(s.refuseAnswer('input', 'd1/request-1', caller) ?? '', /already answered/);
+  });
+
+  it('keeps what each turn said and the question it answered; an auth turn names its credential, a big one its size', () => {
+    const s = new DelegationState('d1', input);
+    s.turnSent('d1/turn-1', 't0', input.parts);
+    s.observed(asked('t1'));
+    s.answered('d1/request-1', 'd1/turn-2', 't2', saidIn({ requestId: 'd1/request-1', kind: 'input', parts: [{ text: 'SN-1' }] }));
+    s.observed(asked('t3', 'q2'));
+    s.answered('d1/request-2', 'd1/turn-3', 't4', saidIn({ requestId: 'd1/request-2', kind: 'auth', credential: 'erp' }));
+    assert.deepEqual(s.record.turns, [
+      { messageId: 'd1/turn-1', sentAt: 't0', parts: [{ text: 'verify' }] },
+      { messageId: 'd1/turn-2', sentAt: 't2', parts: [{ text: 'SN-1' }], question: [{ text: 'Serial number?' }] },
+      { messageId: 'd1/turn-3', sentAt: 't4', parts: [{ data: { credential: 'erp' } }], question: [{ text: 'Serial number?' }] },
+    ]);
+    assert.deepEqual(saidIn({ requestId: 'r', kind: 'auth', secretEnv: 'ERP_TOKEN' }), [
+      { text: '(a credential the caller set on the worker)' },
+    ]);
+    const big = [{ text: 'x'.repeat(TURN_PARTS_MAX_BYTES) }];
+    assert.match(keptTurnParts(big)[0]?.text ?? '', /^\(1 parts, \d+ bytes as JSON: not kept in the record\)$/);
   });
 
   it('treats the answered question seen again as stale, and a new question as new', () => {

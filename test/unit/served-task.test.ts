@@ -5,7 +5,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { DelegationRecord } from '../../src/shared/delegation-types';
 import { servedContextId, servedTaskId, turnUpdateId } from '../../src/serve/task-id';
-import { changesBetween, delegationState, servedState, servedTask, visibilityClauseFor } from '../../src/serve/task-view';
+import {
+  changesBetween,
+  delegationState,
+  servedState,
+  servedTask,
+  visibilityClauseFor,
+  withHistoryLength,
+} from '../../src/serve/task-view';
 
 const record = (over: Partial<DelegationRecord> = {}): DelegationRecord => ({
   id: 'a2a-svc-1',
@@ -48,6 +55,30 @@ describe('served task view', () => {
       assert.deepEqual(task.artifacts, [], `${kind}: no artifacts reach the caller`);
       assert.equal(task.status.message?.parts[0]?.text, `${kind}: because`);
     }
+  });
+
+  it('gives the turns as history, oldest first, questions before their answers; historyLength keeps the latest', () => {
+    const turns = [
+      { messageId: 'a2a-svc-1/turn-1', sentAt: 't0', parts: [{ text: 'verify' }] },
+      { messageId: 'a2a-svc-1/turn-2', sentAt: 't2', parts: [{ text: 'SN-1' }], question: [{ text: 'Serial?' }] },
+      { messageId: 'old-record-turn', sentAt: 't3' },
+    ];
+    const task = servedTask(delegationState(record({ turns })), { ...facts, turns });
+    assert.deepEqual(
+      task.history.map((m) => [m.role, m.messageId, m.parts[0]?.text, m.taskId, m.contextId]),
+      [
+        ['ROLE_USER', 'a2a-svc-1/turn-1', 'verify', 'a2a-svc-1', 'ctx-1'],
+        ['ROLE_AGENT', 'a2a-svc-1/turn-2/question', 'Serial?', 'a2a-svc-1', 'ctx-1'],
+        ['ROLE_USER', 'a2a-svc-1/turn-2', 'SN-1', 'a2a-svc-1', 'ctx-1'],
+      ],
+    );
+    assert.equal(withHistoryLength(task, undefined).history.length, 3, 'unset: no limit');
+    assert.deepEqual(withHistoryLength(task, 0).history, []);
+    assert.deepEqual(
+      withHistoryLength(task, 2).history.map((m) => m.messageId),
+      ['a2a-svc-1/turn-2/question', 'a2a-svc-1/turn-2'],
+    );
+    assert.equal(servedTask(delegationState(record()), facts).history.length, 0, 'a graph’s task, or none kept: no history');
   });
 
   it('shows the agent question while waiting, with the request id as the message id', () => {
