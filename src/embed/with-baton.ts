@@ -2,6 +2,7 @@
  * One call that adds Baton to a user's own worker: Baton's activities beside theirs, and a workflows
  * entry that exports their workflows plus `delegationWorkflow`.
  */
+import { batonMetricSinks } from '../telemetry/workflow-metrics';
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
@@ -109,7 +110,7 @@ export async function withBaton(options: WorkerOptions, baton: WithBatonOptions 
   const tracing = baton.tracing ?? activeTracing();
   return {
     ...options,
-    ...tracingOptions(tracing, options.interceptors, options.workflowsPath !== undefined, options.sinks),
+    ...tracingOptions(tracing, options.interceptors, options.workflowsPath !== undefined, { ...options.sinks, ...batonMetricSinks() }),
     ...(dataConverter ? { dataConverter } : {}),
     activities: { ...theirs, ...ours },
     ...(options.workflowsPath

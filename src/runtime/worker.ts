@@ -7,6 +7,7 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import type { Logger } from 'pino';
 import { createActivities, type ActivityDeps } from '../../activities';
 import { MCP_CONNECTIONS_PLUGIN } from '../../activities/mcp-connections';
+import { batonMetricSinks } from '../telemetry/workflow-metrics';
 import { PolicyRegistry } from '../acceptance/policies';
 import { configuredStore } from '../artifacts/configured-store';
 import type { ArtifactStore } from '../artifacts/store';
@@ -71,7 +72,7 @@ export function tracingOptions(
   bundling: boolean,
   givenSinks?: WorkerOptions['sinks'],
 ): Partial<WorkerOptions> {
-  if (!tracing) return given ? { interceptors: given } : {};
+  if (!tracing) return { ...(given ? { interceptors: given } : {}), ...(givenSinks ? { sinks: givenSinks } : {}) };
   return {
     interceptors: {
       ...given,
@@ -126,7 +127,7 @@ export async function createBatonWorker(opts: BatonWorkerOptions): Promise<Worke
         }
       : {}),
     ...workerOptions,
-    ...tracingOptions(tracing, interceptors, !bundled),
+    ...tracingOptions(tracing, interceptors, !bundled, batonMetricSinks()),
     plugins: [MCP_CONNECTIONS_PLUGIN],
   });
 }

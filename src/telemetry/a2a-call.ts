@@ -47,7 +47,7 @@ function startSpan(call: RemoteCall): { span: Span; headers: Record<string, stri
   return { span, headers };
 }
 
-/** The failure type the error maps to (AgentUnavailable, AgentRefused…), as the activity will report it. */
+/** The failure type the error maps to (RetryLater, AgentRefused…), as the activity will report it. */
 function errorType(err: unknown): string {
   return toFailure(err, '').type ?? 'Error';
 }

@@ -61,6 +61,22 @@ export function recordRemoteCall(tags: { agent: string; binding: string; method:
     });
 }
 
+/** A delegation started (recorded by the worker, from the workflow's `batonMetrics` sink). */
+export function recordDelegationStarted(labels: { namespace: string; task_queue: string; workflow_type: string; agent: string }): void {
+  counter('baton_delegations_started', 'Delegations started, by agent')?.add(1, labels);
+}
+
+/** A delegation settled, with its outcome (NONE when it ended without one). */
+export function recordDelegationSettled(labels: {
+  namespace: string;
+  task_queue: string;
+  workflow_type: string;
+  agent: string;
+  outcome: string;
+}): void {
+  counter('baton_delegations_settled', 'Delegations settled, by agent and outcome')?.add(1, labels);
+}
+
 /** Requests waiting for a person, by kind (input, auth, review): the inbox's size. */
 export function recordPendingRequests(kind: string, count: number): void {
   gauge('baton_pending_requests', 'Delegations waiting for a person, by kind (the inbox size)')?.set(count, { kind });

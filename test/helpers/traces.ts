@@ -108,7 +108,8 @@ export async function eventually<T>(read: () => Promise<T>, ready: (t: T) => boo
   const until = Date.now() + ms;
   let last: T = await read();
   while (!ready(last)) {
-    if (Date.now() > until) throw new Error(`${what}: not there after ${ms / 1000} s; last read: ${JSON.stringify(last).slice(0, 2000)}`);
+    if (Date.now() > until)
+      throw new Error(`${what}: not there after ${ms / 1000} s; last read: ${String(JSON.stringify(last) ?? last).slice(0, 2000)}`);
     await new Promise((r) => setTimeout(r, 200));
     last = await read();
   }

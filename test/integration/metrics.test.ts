@@ -5,6 +5,7 @@
  * Grafana dashboard in deploy/ is run against the same Prometheus.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -20,6 +21,14 @@ import { CliProcess, runCli, saysOneLine, userEnv } from '../helpers/cli';
 import { testServer } from '../helpers/temporal';
 import { eventually } from '../helpers/traces';
 import { workerProcesses, type WorkerProcesses } from '../helpers/worker-process';
+
+/** `promtool check metrics` on what an endpoint serves: its output, or why it failed (with that output). */
+async function promtoolCheck(address: string): Promise<string> {
+  const text = await (await fetch(`http://${address}/metrics`)).text();
+  const run = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+  assert.equal(run.status, 0, `promtool check metrics on ${address}:\n${run.stdout}${run.stderr}`);
+  return `${run.stdout}${run.stderr}`;
+}
 
 interface Panel {
   title: string;
@@ -57,7 +66,8 @@ describe('metrics', () => {
     address = `127.0.0.1:${await freePort()}`;
     processes = await workerProcesses(
       // A second entry whose card is not there: its calls fail, and the errors are counted.
-      { 'supplier-qa': agent.url, 'gone-qa': `${agent.url}/missing/agent-card.json` },
+      // And one that refuses connections (nothing listens on its port): its calls are RetryLater.
+      { 'supplier-qa': agent.url, 'gone-qa': `${agent.url}/missing/agent-card.json`, 'down-qa': `http://127.0.0.1:${await freePort()}` },
       `metrics-${randomUUID()}`,
       ['telemetry:', '  metrics:', `    worker: "${address}"`, '    pendingEvery: 1s'],
       // The inbox gauge counts the whole namespace: other tests' waiting delegations are not this one's.
@@ -141,6 +151,8 @@ describe('metrics', () => {
         (v) => v === 2,
         'two refused pushes',
       );
+      // Each endpoint passes Prometheus's own checker.
+      for (const endpoint of [`127.0.0.1:${uiMetrics}`, `127.0.0.1:${webhookMetrics}`]) await promtoolCheck(endpoint);
     } finally {
       ui.child.kill('SIGTERM');
       webhook.child.kill('SIGTERM');
@@ -202,11 +214,36 @@ describe('metrics', () => {
       (v) => (v ?? 0) >= 1,
       'the missing card counted as an error',
     );
+    // An agent that is down: the label the docs give for it.
+    const down = await baton.start({ agent: 'down-qa', parts: [{ text: 'Please verify inspection-94.' }] });
+    await reaches(
+      'sum(baton_remote_call_errors_total{agent="down-qa",method="GetAgentCard",error="RetryLater"})',
+      (v) => (v ?? 0) >= 1,
+      'the refused connection counted as RetryLater',
+    );
+    await baton.cancel(down, 'the test is done with it');
     assert.equal(
       await value('sum(baton_remote_call_errors_total{agent="supplier-qa"})'),
       undefined,
       'no error for the agent that answered',
     );
+    // Labels in snake_case, as Temporal's own series have them, so the two join (the workflow meter
+    // would have added taskQueue and workflowType).
+    const started = await prom.query('baton_delegations_started_total{agent="supplier-qa"}');
+    assert.deepEqual(
+      Object.keys(started[0]?.metric ?? {})
+        .filter((l) => !['__name__', 'instance', 'job'].includes(l))
+        .sort(),
+      ['agent', 'namespace', 'task_queue', 'workflow_type'],
+    );
+    assert.equal(started[0]?.metric.workflow_type, 'delegationWorkflow');
+    await reaches(
+      'sum(baton_delegations_started_total * on (namespace, task_queue) group_left() (0 * max by (namespace, task_queue) (temporal_workflow_completed_total)))',
+      (v) => v === 0,
+      "the counter joins with Temporal's series on namespace and task_queue",
+    );
+    await promtoolCheck(address);
+
     // The SDK's own: slots, and the workflow tasks it ran.
     assert.ok(((await value('sum(temporal_worker_task_slots_available)')) ?? 0) > 0, 'the worker slots are there');
     assert.ok(((await value('sum(temporal_workflow_completed_total)')) ?? 0) >= 2, 'the completed workflows are counted');
