@@ -120,7 +120,8 @@ export function servedAgentsRouter(agents: Map<string, ServedAgent>, opts: Serve
     one.use((req, res, next) => {
       if (nestsDeeperThan(req.body))
         return refuse(res, bindingOf(req), 400, 'INVALID_ARGUMENT', `the request nests deeper than ${MAX_NESTING} levels`, INVALID_REQUEST);
-      if (bindingOf(req) === 'jsonrpc' && !isRpcRequest(req.body))
+      // A body of another content type is the SDK's to refuse (ContentTypeNotSupported, -32005).
+      if (bindingOf(req) === 'jsonrpc' && req.is(['application/json', 'application/a2a+json']) && !isRpcRequest(req.body))
         return refuse(
           res,
           'jsonrpc',

@@ -470,14 +470,16 @@ describe('Baton serves A2A', () => {
       assert.equal(big.status, 413);
       assert.equal(((await big.json()) as { error?: { code: number } }).error?.code, -32600, 'in the JSON-RPC envelope');
       // JSON-RPC's own codes: a body that is not JSON, a JSON value that is not a request object.
-      const raw = async (body: string) =>
+      const raw = async (body: string, contentType = 'application/json') =>
         (await (
           await fetch(`${api.url}/a2a/supplier-check/jsonrpc`, {
             method: 'POST',
-            headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0', Authorization: `Bearer ${ACME}` },
+            headers: { 'Content-Type': contentType, 'A2A-Version': '1.0', Authorization: `Bearer ${ACME}` },
             body,
           })
         ).json()) as { jsonrpc?: string; id?: unknown; error?: { code: number } };
+      // A request of another content type: A2A's ContentTypeNotSupported.
+      assert.equal((await raw(JSON.stringify(send([{ text: 'hi' }])), 'text/plain')).error?.code, -32005);
       const notJson = await raw('{"jsonrpc": "2.0", "method": ');
       assert.deepEqual([notJson.jsonrpc, notJson.id, notJson.error?.code], ['2.0', null, -32700]);
       for (const body of ['[1, 2]', '{"hello": "world"}', '[]']) assert.equal((await raw(body)).error?.code, -32600, body);
