@@ -3,7 +3,8 @@
  * then node's test runner over every unit and integration test, in parallel processes. A test that
  * hangs fails after 3 minutes instead of holding the run. Then `test/long` alone, with 10 minutes per
  * file: tests that simulate weeks on a time-skipping server of their own take minutes, and beside
- * the rest of the run they would take longer still.
+ * the rest of the run they would take longer still. Last `test/conformance`, the A2A conformance kit
+ * (a few minutes of its own requests against one served agent), also alone.
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -32,10 +33,12 @@ async function main(): Promise<number> {
       child.once('exit', (code, signal) => resolveRun(code ?? (signal ? 1 : 0)));
     });
   try {
-    const code = await run(['--test-concurrency=2', '--test-timeout=180000', ...dirs]);
+    const timeout = named.some((n) => n.includes('conformance') || n.includes('/long')) ? '600000' : '180000';
+    const code = await run(['--test-concurrency=2', `--test-timeout=${timeout}`, ...dirs]);
     if (named.length) return code;
     const long = await run(['--test-concurrency=1', '--test-timeout=600000', join(root, 'test', 'long')]);
-    return code || long;
+    const conformance = await run(['--test-concurrency=1', '--test-timeout=600000', join(root, 'test', 'conformance')]);
+    return code || long || conformance;
   } finally {
     await server.stop();
   }

@@ -38,3 +38,14 @@ if [ ! -x "$A2A_PYTHON_DIR/bin/python" ] || ! "$A2A_PYTHON_DIR/bin/python" -c 'i
   "$A2A_PYTHON_DIR/bin/pip" install --quiet --disable-pip-version-check "a2a-sdk[http-server]==$A2A_PYTHON_VERSION" "uvicorn==0.55.0"
 fi
 
+# The A2A conformance kit's Python dependencies (test/conformance/requirements.txt), for the TCK tier.
+# The kit itself is read where it is (../shared/tools/a2a-tck, or BATON_A2A_TCK), never copied.
+TCK_DIR=.baton/tools/a2a-tck-venv
+TCK_STAMP="$TCK_DIR/requirements.txt"
+if [ ! -x "$TCK_DIR/bin/python" ] || ! cmp -s test/conformance/requirements.txt "$TCK_STAMP"; then
+  echo "setup: the A2A TCK's Python packages from PyPI, in $TCK_DIR" >&2
+  rm -rf "$TCK_DIR"
+  "${PYTHON:-python3}" -m venv "$TCK_DIR"
+  "$TCK_DIR/bin/pip" install --quiet --disable-pip-version-check -r test/conformance/requirements.txt
+  cp test/conformance/requirements.txt "$TCK_STAMP"
+fi

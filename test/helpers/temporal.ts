@@ -3,6 +3,7 @@
  * for the whole run and passes TEMPORAL_ADDRESS; a test file run alone starts its own. Where no
  * server can be had, tests fail with the resolver's how-to message: they never skip.
  */
+import type { Lookup } from '../../src/a2a/guarded-fetch';
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
@@ -90,6 +91,8 @@ export async function withWorker<T>(
     graphBackstop?: string;
     /** Tracing was started in this process: use the traced workflow bundle setup built. */
     traced?: boolean;
+    /** The activities' DNS lookup (default: the system's). */
+    lookup?: Lookup;
   } = {},
 ): Promise<T> {
   installTemporalRuntime(pino({ level: 'warn' }, pino.destination(2)));
@@ -132,6 +135,7 @@ export async function withWorker<T>(
       activityOverrides: {
         poll: opts.poll ?? { initialMs: 50, maxMs: 500 },
         ...(opts.streamSilenceMs ? { streamSilenceMs: opts.streamSilenceMs } : {}),
+        ...(opts.lookup ? { lookup: opts.lookup } : {}),
       },
       ...(opts.maxActivities ? { workerOptions: { maxConcurrentActivityTaskExecutions: opts.maxActivities } } : {}),
     });
