@@ -12,7 +12,15 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { AgentCard, Message, StreamResponse, Task, verifyAgentCardSignature } from '@a2a-js/sdk';
 import type { SendMessageRequest } from '@a2a-js/sdk';
-import type { Client } from '@a2a-js/sdk/client';
+import {
+  ClientFactory,
+  ClientFactoryOptions,
+  createAuthenticatingFetchWithRetry,
+  DefaultAgentCardResolver,
+  JsonRpcTransportFactory,
+  RestTransportFactory,
+  type Client,
+} from '@a2a-js/sdk/client';
 import { RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import { ConfigSchema } from '../../src/config/schema';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
@@ -315,6 +323,39 @@ describe('Baton serves A2A', () => {
       });
     });
   }
+
+  it("the official JS client reads the card's scheme with its own parser and authenticates through its own handler", async () => {
+    await serving(async (_ctx, api) => {
+      const base = `${api.url}/a2a/supplier-check/`;
+      const card = await new DefaultAgentCardResolver().resolve(base);
+      const [required] = Object.keys(card.securityRequirements[0]?.schemes ?? {});
+      assert.equal(required, 'bearer');
+      const scheme = card.securitySchemes[required]?.scheme;
+      assert.equal(scheme?.$case, 'httpAuthSecurityScheme', JSON.stringify(card.securitySchemes));
+      const named = scheme?.$case === 'httpAuthSecurityScheme' ? scheme.value.scheme : '';
+      assert.equal(named, 'Bearer');
+      // The SDK's standard path: an AuthenticationHandler around fetch; the header as the card's scheme says.
+      const fetchImpl = createAuthenticatingFetchWithRetry(fetch, {
+        headers: () => Promise.resolve({ Authorization: `${named} ${ACME}` }),
+        shouldRetryWithHeaders: () => Promise.resolve(undefined),
+      });
+      for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {
+        const client = await new ClientFactory(
+          ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+            transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
+            preferredTransports: [binding],
+          }),
+        ).createFromUrl(base);
+        const done = await asTask(client.sendMessage(request(FULL)));
+        assert.equal(done.status.state, 'TASK_STATE_COMPLETED', binding);
+      }
+      // Without the handler, the same call is refused: the token came from it.
+      const bare = await new ClientFactory(
+        ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory()] }),
+      ).createFromUrl(base);
+      await assert.rejects(bare.sendMessage(request(FULL)), /401|Unauthorized|UNAUTHENTICATED|Bearer/i);
+    });
+  });
 
   it('the official Python client (a2a-sdk): send, stream to the question, answer on the same task', async () => {
     const python = join(projectRoot(), '.baton', 'tools', 'a2a-python-1.3.0', 'bin', 'python');

@@ -1,6 +1,7 @@
 """
 The official Python client (a2a-sdk from PyPI) against a Baton-served agent: a blocking send, a
-stream that ends at the agent's question, and the answer on the same task streamed to completion.
+stream that ends at the agent's question, and the answer on the same task streamed to completion,
+authenticated through the SDK's own path from the card (AuthInterceptor).
 Prints one JSON object with what it saw; the Node test asserts on it.
 
 Usage: python python-client.py <agent base URL> <bearer token> <message id prefix>
@@ -12,6 +13,8 @@ import sys
 
 import httpx
 from a2a.client import A2ACardResolver, ClientConfig, create_client
+from a2a.client.auth.credentials import CredentialService
+from a2a.client.auth.interceptor import AuthInterceptor
 from a2a.types import Message, Part, Role, SendMessageRequest, TaskState
 
 FULL = 'Verify inspection-92 against order A1042, product SN-4471'
@@ -43,10 +46,23 @@ async def follow(client, request):
     return {'events': seen, 'taskId': task_id, 'contextId': context_id, 'artifacts': artifacts}
 
 
+class CallerToken(CredentialService):
+    """The caller's token, for whichever scheme the card names: the SDK's AuthInterceptor decides how it goes."""
+
+    def __init__(self, token):
+        self.token = token
+
+    async def get_credentials(self, security_scheme_name, context):
+        return self.token
+
+
 async def main(base, token, prefix):
-    http = httpx.AsyncClient(headers={'Authorization': f'Bearer {token}'}, timeout=120)
-    blocking = await create_client(base, client_config=ClientConfig(httpx_client=http, streaming=False))
-    streaming = await create_client(base, client_config=ClientConfig(httpx_client=http, streaming=True))
+    # No header of our own: the SDK's standard path (AuthInterceptor) reads the card's security
+    # requirements and schemes and adds the token as the Bearer scheme says.
+    http = httpx.AsyncClient(timeout=120)
+    auth = [AuthInterceptor(CallerToken(token))]
+    blocking = await create_client(base, client_config=ClientConfig(httpx_client=http, streaming=False), interceptors=auth)
+    streaming = await create_client(base, client_config=ClientConfig(httpx_client=http, streaming=True), interceptors=auth)
     # The card through the SDK's own resolver and parser: how it reads the security scheme.
     card = await A2ACardResolver(http, base).get_agent_card()
     bearer = card.security_schemes['bearer']
