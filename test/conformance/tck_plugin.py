@@ -14,18 +14,24 @@ What a Baton gateway needs that the TCK does not do by itself:
   not pass on to the agent behind it; the prefix goes along as a data part {"tckScenario": prefix}
   (test/conformance/tck-agent.ts plays it);
 - the webhook receiver binds the loopback address only.
+And it writes every check's result (BATON_TCK_RESULTS): the kit's report keeps one status per
+requirement and binding (the last check's), so a check that failed before a later one passed on the
+same binding would not show there.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import re
+from dataclasses import asdict
 
 import grpc
 import httpx
 
 import tck.requirements.base as tck_base
+from tck.reporting.collector import CompatibilityCollector
 from tck.transport.grpc_client import GrpcClient
 from tck.transport.http_json_client import HttpJsonClient
 from tck.transport.jsonrpc_client import JsonRpcClient
@@ -143,3 +149,25 @@ def _start_on_loopback(self: WebhookReceiver) -> None:
 
 
 WebhookReceiver.start = _start_on_loopback
+
+# --- every check's result, per binding --------------------------------------------------------------
+
+_collectors: list[CompatibilityCollector] = []
+_original_collector_init = CompatibilityCollector.__init__
+
+
+def _collector_init(self: CompatibilityCollector) -> None:
+    _original_collector_init(self)
+    _collectors.append(self)
+
+
+CompatibilityCollector.__init__ = _collector_init
+
+
+def pytest_sessionfinish(session, exitstatus):  # noqa: ANN001, ANN201, ARG001
+    path = os.environ.get("BATON_TCK_RESULTS")
+    if not path:
+        return
+    results = [asdict(r) for c in _collectors for r in c.get_results()]
+    with open(path, "w", encoding="utf-8") as out:
+        json.dump(results, out)

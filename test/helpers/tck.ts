@@ -58,9 +58,19 @@ interface Report {
   per_requirement: Record<string, { level: Level; status: string; transports: Record<string, string>; errors: string[] }>;
 }
 
+/** One check of the kit, as its collector recorded it (tck_plugin.py writes them). */
+interface CheckResult {
+  requirement_id: string;
+  transport: string;
+  passed: boolean;
+  skipped: boolean;
+  errors: string[];
+}
+
 export async function runTck(opts: { sutHost: string; token: string; grpcTenant: string; reportDir?: string }): Promise<TckSummary> {
   const out = opts.reportDir ?? mkdtempSync(join(tmpdir(), 'baton-tck-'));
   const report = join(out, 'compatibility.json');
+  const checks = join(out, 'checks.json');
   const args = [
     '-m',
     'pytest',
@@ -92,6 +102,7 @@ export async function runTck(opts: { sutHost: string; token: string; grpcTenant:
         PYTHONDONTWRITEBYTECODE: '1',
         BATON_TCK_TOKEN: opts.token,
         BATON_TCK_GRPC_TENANT: opts.grpcTenant,
+        BATON_TCK_RESULTS: checks,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -102,43 +113,51 @@ export async function runTck(opts: { sutHost: string; token: string; grpcTenant:
     child.once('exit', (c) => done({ code: c ?? 1, output: text }));
   });
   const tail = output.split('\n').slice(-60).join('\n');
-  if (!existsSync(report)) throw new Error(`the TCK wrote no report (exit ${code}):\n${tail}`);
-  return summarize(JSON.parse(readFileSync(report, 'utf8')) as Report, code, tail);
+  if (!existsSync(report) || !existsSync(checks)) throw new Error(`the TCK wrote no report (exit ${code}):\n${tail}`);
+  return summarize(
+    JSON.parse(readFileSync(report, 'utf8')) as Report,
+    JSON.parse(readFileSync(checks, 'utf8')) as CheckResult[],
+    code,
+    tail,
+  );
 }
 
-function summarize(r: Report, exitCode: number, tail: string): TckSummary {
+function summarize(r: Report, checks: CheckResult[], exitCode: number, tail: string): TckSummary {
   const zero = (): Counts => ({ passed: 0, failed: 0, skipped: 0 });
   const levels: Record<Level, Counts> = { MUST: zero(), SHOULD: zero(), MAY: zero() };
   const byLevelAndBinding: TckSummary['byLevelAndBinding'] = { MUST: {}, SHOULD: {}, MAY: {} };
   const failures: TckSummary['failures'] = [];
   const skipped: TckSummary['skipped'] = [];
-  for (const [requirement, req] of Object.entries(r.per_requirement)) {
-    const level = req.level;
+  // Per requirement and binding: failed when any check failed, skipped when every one was.
+  const outcome = new Map<string, Map<string, { failed: boolean; ran: boolean; errors: string[] }>>();
+  for (const c of checks) {
+    const byBinding = outcome.get(c.requirement_id) ?? new Map();
+    outcome.set(c.requirement_id, byBinding);
+    const o = byBinding.get(c.transport) ?? { failed: false, ran: false, errors: [] };
+    byBinding.set(c.transport, o);
+    if (!c.skipped) o.ran = true;
+    if (!c.passed && !c.skipped) {
+      o.failed = true;
+      o.errors.push(...c.errors);
+    }
+  }
+  for (const [requirement, byBinding] of outcome) {
+    const level = r.per_requirement[requirement]?.level ?? 'MUST';
     if (!levels[level]) continue;
-    const entries = Object.entries(req.transports);
-    if (!entries.length) continue;
-    // A requirement fails when any of its checks failed, though its last check on a binding passed
-    // (the report keeps one status per binding: the last).
-    const failed = req.status === 'FAIL';
-    const failedOn = entries.filter(([, s]) => s === 'FAIL').map(([t]) => t);
-    const blamed = failed && !failedOn.length ? entries.map(([t]) => t) : failedOn;
-    const skippedOn = entries.filter(([, s]) => s === 'SKIPPED').map(([t]) => t);
-    if (failed) {
+    const entries = [...byBinding.entries()];
+    const failedOn = entries.filter(([, o]) => o.failed).map(([t]) => t);
+    const skippedOn = entries.filter(([, o]) => !o.ran).map(([t]) => t);
+    if (failedOn.length) {
       levels[level].failed++;
-      failures.push({
-        requirement,
-        level,
-        transports: blamed,
-        error: (req.errors[0] ?? '').split('\n')[0]!.slice(0, 300),
-        errors: req.errors,
-      });
+      const errors = entries.flatMap(([, o]) => o.errors);
+      failures.push({ requirement, level, transports: failedOn, error: (errors[0] ?? '').split('\n')[0]!.slice(0, 300), errors });
     } else if (skippedOn.length === entries.length) levels[level].skipped++;
     else levels[level].passed++;
     if (skippedOn.length) skipped.push({ requirement, level, transports: skippedOn });
-    for (const [t, s] of entries) {
+    for (const [t, o] of entries) {
       const c = (byLevelAndBinding[level][t as TckBinding] ??= zero());
-      if (blamed.includes(t)) c.failed++;
-      else if (s === 'PASS') c.passed++;
+      if (o.failed) c.failed++;
+      else if (o.ran) c.passed++;
       else c.skipped++;
     }
   }
