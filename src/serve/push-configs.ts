@@ -45,17 +45,27 @@ export interface TaskPushConfigsOptions {
 export class TaskPushConfigs {
   constructor(private readonly o: TaskPushConfigsOptions) {}
 
-  /** Keeps `config` for task `taskId` (the caller's, checked by the caller of this method). */
-  async set(caller: Caller, taskId: string, config: TaskPushNotificationConfig): Promise<TaskPushNotificationConfig> {
-    return this.keep(caller, taskId, await this.targetOf(config));
+  /**
+   * Keeps `config` for task `taskId` (the caller's, checked by the caller of this method).
+   * `shown`: what the caller sees of the task now (its fingerprint), read only when the push
+   * workflow has closed, so the configs it kept go on without being sent what they had.
+   */
+  async set(
+    caller: Caller,
+    taskId: string,
+    config: TaskPushNotificationConfig,
+    shown?: () => Promise<string>,
+  ): Promise<TaskPushNotificationConfig> {
+    return this.keep(caller, taskId, await this.targetOf(config), shown);
   }
 
   /** Keeps `target` (from `targetOf`) for task `taskId`. */
-  async keep(caller: Caller, taskId: string, target: PushTarget): Promise<TaskPushNotificationConfig> {
+  async keep(caller: Caller, taskId: string, target: PushTarget, shown?: () => Promise<string>): Promise<TaskPushNotificationConfig> {
     const temporal = this.o.baton.client;
+    const carried = shown ? await this.carriedFromClosed(taskId, target.id, shown) : undefined;
     const start = new WithStartWorkflowOperation<typeof taskPushWorkflow>('taskPushWorkflow', {
       ...this.startOptions(caller, taskId),
-      args: [this.inputFor(caller, taskId)],
+      args: carried ? [this.inputFor(caller, taskId), carried] : [this.inputFor(caller, taskId)],
       // The task's webhooks are one workflow: a second config joins it; after it ended, a new one starts.
       workflowIdConflictPolicy: 'USE_EXISTING',
     });
@@ -65,6 +75,33 @@ export class TaskPushConfigs {
       () => Promise.resolve(),
     );
     return wireConfig(taskId, kept);
+  }
+
+  /**
+   * The configs a closed push workflow kept (but `replaced`), for the run a new config starts: each
+   * as having been sent the task as it is now, so only what changes from here reaches them.
+   */
+  private async carriedFromClosed(taskId: string, replaced: string, shown: () => Promise<string>): Promise<TaskPushCarry | undefined> {
+    const description = await this.o.baton.client.workflow
+      .getHandle(pushWorkflowId(taskId))
+      .describe()
+      .catch((err: unknown) => {
+        if (err instanceof WorkflowNotFoundError) return undefined;
+        throw err;
+      });
+    if (!description || description.status.name === 'RUNNING') return undefined;
+    const view = await this.view(taskId);
+    const others = (view?.configs ?? []).filter((c) => c.id !== replaced);
+    if (!view || !others.length) return undefined;
+    const fingerprint = await shown();
+    return {
+      targets: others.map((c) => ({ id: c.id, url: c.url, ...(c.scheme ? { authentication: { scheme: c.scheme } } : {}) })),
+      queues: {},
+      lastSent: Object.fromEntries(others.map((c) => [c.id, fingerprint])),
+      seq: 0,
+      delivered: view.delivered,
+      undelivered: view.undelivered,
+    };
   }
 
   private inputFor(caller: Caller, taskId: string): TaskPushInput {

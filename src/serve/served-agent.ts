@@ -36,6 +36,7 @@ import { SA_SERVED_CONTEXT, SA_SERVICE, SA_TENANT } from '../shared/search-attri
 import { servedContextId, servedTaskId, turnUpdateId } from './task-id';
 import {
   changesBetween,
+  fingerprintOf,
   INTERRUPTED_STATES,
   servedTask,
   TERMINAL_STATES,
@@ -245,7 +246,9 @@ export class ServedAgent implements A2ARequestHandler {
       const caller = callerOf(context);
       // The task must be the caller's: another's is not found.
       await this.reader.owned(named(params.taskId, 'taskId'), caller);
-      const kept = await this.o.pushConfigs.set(caller, params.taskId, params);
+      const kept = await this.o.pushConfigs.set(caller, params.taskId, params, async () =>
+        fingerprintOf(await this.view(params.taskId, caller)),
+      );
       this.o.logger.info({ taskId: params.taskId, service: this.o.name, configId: kept.id }, 'served task: push config kept');
       return kept;
     });
@@ -330,7 +333,7 @@ export class ServedAgent implements A2ARequestHandler {
     const turn = message.taskId
       ? await this.takeTurn(message.taskId, message, caller)
       : await this.startTask(message.messageId, message.contextId, message.parts, caller);
-    if (target) await this.o.pushConfigs.keep(caller, turn.id, target);
+    if (target) await this.o.pushConfigs.keep(caller, turn.id, target, async () => fingerprintOf(await this.view(turn.id, caller)));
     return turn;
   }
 

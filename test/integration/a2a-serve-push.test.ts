@@ -278,6 +278,21 @@ describe('Baton serves A2A: push notifications to callers', () => {
         await listed(),
         before.filter((id) => id !== 'down' && id !== 'flaky'),
       );
+
+      // A config made after the push workflow closed: the end is sent to it once; the configs kept
+      // before stay listed, and are not sent the end again.
+      const okBefore = hook.at(`${base}/ok`).length;
+      await rest.createTaskPushNotificationConfig(
+        { tenant: '', id: 'late', taskId: sent.id, url: `${hook.url}${base}/late`, token: '', authentication: undefined },
+        auth(ACME),
+      );
+      assert.deepEqual(await listed(), [...before.filter((id) => id !== 'down' && id !== 'flaky'), 'late'].sort());
+      const late = await hook.until(`${base}/late`, (p) => p.length >= 1, 'the end, to the late webhook');
+      assert.equal(stateOf(late[0]!), 'TASK_STATE_COMPLETED');
+      const again = (await ctx.client.workflow.getHandle(pushWorkflowId(sent.id)).result()) as TaskPushView;
+      assert.equal(again.ended, true);
+      assert.equal(hook.at(`${base}/ok`).length, okBefore, 'the webhooks kept before are not sent the end again');
+      assert.equal(hook.at(`${base}/late`).length, 1);
     });
   });
 
