@@ -79,7 +79,8 @@ export class TaskPushConfigs {
 
   /**
    * The configs a closed push workflow kept (but `replaced`), for the run a new config starts: each
-   * as having been sent the task as it is now, so only what changes from here reaches them.
+   * as having been sent the task as it is now, so only what changes from here reaches them. A
+   * describe first: it costs the server alone, where the view is a Query the worker answers.
    */
   private async carriedFromClosed(taskId: string, replaced: string, shown: () => Promise<string>): Promise<TaskPushCarry | undefined> {
     const description = await this.o.baton.client.workflow
@@ -91,13 +92,13 @@ export class TaskPushConfigs {
       });
     if (!description || description.status.name === 'RUNNING') return undefined;
     const view = await this.view(taskId);
-    const others = (view?.configs ?? []).filter((c) => c.id !== replaced);
-    if (!view || !others.length) return undefined;
+    const targets = view ? keptTargets(view, replaced) : [];
+    if (!view || !targets.length) return undefined;
     const fingerprint = await shown();
     return {
-      targets: others.map((c) => ({ id: c.id, url: c.url, ...(c.scheme ? { authentication: { scheme: c.scheme } } : {}) })),
+      targets,
       queues: {},
-      lastSent: Object.fromEntries(others.map((c) => [c.id, fingerprint])),
+      lastSent: Object.fromEntries(targets.map((t) => [t.id, fingerprint])),
       seq: 0,
       delivered: view.delivered,
       undelivered: view.undelivered,
@@ -159,9 +160,7 @@ export class TaskPushConfigs {
     // The push workflow has closed (the task ended, everything delivered) and shows its configs as it
     // ended: a run that starts ended keeps the others, for reading, and closes at once.
     const carry: TaskPushCarry = {
-      targets: view.configs
-        .filter((c) => c.id !== id)
-        .map((c) => ({ id: c.id, url: c.url, ...(c.scheme ? { authentication: { scheme: c.scheme } } : {}) })),
+      targets: keptTargets(view, id),
       queues: {},
       seq: 0,
       delivered: view.delivered,
@@ -261,6 +260,17 @@ export class TaskPushConfigs {
       throw new RequestMalformedError(`webhook ${origin}: ${name} does not resolve here; give a name this server can reach`);
     return found.map((a) => a.address);
   }
+}
+
+/**
+ * The configs a push workflow's view shows, but `except`, as targets for a run that carries them:
+ * their sealed token and credentials are not in the view, and a run that carries them after the task
+ * ended owes them nothing to post.
+ */
+function keptTargets(view: TaskPushView, except: string): PushTarget[] {
+  return view.configs
+    .filter((c) => c.id !== except)
+    .map((c) => ({ id: c.id, url: c.url, ...(c.scheme ? { authentication: { scheme: c.scheme } } : {}) }));
 }
 
 /** A kept config as the caller reads it: its token and credentials are never given back. */

@@ -246,9 +246,7 @@ export class ServedAgent implements A2ARequestHandler {
       const caller = callerOf(context);
       // The task must be the caller's: another's is not found.
       await this.reader.owned(named(params.taskId, 'taskId'), caller);
-      const kept = await this.o.pushConfigs.set(caller, params.taskId, params, async () =>
-        fingerprintOf(await this.view(params.taskId, caller)),
-      );
+      const kept = await this.o.pushConfigs.set(caller, params.taskId, params, this.shown(params.taskId, caller));
       this.o.logger.info({ taskId: params.taskId, service: this.o.name, configId: kept.id }, 'served task: push config kept');
       return kept;
     });
@@ -333,7 +331,7 @@ export class ServedAgent implements A2ARequestHandler {
     const turn = message.taskId
       ? await this.takeTurn(message.taskId, message, caller)
       : await this.startTask(message.messageId, message.contextId, message.parts, caller);
-    if (target) await this.o.pushConfigs.keep(caller, turn.id, target, async () => fingerprintOf(await this.view(turn.id, caller)));
+    if (target) await this.o.pushConfigs.keep(caller, turn.id, target, this.shown(turn.id, caller));
     return turn;
   }
 
@@ -425,6 +423,11 @@ export class ServedAgent implements A2ARequestHandler {
       yield task;
       await sleep(Math.min(this.o.pollMs, 20 * 2 ** i));
     }
+  }
+
+  /** Reads what the caller sees of the task (its fingerprint), when asked: for a push config's carry. */
+  private shown(id: string, caller: Caller): () => Promise<string> {
+    return async () => fingerprintOf(await this.view(id, caller));
   }
 
   /** The task as the caller sees it. */

@@ -325,7 +325,7 @@ export class DelegationState {
     this.sentFor.set(requestId, messageId);
     const pending = this.record.pending;
     this.turnSent(messageId, sentAt, parts, pending?.requestId === requestId ? pending.prompt : undefined);
-    this.answeredKey = this.record.pending?.statusKey;
+    this.answeredKey = pending?.statusKey;
     this.record.pending = null;
     this.record.status = 'REMOTE_ACTIVE';
   }

@@ -61,19 +61,21 @@ export function recordRemoteCall(tags: { agent: string; binding: string; method:
     });
 }
 
-/** A delegation started (recorded by the worker, from the workflow's `batonMetrics` sink). */
-export function recordDelegationStarted(labels: { namespace: string; task_queue: string; workflow_type: string; agent: string }): void {
-  counter('baton_delegations_started', 'Delegations started, by agent')?.add(1, labels);
-}
-
-/** A delegation settled, with its outcome (NONE when it ended without one). */
-export function recordDelegationSettled(labels: {
+/** A delegation's labels: its agent, and where it runs, named as Temporal's own series name them. */
+export type DelegationLabels = {
   namespace: string;
   task_queue: string;
   workflow_type: string;
   agent: string;
-  outcome: string;
-}): void {
+};
+
+/** A delegation started (recorded by the worker, from the workflow's `batonMetrics` sink). */
+export function recordDelegationStarted(labels: DelegationLabels): void {
+  counter('baton_delegations_started', 'Delegations started, by agent')?.add(1, labels);
+}
+
+/** A delegation settled, with its outcome (NONE when it ended without one). */
+export function recordDelegationSettled(labels: DelegationLabels & { outcome: string }): void {
   counter('baton_delegations_settled', 'Delegations settled, by agent and outcome')?.add(1, labels);
 }
 
