@@ -11,17 +11,20 @@ import { projectRoot } from '../../src/runtime/project-root';
 
 export const TCK_VENV = join(projectRoot(), '.baton', 'tools', 'a2a-tck-venv');
 
+/** Where this machine keeps its shared tools, for a checkout that is not beside them (a clone in /tmp). */
+const MACHINE_SHARED = '/work/shared';
+
 /**
  * Where the TCK is: BATON_A2A_TCK, else the copy the machine provides beside the checkout
- * (`../shared/tools/a2a-tck`, looked for from the project's folder upwards).
+ * (`../shared/tools/a2a-tck`, looked for from the project's folder upwards), else in the machine's
+ * shared folder.
  */
 export function tckDir(): string {
   if (process.env.BATON_A2A_TCK) return resolve(process.env.BATON_A2A_TCK);
-  const beside = (dir: string): string => join(dir, 'shared', 'tools', 'a2a-tck');
-  for (let dir = dirname(projectRoot()); ; dir = dirname(dir)) {
-    if (existsSync(beside(dir))) return beside(dir);
-    if (dirname(dir) === dir) return beside(dirname(projectRoot()));
-  }
+  const kit = (shared: string): string => join(shared, 'tools', 'a2a-tck');
+  for (let dir = dirname(projectRoot()); dirname(dir) !== dir; dir = dirname(dir))
+    if (existsSync(kit(join(dir, 'shared')))) return kit(join(dir, 'shared'));
+  return kit(MACHINE_SHARED);
 }
 
 /** Why the TCK cannot run here, or undefined. */
