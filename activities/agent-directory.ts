@@ -96,18 +96,16 @@ export class AgentDirectory {
 
   /**
    * The value of credential `name` of `agent`, for a delegation of `tenant`. Only a credential the
-   * entry lists is ever read: the name cannot point anywhere else. `legacyEnv`: what a delegation
-   * started before credentials had names asks for, honoured only when it is a listed credential's variable.
+   * entry lists is ever read: the name cannot point anywhere else.
    */
-  credentialValue(agent: string, ask: { name?: string; legacyEnv?: string; tenant?: string }): string {
+  credentialValue(agent: string, ask: { name: string; tenant?: string }): string {
     const credentials = this.entryOf(agent).credentials;
     const allowed = this.credentialNames(agent, ask.tenant);
-    const name = ask.name ?? allowed.find((n) => credentials[n]?.fromEnv === ask.legacyEnv);
-    if (!name || !allowed.includes(name)) {
-      const what = ask.name ? `credential "${ask.name}"` : `variable ${ask.legacyEnv}`;
+    const name = ask.name;
+    if (!allowed.includes(name)) {
       throw failure(
         FailureType.CONFIG_INVALID,
-        `agent ${agent}: ${what} is not a credential this delegation may send (agents.${agent}.credentials allows: ${allowed.join(', ') || 'none'})`,
+        `agent ${agent}: credential "${name}" is not a credential this delegation may send (agents.${agent}.credentials allows: ${allowed.join(', ') || 'none'})`,
       );
     }
     try {

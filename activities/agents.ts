@@ -70,9 +70,6 @@ export async function resolveAgent(ctx: ActivityContext, input: ResolveInput): P
 export function agentActivities(ctx: ActivityContext) {
   const { agents, deps } = ctx;
   return {
-    /** `resolveAgent`, on its own (delegations recorded before the first send resolved it). */
-    resolveAgent: (input: ResolveInput): Promise<Resolved> => resolveAgent(ctx, input),
-
     /** Which of `agents` the registry lacks, and which of `policies` are unknown (graphs check before they start). */
     async checkNames(input: { agents: string[]; policies: string[] }): Promise<{
       unknownAgents: string[];

@@ -305,13 +305,11 @@ export function sendActivities(ctx: ActivityContext) {
       tenant?: string;
       turn: Omit<SendTurn, 'parts'>;
       /** The credential's name in the agent's entry. */
-      credential?: string;
-      /** Before credentials had names: a variable, honoured only when a listed credential reads it. */
-      secretEnv?: string;
+      credential: string;
       /** Bytes the delegation's history holds inline already. */
       inlineSoFar?: number;
     }): Promise<SendOutcome> {
-      const value = agents.credentialValue(input.agent.name, { name: input.credential, legacyEnv: input.secretEnv, tenant: input.tenant });
+      const value = agents.credentialValue(input.agent.name, { name: input.credential, tenant: input.tenant });
       return sendTurn({
         delegationId: input.delegationId,
         agent: input.agent,

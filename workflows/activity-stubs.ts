@@ -2,6 +2,7 @@
  * How workflows call Baton's activities: timeouts and retries per kind of step.
  */
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { FIRST_TASK_SEND_MS } from '../src/shared/delegation-state';
 import type { BatonActivities } from '../activities';
 import { NON_RETRYABLE_FAILURES } from '../src/shared/failure-types';
 import { PUSH_REFUSED } from '../src/shared/task-push-book';
@@ -29,7 +30,6 @@ export const local = proxyLocalActivities<BatonActivities>({ startToCloseTimeout
  * in a workflow task that follows a failed one, which is how `begin()` knows to look for the turn
  * first. Whatever it could not do, the task-queue send does, looking first too.
  */
-export const FIRST_TASK_SEND_MS = 4_000;
 export const inFirstTask = proxyLocalActivities<BatonActivities>({
   scheduleToCloseTimeout: FIRST_TASK_SEND_MS,
   retry: { maximumAttempts: 1 },

@@ -15,6 +15,7 @@ import {
 import type { Part } from '../src/shared/a2a-types';
 import { brokenResult, resultOf, type DelegationResult } from '../src/shared/delegation-result';
 import type { Caller, Contract, DelegationInput, RequestNotice } from '../src/shared/delegation-types';
+import { FIRST_SEND_FLAGS } from '../src/shared/delegation-state';
 import { delegationSchemas } from '../src/shared/schemas-on-demand';
 import { startingAttributes } from '../src/shared/search-attributes';
 import { delegationWorkflow } from './delegation';
@@ -92,8 +93,7 @@ function inputOf(options: DelegateOptions): DelegationInput {
     referenceTaskIds: options.referenceTaskIds,
     contract: options.contract,
     ...(options.onRequest ? { notify: { workflowId: workflowInfo().workflowId } } : {}),
-    resolveInSend: true,
-    sendInFirstTask: true,
+    ...FIRST_SEND_FLAGS,
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -3,7 +3,6 @@
  * handlers and tells the story; this class talks to activities, timers and other workflows;
  * `DelegationState` makes every decision.
  */
-import { msToNumber } from '@temporalio/common';
 import {
   allHandlersFinished,
   ApplicationFailure,
@@ -11,15 +10,23 @@ import {
   condition,
   getExternalWorkflowHandle,
   isCancellation,
+  deprecatePatch,
   log,
-  patched,
   sleep,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import { decide, needsNotice, type AcceptanceRule, type Candidate, type Decision } from '../src/shared/acceptance-rule';
-import { DelegationState, saidIn, type NextStep, type QueuedTurn, type CancelKind } from '../src/shared/delegation-state';
-import { DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS, type DelegationCarry } from '../src/shared/delegation-carry';
+import {
+  DelegationState,
+  FIRST_TASK_SEND_MS,
+  saidIn,
+  type CancelKind,
+  type NextStep,
+  type QueuedTurn,
+  type RunFacts,
+} from '../src/shared/delegation-state';
+import type { DelegationCarry } from '../src/shared/delegation-carry';
 import type {
   CancelRequest,
   DelegationInput,
@@ -34,7 +41,8 @@ import type { SendOutcome } from '../src/shared/send-outcome';
 import type { Resolved } from '../activities/agents';
 import type { FirstSend } from '../activities/send';
 import { SA_BATON_VERSION, searchAttributesOf } from '../src/shared/search-attributes';
-import { FIRST_TASK_SEND_MS, inFirstTask, local, observing, quick, RETRY, sending, sparseReads } from './activity-stubs';
+import { refuseOutsideWindow } from '../src/shared/support-window';
+import { inFirstTask, local, observing, quick, RETRY, sending, sparseReads } from './activity-stubs';
 import { remoteTaskSignal, requestSignal, settledSignal } from './messages';
 import { resultOf, settledNotice } from '../src/shared/delegation-result';
 
@@ -47,19 +55,16 @@ const FIRST_TASK_HISTORY_LENGTH = 3;
 /** The first send in the workflow task follows the task this long at most (half the local activity's time). */
 const FIRST_TASK_WINDOW_MS = FIRST_TASK_SEND_MS / 2;
 
-/** The SDK heartbeats a workflow task that waits on a local activity at this share of its timeout. */
-const TASK_HEARTBEAT_SHARE = 0.8;
-
-/** The patch that resolves the agent in the first send's activity instead of a local activity before it. */
-export const RESOLVE_IN_SEND = 'resolve-in-send';
-
-/** The patch under which the first send runs in the first workflow task (asked only of inputs that say so). */
+/*
+ * Patches from before the support window (docs/decisions/0033-support-window.md). Every history a
+ * 0.9.0 worker wrote took their new branch, so the old ones are gone; `deprecatePatch` still writes
+ * and accepts the marker, for 0.9.0 workers in a rolling upgrade. Removed in the release after 1.0.
+ */
+/** The first send runs in the first workflow task. */
 export const SEND_IN_FIRST_TASK = 'send-in-first-task';
-
-/** The patch under which a delegation with a long history continues as new (asked only when it would). */
+/** A delegation with a long history continues as new. */
 export const CONTINUE_AS_NEW = 'continue-as-new';
-
-/** The patch under which search attributes are written only when they change (asked only when they would not). */
+/** Search attributes are written only when they change. */
 export const PUBLISH_ON_CHANGE = 'publish-on-change';
 
 /** A step of the delegation: what an observation says comes next, a review to wait for, or the end. */
@@ -71,52 +76,26 @@ export class DelegationRun {
   readonly state: DelegationState;
   /** Everything that talks to the agent runs in this scope, so a cancel can stop it mid-call. */
   readonly work = new CancellationScope();
-  private agent?: ResolvedAgent;
-  private policy = '';
-  /**
-   * The policy as data, when the worker that resolved the agent could state it so: then acceptance is
-   * decided here, and the record published once when it settles. Its presence in the resolve's result
-   * (in history) is what selects these steps, so a delegation resolved before them replays its own.
-   */
-  private rule?: AcceptanceRule;
-  /** Push mode: pushes received (each a hint to read the task), pushes covered by a read, registration done. */
-  private readonly push = { received: 0, read: 0, registered: false };
-  /** When the contract's deadline passes (epoch ms, workflow time). */
-  private deadlineAt?: number;
-  /** The request the `notify` workflow was last told about. */
-  private announced?: string;
   /** The search attributes this run last wrote (`publish`), as JSON. */
   private published?: string;
-  /** History events after which this delegation continues as new (the worker's setting, from the resolve). */
-  private afterEvents = DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS;
-  /** Set when replaying a run recorded before continue-as-new existed: it goes on as it did. */
-  private carryRefused = false;
-  /** Runs before this one (continued as new). */
-  private runs = 0;
-  /** The task has worked for long: it is read sparsely, one read per activity attempt (agents.X.sparsePoll). */
-  private workingLong = false;
 
   constructor(
     readonly id: string,
     private readonly input: DelegationInput,
     carried?: DelegationCarry,
   ) {
-    if (!carried) {
-      this.state = new DelegationState(id, input, workflowInfo().typedSearchAttributes.get(SA_BATON_VERSION));
-      return;
-    }
+    const startedBy = workflowInfo().typedSearchAttributes.get(SA_BATON_VERSION);
+    const outside = refuseOutsideWindow('delegation', startedBy);
+    // 👉 A plain Error fails the workflow task, not the workflow: the history stays as it is, and a
+    // worker that can run it (an older release's) takes it up.
+    if (outside) throw new Error(outside);
     // Taken here, before any handler runs: a push signalled to the new run adds to the carried ones.
-    this.state = DelegationState.resumed(input, carried.state);
-    this.agent = carried.agent;
-    this.policy = carried.policy;
-    if (carried.rule) this.rule = carried.rule;
-    this.push.registered = carried.push.registered;
-    this.push.received = carried.push.unread;
-    this.announced = carried.announced;
-    this.afterEvents = carried.afterEvents;
-    this.runs = carried.runs;
-    this.deadlineAt = carried.deadlineAt;
-    this.workingLong = carried.workingLong === true;
+    this.state = carried ? DelegationState.resumed(input, carried) : new DelegationState(id, input, startedBy);
+  }
+
+  /** What this run goes on with (and carries to the next): the agent, its rule, pushes, the deadline. */
+  private get run(): RunFacts {
+    return this.state.run;
   }
 
   get record(): DelegationRecord {
@@ -131,7 +110,10 @@ export class DelegationRun {
   publish(): void {
     const pairs = searchAttributesOf(this.record);
     const shown = JSON.stringify(pairs);
-    if (shown === this.published && patched(PUBLISH_ON_CHANGE)) return;
+    if (shown === this.published) {
+      deprecatePatch(PUBLISH_ON_CHANGE);
+      return;
+    }
     this.published = shown;
     upsertSearchAttributes(pairs);
   }
@@ -159,7 +141,7 @@ export class DelegationRun {
 
   /** Signal `batonPush`: the webhook verified a push for this delegation. Only a hint to read the task again. */
   pushed(notice: { taskId?: unknown } | undefined): void {
-    if (typeof notice?.taskId === 'string' && notice.taskId === this.record.remote.taskId) this.push.received += 1;
+    if (typeof notice?.taskId === 'string' && notice.taskId === this.record.remote.taskId) this.run.push.received += 1;
   }
 
   /** Update `review`: keeps the decision, resolves with the settled record. */
@@ -180,14 +162,9 @@ export class DelegationRun {
 
   /**
    * Resolves the agent and sends the first turn, which creates the remote task (or gets a direct
-   * reply): one activity. A delegation recorded before that replays its local activity, then the send.
+   * reply): one activity, in this workflow task when it can be (see `sendInFirstTask`).
    */
   async begin(): Promise<NextStep> {
-    // 👉 Starters since 0.6.0 say so in the input; the patch is asked only of inputs that do not.
-    if (!this.input.resolveInSend && !patched(RESOLVE_IN_SEND)) {
-      this.resolved(await local.resolveAgent({ delegationId: this.id, ...this.resolveInput }));
-      return this.sendFirstTurn();
-    }
     const { parts, contextId, referenceTaskIds, contract } = this.input;
     const first: FirstSend = {
       delegationId: this.id,
@@ -207,18 +184,13 @@ export class DelegationRun {
   }
 
   /**
-   * Whether the first send runs inside this workflow task: the starter said so (since 0.9.0), the
-   * local activity is over before the SDK would heartbeat the task (see `inFirstTask`), and the patch
-   * agrees. 👉 Unlike `resolveInSend`, the input alone is not enough: during a rolling upgrade a 0.8.0
-   * worker may take the first task of a new starter's delegation and send from the task queue, and the
-   * patch (absent from that history) is what lets a 0.9.0 worker replay it.
+   * Whether the first send runs inside this workflow task: the local activity is over before the SDK
+   * would heartbeat the task (see `inFirstTask`); a shorter task timeout sends from the task queue.
    */
   private get sendsInFirstTask(): boolean {
-    return (
-      this.input.sendInFirstTask === true &&
-      workflowInfo().taskTimeoutMs * TASK_HEARTBEAT_SHARE > FIRST_TASK_SEND_MS &&
-      patched(SEND_IN_FIRST_TASK)
-    );
+    if (!this.state.sendsInFirstTask(workflowInfo().taskTimeoutMs)) return false;
+    deprecatePatch(SEND_IN_FIRST_TASK);
+    return true;
   }
 
   /**
@@ -254,16 +226,10 @@ export class DelegationRun {
    */
   private resolved(
     resolved: { agent: ResolvedAgent; acceptance?: AcceptanceRule; continueAsNewAfterEvents?: number },
-    since?: number,
+    since: number,
   ): void {
-    this.agent = resolved.agent;
-    this.policy = this.state.resolved(this.agent);
-    if (resolved.acceptance?.policy === this.policy) this.rule = resolved.acceptance;
-    if (resolved.continueAsNewAfterEvents) this.afterEvents = resolved.continueAsNewAfterEvents;
-    const deadline = this.record.contract?.deadline;
-    if (!deadline) return;
-    this.deadlineAt = (since ?? Date.now()) + msToNumber(deadline);
-    this.startDeadline(since === undefined ? deadline : Math.max(1, this.deadlineAt - Date.now()));
+    const deadline = this.state.resolved(resolved, since, Date.now());
+    if (deadline) this.startDeadline(deadline.wait);
   }
 
   /** A durable timer: it survives worker restarts, and firing it cancels the work like a caller would. */
@@ -279,15 +245,14 @@ export class DelegationRun {
 
   /** Takes up where the run before this one stopped (the constructor took its state): the deadline and the step. */
   resume(carried: DelegationCarry): Step {
-    if (this.deadlineAt !== undefined) this.startDeadline(Math.max(1, this.deadlineAt - Date.now()));
+    if (this.run.deadlineAt !== undefined) this.startDeadline(Math.max(1, this.run.deadlineAt - Date.now()));
     return { kind: carried.at };
   }
 
   /** Whether this run's history is long enough to go on in a new run (the server's hint, or the threshold). */
   private get historyFull(): boolean {
-    if (this.carryRefused) return false;
     const info = workflowInfo();
-    return info.continueAsNewSuggested || info.historyLength >= this.afterEvents;
+    return info.continueAsNewSuggested || info.historyLength >= this.run.afterEvents;
   }
 
   /** A wait may stop for a continue-as-new: the history is full and no handler is still running. */
@@ -301,34 +266,12 @@ export class DelegationRun {
    */
   carryAt(next: Step): DelegationCarry | undefined {
     if (next.kind !== 'observe' && next.kind !== 'interrupted' && next.kind !== 'review') return undefined;
-    if (!this.mayCarry || !this.agent) return undefined;
-    const state = this.state.carry();
-    if ('refused' in state) return undefined;
-    // 👉 Asked only now: a run recorded before this existed replays without the marker and goes on.
-    if (!patched(CONTINUE_AS_NEW)) {
-      this.carryRefused = true;
-      return undefined;
-    }
-    const info = workflowInfo();
-    log.info('continuing as new', { delegationId: this.id, events: info.historyLength, runs: this.runs + 1, step: next.kind });
-    return {
-      at: next.kind,
-      state: state.carry,
-      agent: this.agent,
-      policy: this.policy,
-      ...(this.rule ? { rule: this.rule } : {}),
-      push: { registered: this.push.registered, unread: this.push.received - this.push.read },
-      ...(this.deadlineAt !== undefined ? { deadlineAt: this.deadlineAt } : {}),
-      ...(this.announced !== undefined ? { announced: this.announced } : {}),
-      afterEvents: this.afterEvents,
-      runs: this.runs + 1,
-      ...(this.workingLong ? { workingLong: true } : {}),
-    };
-  }
-
-  /** Sends the first turn, after a resolve of its own (delegations recorded before `begin` resolved in the send). */
-  private async sendFirstTurn(): Promise<NextStep> {
-    return this.firstTurnSent(await this.send());
+    if (!this.mayCarry) return undefined;
+    const carry = this.state.carryAt(next.kind);
+    if ('refused' in carry) return undefined;
+    deprecatePatch(CONTINUE_AS_NEW);
+    log.info('continuing as new', { delegationId: this.id, events: workflowInfo().historyLength, runs: carry.carry.runs, step: next.kind });
+    return carry.carry;
   }
 
   /**
@@ -360,17 +303,16 @@ export class DelegationRun {
       callBudget: Number.isFinite(budget) ? budget : undefined,
       inlineSoFar: this.state.inlineSoFar,
     };
-    const sparse = agent.observe !== 'push' && agent.sparsePoll;
+    const how = this.state.howToObserve();
     const seen =
-      agent.observe === 'push'
+      how.kind === 'push'
         ? await this.awaitPush(agent, taskId)
-        : sparse && (this.workingLong || msToNumber(sparse.after) === 0)
-          ? await sparseReads(sparse.every).readSparsely(input)
+        : how.kind === 'sparse'
+          ? await sparseReads(how.every).readSparsely(input)
           : await observing.awaitRemoteTask(input);
     this.state.countCalls(seen.calls ?? 0);
     const next = this.observed(seen);
-    // Still working after `sparsePoll.after`: the activity gave its slot back; read sparsely from now on.
-    if (sparse && next.kind === 'observe') this.workingLong = true;
+    this.state.observedWith(how, next);
     this.publishUnlessSettling(next);
     return next;
   }
@@ -403,7 +345,9 @@ export class DelegationRun {
     // 👉 Waiting for a person holds no activity slot: only this condition, until an answer is queued.
     await condition(() => this.state.hasQueued || this.mayCarry);
     if (!this.state.hasQueued) return { kind: 'interrupted' };
-    const sent = await this.send(this.state.takeQueued());
+    const queued = this.state.takeQueued();
+    if (!queued) return { kind: 'interrupted' };
+    const sent = await this.send(queued);
     if (sent.kind === 'message') {
       throw ApplicationFailure.nonRetryable('agent answered a turn on a task with a direct Message', 'InvalidAgentResponse');
     }
@@ -420,12 +364,12 @@ export class DelegationRun {
       ...(reply ? { reply: { parts: reply.parts } } : {}),
       request: this.input.parts,
     };
-    const decision: Decision = this.rule
-      ? decide(this.rule, candidate)
-      : await local.evaluateAcceptance({ delegationId: this.id, policy: this.policy, candidate });
+    const decision: Decision = this.run.rule
+      ? decide(this.run.rule, candidate)
+      : await local.evaluateAcceptance({ delegationId: this.id, policy: this.run.policy, candidate });
     // Only what needs notice: a workflow's log line crosses to the worker's thread.
-    if (this.rule && needsNotice(decision)) {
-      log.info('acceptance decided', { delegationId: this.id, policy: this.policy, accepted: decision.accepted });
+    if (this.run.rule && needsNotice(decision)) {
+      log.info('acceptance decided', { delegationId: this.id, policy: this.run.policy, accepted: decision.accepted });
     }
     if (!decision.accepted || !decision.review) {
       this.state.decided(decision.accepted, decision.reasons);
@@ -466,8 +410,8 @@ export class DelegationRun {
   // ── Helpers ─────────────────────────────────────────────────────────────────────────────────────
 
   private get resolvedAgent(): ResolvedAgent {
-    if (!this.agent) throw ApplicationFailure.nonRetryable('the agent was not resolved', 'Internal');
-    return this.agent;
+    if (!this.run.agent) throw ApplicationFailure.nonRetryable('the agent was not resolved', 'Internal');
+    return this.run.agent;
   }
 
   /**
@@ -475,7 +419,7 @@ export class DelegationRun {
    * delegation without a rule replays the steps it was recorded with: a publish here too.)
    */
   private publishUnlessSettling(next: NextStep): void {
-    if (next.kind === 'observe' || next.kind === 'interrupted' || !this.rule) this.publish();
+    if (next.kind === 'observe' || next.kind === 'interrupted' || !this.run.rule) this.publish();
   }
 
   /** Asks for a cancel (unless one was asked for already) and stops the work. */
@@ -491,31 +435,28 @@ export class DelegationRun {
     return next;
   }
 
-  /** Sends one turn (the first, or an admitted answer) and records it. */
-  private async send(queued?: QueuedTurn): Promise<SendOutcome> {
+  /** Sends an admitted answer as the next turn and records it. */
+  private async send(queued: QueuedTurn): Promise<SendOutcome> {
     const agent = this.resolvedAgent;
     const messageId = this.state.nextMessageId();
     const remote = this.record.remote;
     const onTask = remote.taskId && remote.contextId ? { taskId: remote.taskId, contextId: remote.contextId } : {};
-    const input = this.input;
     // 👉 A send in flight is not cancelled: a cancel waits for it (its retries too), so a task it
     // created is known and gets its CancelTask instead of being left running at the agent.
     const sent = await CancellationScope.nonCancellable(() =>
-      queued?.kind === 'auth'
+      queued.kind === 'auth'
         ? sending.sendAuthTurn({
             delegationId: this.id,
             agent,
-            tenant: input.tenant,
+            tenant: this.input.tenant,
             inlineSoFar: this.state.inlineSoFar,
             turn: { messageId, ...onTask },
-            ...('credential' in queued ? { credential: queued.credential } : { secretEnv: queued.secretEnv }),
+            credential: queued.credential,
           })
         : sending.sendTurn({
             delegationId: this.id,
             agent,
-            turn: queued
-              ? { messageId, parts: queued.parts, ...onTask }
-              : { messageId, parts: input.parts, contextId: input.contextId, referenceTaskIds: input.referenceTaskIds },
+            turn: { messageId, parts: queued.parts, ...onTask },
             // An agent that finishes at once is then done in this one activity (agents.X.readAfterSendMs).
             readAfterSend: { callBudget: Math.min(this.state.callBudget, MAX_READS_AFTER_SEND) },
             inlineSoFar: this.state.inlineSoFar,
@@ -531,7 +472,6 @@ export class DelegationRun {
     else this.state.turnSent(messageId, sent.sentAt, this.input.parts);
     if (sent.reconciliation) this.state.reconciled(messageId, sent.reconciliation);
     this.state.countCalls(sent.calls);
-    this.workingLong = false; // a new turn: the task may be quick again
   }
 
   /**
@@ -539,17 +479,17 @@ export class DelegationRun {
    * timer fires. 👉 Waiting here is a condition, not an activity: no slot is held while the agent works.
    */
   private async awaitPush(agent: ResolvedAgent, taskId: string): Promise<RemoteSnapshot> {
-    if (!this.push.registered) {
+    if (!this.run.push.registered) {
       const registered = await quick.registerPush({ delegationId: this.id, agent, taskId });
       this.state.countCalls(registered.calls);
-      this.push.registered = true;
+      this.run.push.registered = true;
     } else {
-      await condition(() => this.push.received > this.push.read, agent.backstopPoll ?? '5m');
+      await condition(() => this.run.push.received > this.run.push.read, agent.backstopPoll ?? '5m');
     }
     // Pushes that arrive while this read runs are read again: none is lost between read and wait.
-    const upTo = this.push.received;
+    const upTo = this.run.push.received;
     const seen = await quick.readTask({ delegationId: this.id, agent, taskId, inlineSoFar: this.state.inlineSoFar });
-    this.push.read = upTo;
+    this.run.push.read = upTo;
     return seen;
   }
 
@@ -557,12 +497,17 @@ export class DelegationRun {
   private async cancelRemoteTask(): Promise<void> {
     const taskId = this.record.remote.taskId;
     const state = this.record.remote.state;
-    if (!this.agent || !taskId || (state && isTerminal(state))) {
+    if (!this.run.agent || !taskId || (state && isTerminal(state))) {
       this.state.cancelled();
       return;
     }
     try {
-      const final = await quick.cancelRemoteTask({ delegationId: this.id, agent: this.agent, taskId, inlineSoFar: this.state.inlineSoFar });
+      const final = await quick.cancelRemoteTask({
+        delegationId: this.id,
+        agent: this.run.agent,
+        taskId,
+        inlineSoFar: this.state.inlineSoFar,
+      });
       this.state.countCalls(final.calls ?? 0);
       this.state.cancelled(final);
     } catch (err) {
@@ -577,8 +522,8 @@ export class DelegationRun {
   /** Tells the `notify` workflow what the delegation now waits for (unless it asked not to be told). */
   private async announceRequest(): Promise<void> {
     const request = this.record.pending;
-    if (this.input.notify?.requests === false || !request || request.requestId === this.announced) return;
-    this.announced = request.requestId;
+    if (this.input.notify?.requests === false || !request || request.requestId === this.run.announced) return;
+    this.run.announced = request.requestId;
     await this.tell(
       (target) => target.signal(requestSignal, { delegationId: this.id, agent: this.input.agent, request }),
       request.requestId,

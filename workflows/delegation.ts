@@ -28,16 +28,16 @@ import {
 export async function delegationWorkflow(input: DelegationInput, carried?: DelegationCarry): Promise<DelegationRecord> {
   const run = new DelegationRun(workflowInfo().workflowId, input, carried);
   const { state } = run;
-  /** The turn an answer or authorization asks for; refused when `state` says no (`fresh`: as a validator). */
-  const admitted = (kind: 'input' | 'auth', payload: unknown, fresh = false): QueuedTurn => {
-    const result = state.admit(kind, payload, { fresh });
+  /** The turn an answer or authorization asks for; refused when `state` says no. */
+  const admitted = (kind: 'input' | 'auth', payload: unknown): QueuedTurn => {
+    const result = state.admit(kind, payload);
     refuse('refused' in result ? result.refused : undefined);
     return (result as { turn: QueuedTurn }).turn;
   };
 
   setHandler(statusQuery, () => run.record);
-  setHandler(answerUpdate, (a) => run.deliver(admitted('input', a)), { validator: (a) => void admitted('input', a, true) });
-  setHandler(authorizeUpdate, (a) => run.deliver(admitted('auth', a)), { validator: (a) => void admitted('auth', a, true) });
+  setHandler(answerUpdate, (a) => run.deliver(admitted('input', a)), { validator: (a) => void admitted('input', a) });
+  setHandler(authorizeUpdate, (a) => run.deliver(admitted('auth', a)), { validator: (a) => void admitted('auth', a) });
   setHandler(reviewUpdate, (r) => run.review(r), { validator: (r) => refuse(state.refuseReview(r)) });
   setHandler(cancelUpdate, (c) => run.cancel(c), { validator: (c) => refuse(state.refuseCancel(c)) });
   setHandler(answerSignal, (a) => run.signalled('answer', a));

@@ -7,11 +7,11 @@ import {
   allHandlersFinished,
   CancellationScope,
   condition,
+  deprecatePatch,
   isCancellation,
   log,
   getExternalWorkflowHandle,
   ParentClosePolicy,
-  patched,
   sleep,
   startChild,
   workflowInfo,
@@ -24,16 +24,19 @@ import { DEFAULT_GRAPH_BACKSTOP } from '../src/shared/graph-limits';
 import { GraphState } from '../src/shared/graph-state';
 import type { FollowUp, GraphInput, GraphNodeSpec, GraphRecord } from '../src/shared/graph-types';
 import { SA_BATON_VERSION, startingAttributes } from '../src/shared/search-attributes';
+import { refuseOutsideWindow } from '../src/shared/support-window';
 import { checking, describing } from './activity-stubs';
 import { delegationWorkflow } from './delegation';
 import { refuse } from './refusal';
 
-/**
- * Marks graphs whose nodes tell them how they ended (`batonSettled`) and outlive a run (ABANDON), so the
- * graph can continue as new while they run. Graphs recorded before it replay the way they were run.
+/*
+ * Patches from before the support window (docs/decisions/0033-support-window.md): every history a
+ * 0.9.0 worker wrote took their new branch. `deprecatePatch` keeps writing and accepting the marker
+ * for 0.9.0 workers in a rolling upgrade; removed in the release after 1.0.
  */
+/** Graphs whose nodes tell them how they ended (`batonSettled`) and outlive a run (ABANDON). */
 export const GRAPH_CONTINUE_AS_NEW = 'graph-continue-as-new';
-/** Marks runs that ask the server about the nodes an earlier run started (see `watchCarried`). */
+/** Runs that ask the server about the nodes an earlier run started (see `watchCarried`). */
 export const GRAPH_BACKSTOP = 'graph-backstop';
 
 /** Characters of input and carry together past which a graph stays in one run (Temporal refuses payloads over 2 MB). */
@@ -45,8 +48,6 @@ export class GraphRun {
   private afterEvents: number;
   /** How often `watchCarried` asks (`worker.graphBackstop`, kept for every run). */
   private backstop: string;
-  /** Whether this graph may continue as new (its nodes report by Signal); false for graphs recorded before. */
-  private readonly continues: boolean;
   /** Set once this run found its carry too large to continue as new. */
   private carryRefused = false;
   /** Child workflows asked to start and not yet started: the run does not end with one in flight. */
@@ -57,10 +58,14 @@ export class GraphRun {
     private readonly input: GraphInput,
     carried?: GraphCarry,
   ) {
-    this.state = new GraphState(id, input, workflowInfo().typedSearchAttributes.get(SA_BATON_VERSION), carried);
+    const startedBy = workflowInfo().typedSearchAttributes.get(SA_BATON_VERSION);
+    const outside = refuseOutsideWindow('graph', startedBy);
+    // 👉 A plain Error fails the workflow task, not the workflow (see DelegationRun).
+    if (outside) throw new Error(outside);
+    this.state = new GraphState(id, input, startedBy, carried);
     this.afterEvents = carried?.afterEvents ?? DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS;
     this.backstop = carried?.backstop ?? DEFAULT_GRAPH_BACKSTOP;
-    this.continues = carried !== undefined || patched(GRAPH_CONTINUE_AS_NEW);
+    if (carried === undefined) deprecatePatch(GRAPH_CONTINUE_AS_NEW);
   }
 
   get record(): GraphRecord {
@@ -131,7 +136,7 @@ export class GraphRun {
   }
 
   private historyFull(): boolean {
-    if (!this.continues || this.carryRefused || this.state.status !== 'RUNNING') return false;
+    if (this.carryRefused || this.state.status !== 'RUNNING') return false;
     const info = workflowInfo();
     return info.continueAsNewSuggested || info.historyLength >= this.afterEvents;
   }
@@ -175,8 +180,8 @@ export class GraphRun {
    */
   async watchCarried(): Promise<void> {
     const carried = this.state.runningIds();
-    // Runs recorded before the backstop replay without it.
-    if (!carried.length || !patched(GRAPH_BACKSTOP)) return;
+    if (!carried.length) return;
+    deprecatePatch(GRAPH_BACKSTOP);
     await CancellationScope.nonCancellable(async () => {
       for (;;) {
         await sleep(this.backstop);
@@ -213,7 +218,7 @@ export class GraphRun {
   /** Starts one node's delegation in a scope of its own, so fail-fast and cancel can stop just it. */
   private launch(nodeId: string): void {
     const node = this.state.node(nodeId);
-    const input = this.state.delegationInput(nodeId, this.state.start(nodeId), { large: this.continues });
+    const input = this.state.delegationInput(nodeId, this.state.start(nodeId));
     const tenant = this.input.tenant;
     const scope = new CancellationScope();
     this.scopes.set(nodeId, scope);
@@ -227,7 +232,7 @@ export class GraphRun {
           args: [input],
           // A node outlives the run that started it when the graph continues as new; a cancel of the
           // graph reaches it through the graph (see cancelled()).
-          parentClosePolicy: this.continues ? ParentClosePolicy.ABANDON : ParentClosePolicy.REQUEST_CANCEL,
+          parentClosePolicy: ParentClosePolicy.ABANDON,
         });
       } finally {
         this.starting -= 1;

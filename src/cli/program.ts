@@ -5,6 +5,8 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { asBatonError } from '../errors/as-baton-error';
 import { ERROR_KINDS } from '../shared/baton-error';
 import { BATON_VERSION } from '../shared/baton-version';
+import { OLDEST_SUPPORTED } from '../shared/support-window';
+import { upgradeCheckCommand } from './commands/upgrade-check';
 import { DELEGATION_STATUSES, OUTCOMES } from '../shared/delegation-types';
 import { artifactsGcCommand } from './commands/artifacts-gc';
 import { artifactsGetCommand } from './commands/artifacts-get';
@@ -217,11 +219,9 @@ program
     '--credential <name>',
     "the credential's name in agents.<agent>.credentials (the worker reads its value; only the name enters history)",
   )
-  .option('--secret-stdin', 'a one-time secret read from stdin instead (refused unless payloads are encrypted)')
   .option('--request <requestId>', 'the pending request id (default: the one pending now)')
   .option('--json', 'print JSON')
-  .addOption(new Option('--from-env <VAR>').hideHelp())
-  .action((id: string, o: { request?: string; credential?: string; secretStdin?: boolean; fromEnv?: string; json?: boolean }) =>
+  .action((id: string, o: { request?: string; credential?: string; json?: boolean }) =>
     run(() => authorizeCommand(id, { ...o, ...globals() })),
   );
 
@@ -331,6 +331,14 @@ program
   .option('--retention-days <n>', 'retention of closed workflows, for a namespace it creates', positiveInt, 3)
   .option('--json', 'print JSON')
   .action((o: { json?: boolean; retentionDays: number }) => run(() => setupCommand({ ...o, ...globals() })));
+
+program
+  .command('upgrade-check')
+  .description(
+    `list running delegations and graphs that a release before ${OLDEST_SUPPORTED} started: this release will not run them (exit 1 while any)`,
+  )
+  .option('--json', 'print JSON')
+  .action((o: { json?: boolean }) => run(() => upgradeCheckCommand({ ...o, ...globals() })));
 
 const artifacts = program.command('artifacts').description('the artifact store');
 artifacts

@@ -28,6 +28,7 @@ import {
 import { describeIssues } from '../config/load';
 import type { delegationWorkflow } from '../../workflows/delegation';
 import { readRecord } from '../shared/record-version';
+import { FIRST_SEND_FLAGS } from '../shared/delegation-state';
 import { answerUpdate, authorizeUpdate, cancelUpdate, reviewUpdate, statusQuery } from '../../workflows/messages';
 import { sendUpdate } from './send-update';
 import { temporalClient, type BatonClientOptions } from './client-options';
@@ -251,8 +252,7 @@ export class BatonClient {
       ...(req.contextId ? { contextId: req.contextId } : {}),
       ...(req.referenceTaskIds?.length ? { referenceTaskIds: req.referenceTaskIds } : {}),
       ...(req.contract ? { contract: req.contract } : {}),
-      resolveInSend: true,
-      sendInFirstTask: true,
+      ...FIRST_SEND_FLAGS,
     });
     if (!parsed.success) throw new InvalidRequestError(`invalid delegation: ${describeIssues(parsed.error).join('; ')}`);
     await this.checkRemoteIds(parsed.data.agent, parsed.data.contextId, parsed.data.referenceTaskIds);
@@ -395,19 +395,6 @@ export class BatonClient {
           .getHandle(id)
           .executeUpdate(authorizeUpdate, { args: [{ requestId, credential, caller: this.opts.caller }], ...opts }),
       record,
-    );
-  }
-
-  /**
-   * A secret a person pastes once, instead of a named credential. It must stay out of history, which
-   * needs payload encryption (codec keys); without them it is refused, and `secret` is not even read.
-   */
-  async authorizeOnce(id: string, _requestId: string, _secret: () => Promise<string>): Promise<never> {
-    const record = await this.show(id);
-    throw new RequestRefusedError(
-      this.opts.dataConverter?.payloadCodecs?.length
-        ? `a one-time secret would be kept in workflow history (encrypted) for as long as the namespace keeps it, so it is refused; name a credential instead (${acceptedBy(record)})`
-        : `a one-time secret would be kept in workflow history in the clear: this deployment has no payload encryption (codec keys), so it is refused; name a credential instead (${acceptedBy(record)})`,
     );
   }
 

@@ -50,12 +50,9 @@ export const AuthorizeBodySchema = z
   .object({
     requestId: z.string().min(1).max(300),
     /** A credential the agent's entry allows, by name (the pending request lists them); its value never passes through the API. */
-    credential: CredentialNameSchema.optional(),
-    /** A one-time secret instead: refused unless payloads are encrypted (it would enter history). */
-    secret: z.string().min(1).max(8192).optional(),
+    credential: CredentialNameSchema,
   })
-  .strict()
-  .refine((b) => (b.credential === undefined) !== (b.secret === undefined), { message: 'give exactly one of credential or secret' });
+  .strict();
 
 export const ReviewBodySchema = z
   .object({ requestId: z.string().min(1).max(300), decision: z.enum(['accept', 'reject']), reason: z.string().max(2_000).optional() })

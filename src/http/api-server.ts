@@ -309,8 +309,7 @@ export function createApiApp(opts: ApiServerOptions): express.Express & { closeS
     handle(async (req, res) => {
       const body = parse(AuthorizeBodySchema, req.body, 'authorize');
       const { id, baton } = own(req);
-      if (body.secret !== undefined) await baton.authorizeOnce(id, body.requestId, async () => body.secret as string);
-      res.json(await baton.authorize(id, body.requestId, body.credential as string));
+      res.json(await baton.authorize(id, body.requestId, body.credential));
     }),
   );
   api.post(

@@ -11,7 +11,8 @@ export function projectRoot(): string {
   let dir = __dirname;
   for (;;) {
     const manifest = join(dir, 'package.json');
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'baton') return (cached = dir);
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'baton-a2a')
+      return (cached = dir);
     const parent = dirname(dir);
     if (parent === dir) throw new Error(`cannot find Baton's package.json above ${__dirname}`);
     dir = parent;

@@ -3,4 +3,4 @@
  * package.json's). Every delegation and graph carries the version that started it (BatonVersion), so
  * an upgrade can tell what is still in flight from an older release.
  */
-export const BATON_VERSION = '0.9.0';
+export const BATON_VERSION = '1.0.0';

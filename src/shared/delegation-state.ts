@@ -22,21 +22,53 @@ import { turnMessageId } from './ids';
 import { inlineBytesOf, replyBytesOf } from './inline-bytes';
 import { isTerminal, outcomeOfRemoteEnd, statusKey } from './remote-state';
 import type { Reconciliation } from './send-outcome';
-import type { DelegationStateCarry } from './delegation-carry';
+import { msToNumber } from '@temporalio/common';
+import type { AcceptanceRule } from './acceptance-rule';
+import { DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS, type CarriedStep, type DelegationCarry } from './delegation-carry';
 
 const MAX_REFUSED_SIGNALS = 50;
 
 /** What to do after an observation. */
 export type NextStep = { kind: 'observe' } | { kind: 'accept' } | { kind: 'end'; outcome: Outcome } | { kind: 'interrupted' };
 
+/** An admitted answer waiting to go out as the next turn: parts, or a credential by name. */
+export type QueuedTurn = { requestId: string; kind: 'input'; parts: Part[] } | { requestId: string; kind: 'auth'; credential: string };
+
+/** What every starter puts in a delegation's input for 0.9.0 workers in a rolling upgrade (see `resolveInSend`). */
+export const FIRST_SEND_FLAGS = { resolveInSend: true, sendInFirstTask: true } as const;
+
+/** The first send's local activity may take this long (its schedule-to-close timeout). */
+export const FIRST_TASK_SEND_MS = 4_000;
+
+/** The SDK heartbeats a workflow task that waits on a local activity at this share of its timeout. */
+const TASK_HEARTBEAT_SHARE = 0.8;
+
 /**
- * An admitted answer waiting to go out as the next turn: parts, or a credential by name. `secretEnv`
- * (a worker variable's name) is what delegations started before credentials had names replay.
+ * What one run goes on with beyond the record, and hands to the next when it continues as new: what
+ * the resolve found, pushes, the deadline, how the task is being read.
  */
-export type QueuedTurn =
-  | { requestId: string; kind: 'input'; parts: Part[] }
-  | { requestId: string; kind: 'auth'; credential: string }
-  | { requestId: string; kind: 'auth'; secretEnv: string };
+export interface RunFacts {
+  agent?: ResolvedAgent;
+  /** The acceptance policy in force. */
+  policy: string;
+  /** The policy as data, when the resolve could state it so: acceptance is then decided in the workflow. */
+  rule?: AcceptanceRule;
+  /** Push mode: pushes received (each a hint to read the task), pushes covered by a read, registration done. */
+  push: { received: number; read: number; registered: boolean };
+  /** When the contract's deadline passes (epoch ms, workflow time). */
+  deadlineAt?: number;
+  /** The request the `notify` workflow was last told about. */
+  announced?: string;
+  /** History events after which the delegation continues as new (the worker's setting, from the resolve). */
+  afterEvents: number;
+  /** Runs before this one (continued as new). */
+  runs: number;
+  /** The task has worked for long: it is read sparsely, one read per activity attempt (agents.X.sparsePoll). */
+  workingLong: boolean;
+}
+
+/** How the next wait for the remote task reads it: pushes, sparse reads (one per attempt), or a stream or polls. */
+export type Observation = { kind: 'push' } | { kind: 'sparse'; every: string } | { kind: 'poll' };
 
 /** Why a delegation is being cancelled decides its outcome: a caller's cancel, the deadline, or a broken contract. */
 export type CancelKind = 'CANCELED' | 'TIMED_OUT' | 'ERROR';
@@ -65,6 +97,14 @@ export class DelegationState {
   private cancelKind: CancelKind = 'CANCELED';
   /** Bytes of the agent's content this delegation's history holds inline (artifacts, replies). */
   private inlineBytes = 0;
+  /** What this run goes on with, carried by `carryAt` as one whole. */
+  readonly run: RunFacts = {
+    policy: '',
+    push: { received: 0, read: 0, registered: false },
+    afterEvents: DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS,
+    runs: 0,
+    workingLong: false,
+  };
 
   constructor(
     id: string,
@@ -90,8 +130,9 @@ export class DelegationState {
     };
   }
 
-  /** A state that goes on from `carry` (a run continued as new). */
-  static resumed(input: DelegationInput, carry: DelegationStateCarry): DelegationState {
+  /** A state that goes on from what the run before it carried (it continued as new). */
+  static resumed(input: DelegationInput, carried: DelegationCarry): DelegationState {
+    const carry = carried.state;
     const state = new DelegationState(carry.record.id, input);
     Object.assign(state.record, carry.record);
     state.requests = carry.requests;
@@ -99,35 +140,102 @@ export class DelegationState {
     state.answeredKey = carry.answeredKey;
     state.inlineBytes = carry.inlineBytes;
     state.reviewReasons = carry.reviewReasons;
+    Object.assign(state.run, {
+      agent: carried.agent,
+      policy: carried.policy,
+      ...(carried.rule ? { rule: carried.rule } : {}),
+      push: { received: carried.push.unread, read: 0, registered: carried.push.registered },
+      ...(carried.deadlineAt !== undefined ? { deadlineAt: carried.deadlineAt } : {}),
+      ...(carried.announced !== undefined ? { announced: carried.announced } : {}),
+      afterEvents: carried.afterEvents,
+      runs: carried.runs,
+      workingLong: carried.workingLong === true,
+    });
     return state;
   }
 
   /**
-   * What a new run needs to go on, or why the state cannot be carried now: an answer, a review or a
-   * cancel in progress is finished in this run first.
+   * What a new run needs to go on from step `at`, or why the state cannot be carried now: an answer, a
+   * review or a cancel in progress is finished in this run first, and an unresolved agent never carries.
    */
-  carry(): { carry: DelegationStateCarry } | { refused: string } {
+  carryAt(at: CarriedStep): { carry: DelegationCarry } | { refused: string } {
     if (this.queued) return { refused: 'an answer is being sent' };
     if (this.review) return { refused: 'a review is being applied' };
     if (this.record.cancel || this.record.status === 'SETTLED') return { refused: 'the delegation is ending' };
+    const run = this.run;
+    if (!run.agent) return { refused: 'the agent is not resolved yet' };
     return {
       carry: {
-        record: this.record,
-        requests: this.requests,
-        sentFor: [...this.sentFor],
-        ...(this.answeredKey !== undefined ? { answeredKey: this.answeredKey } : {}),
-        inlineBytes: this.inlineBytes,
-        reviewReasons: this.reviewReasons,
+        at,
+        state: {
+          record: this.record,
+          requests: this.requests,
+          sentFor: [...this.sentFor],
+          ...(this.answeredKey !== undefined ? { answeredKey: this.answeredKey } : {}),
+          inlineBytes: this.inlineBytes,
+          reviewReasons: this.reviewReasons,
+        },
+        agent: run.agent,
+        policy: run.policy,
+        ...(run.rule ? { rule: run.rule } : {}),
+        push: { registered: run.push.registered, unread: run.push.received - run.push.read },
+        ...(run.deadlineAt !== undefined ? { deadlineAt: run.deadlineAt } : {}),
+        ...(run.announced !== undefined ? { announced: run.announced } : {}),
+        afterEvents: run.afterEvents,
+        runs: run.runs + 1,
+        ...(run.workingLong ? { workingLong: true } : {}),
       },
     };
+  }
+
+  /**
+   * Whether the first send runs inside the first workflow task: only when its local activity is over
+   * before the SDK would heartbeat a task of `taskTimeoutMs`; else it goes through the task queue.
+   */
+  sendsInFirstTask(taskTimeoutMs: number): boolean {
+    return taskTimeoutMs * TASK_HEARTBEAT_SHARE > FIRST_TASK_SEND_MS;
+  }
+
+  /** How to wait for the remote task next: pushes, sparse reads once it has worked for long, or reads. */
+  howToObserve(): Observation {
+    const agent = this.run.agent;
+    if (agent?.observe === 'push') return { kind: 'push' };
+    const sparse = agent?.sparsePoll;
+    if (sparse && (this.run.workingLong || msToNumber(sparse.after) === 0)) return { kind: 'sparse', every: sparse.every };
+    return { kind: 'poll' };
+  }
+
+  /** After a wait: a task still working after `sparsePoll.after` is read sparsely from now on. */
+  observedWith(how: Observation, next: NextStep): void {
+    if (how.kind !== 'push' && this.run.agent?.sparsePoll && next.kind === 'observe') this.run.workingLong = true;
   }
 
   get status(): DelegationStatus {
     return this.record.status;
   }
 
+  /**
+   * Keeps what the resolve found (the agent, its rule, the worker's continue-as-new threshold) and
+   * says how long until the contract's deadline, counted from `since` (the run's start), if it has one.
+   */
+  resolved(
+    resolved: { agent: ResolvedAgent; acceptance?: AcceptanceRule; continueAsNewAfterEvents?: number },
+    since: number,
+    now: number,
+  ): { wait: number } | undefined {
+    const run = this.run;
+    run.agent = resolved.agent;
+    run.policy = this.recordResolved(resolved.agent);
+    if (resolved.acceptance?.policy === run.policy) run.rule = resolved.acceptance;
+    if (resolved.continueAsNewAfterEvents) run.afterEvents = resolved.continueAsNewAfterEvents;
+    const deadline = this.record.contract?.deadline;
+    if (!deadline) return undefined;
+    run.deadlineAt = since + msToNumber(deadline);
+    return { wait: Math.max(1, run.deadlineAt - now) };
+  }
+
   /** Records the card digest and chosen interface (and the card's fetch as a call); returns the policy in force. */
-  resolved(agent: ResolvedAgent): string {
+  private recordResolved(agent: ResolvedAgent): string {
     this.record.contract = { ...agent.contract, ...this.input.contract };
     this.record.agent = {
       name: agent.name,
@@ -150,6 +258,7 @@ export class DelegationState {
   }
 
   turnSent(messageId: string, sentAt: string, parts?: Part[], question?: Part[]): void {
+    this.run.workingLong = false; // a new turn: the task may be quick again
     this.record.turns.push({
       messageId,
       sentAt,
@@ -262,10 +371,9 @@ export class DelegationState {
 
   /**
    * The turn an `answer` (`input`) or `authorize` (`auth`) payload asks for, or why it is refused. The
-   * payload is untrusted (an Update's or a Signal's): it is checked against its schema first. `fresh`:
-   * a request being validated now, never a replayed one (an Update's validator).
+   * payload is untrusted (an Update's or a Signal's): it is checked against its schema first.
    */
-  admit(kind: 'input' | 'auth', payload: unknown, opts: { fresh?: boolean } = {}): { turn: QueuedTurn } | { refused: string } {
+  admit(kind: 'input' | 'auth', payload: unknown): { turn: QueuedTurn } | { refused: string } {
     if (kind === 'input') {
       const parsed = delegationSchemas().AnswerSchema.safeParse(payload);
       if (!parsed.success) return { refused: invalid('answer', parsed.error) };
@@ -273,19 +381,9 @@ export class DelegationState {
       return why ? { refused: why } : { turn: { requestId: parsed.data.requestId, kind: 'input', parts: parsed.data.parts } };
     }
     const parsed = delegationSchemas().AuthorizeSchema.safeParse(payload);
-    if (parsed.success) {
-      const why = this.refuseAnswer('auth', parsed.data.requestId, parsed.data.caller) ?? this.refuseCredential(parsed.data.credential);
-      return why ? { refused: why } : { turn: { requestId: parsed.data.requestId, kind: 'auth', credential: parsed.data.credential } };
-    }
-    const legacy = delegationSchemas().LegacyAuthorizeSchema.safeParse(payload);
-    if (!legacy.success) return { refused: invalid('authorize', parsed.error) };
-    // A delegation resolved before credentials had names (its recorded agent lists none) may replay
-    // an authorize that named a variable; the worker still sends only a listed credential's.
-    if (opts.fresh || this.record.agent.credentials !== undefined) {
-      return { refused: `authorize names a credential (credential: <name>), not a variable of the worker; ${this.acceptedCredentials()}` };
-    }
-    const why = this.refuseAnswer('auth', legacy.data.requestId, legacy.data.caller);
-    return why ? { refused: why } : { turn: { requestId: legacy.data.requestId, kind: 'auth', secretEnv: legacy.data.secretRef.fromEnv } };
+    if (!parsed.success) return { refused: invalid('authorize', parsed.error) };
+    const why = this.refuseAnswer('auth', parsed.data.requestId, parsed.data.caller) ?? this.refuseCredential(parsed.data.credential);
+    return why ? { refused: why } : { turn: { requestId: parsed.data.requestId, kind: 'auth', credential: parsed.data.credential } };
   }
 
   /** Why the agent's entry does not allow credential `name` for this delegation, or undefined (unknown: resolved by an older worker). */
@@ -496,5 +594,5 @@ export function keptTurnParts(parts: Part[]): Part[] {
 /** What a queued turn says, as its record keeps it: an answer's parts; an auth turn names its credential, never its value. */
 export function saidIn(turn: QueuedTurn): Part[] {
   if (turn.kind === 'input') return turn.parts;
-  return 'credential' in turn ? [{ data: { credential: turn.credential } }] : [{ text: '(a credential the caller set on the worker)' }];
+  return [{ data: { credential: turn.credential } }];
 }

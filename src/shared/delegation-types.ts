@@ -69,18 +69,6 @@ export const AuthorizeSchema = z
   .strict();
 export type Authorize = z.infer<typeof AuthorizeSchema>;
 
-/**
- * What `authorize` carried before credentials had names: a worker variable's name. Refused for new
- * requests; read only where a delegation started before the change replays it.
- */
-export const LegacyAuthorizeSchema = z
-  .object({
-    requestId: z.string().min(1).max(300),
-    secretRef: z.object({ fromEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name') }).strict(),
-    caller: CallerSchema,
-  })
-  .strict();
-
 /** Update `review`: a person's decision on a result the policy accepted and marked for review. */
 export const ReviewSchema = z
   .object({
@@ -148,18 +136,12 @@ export const DelegationInputSchema = z.object({
     .strict()
     .optional(),
   /**
-   * Set by every starter since 0.6.0: the first send resolves the agent (one activity). The workflow
-   * reads it here rather than asking `patched('resolve-in-send')`, whose marker and
-   * `TemporalChangeVersion` upsert cost two events and a visibility write per delegation. An input
-   * without it (an older starter, or a start by hand) asks the patch as before, so both replay.
+   * @deprecated Read by 0.9.0 workers only (1.0 workers always resolve in the first send, in the first
+   * workflow task when its timeout allows). Every starter still sets both, through `FIRST_SEND_FLAGS`,
+   * so a 0.9.0 worker in a rolling upgrade takes the path a 1.0 worker replays. Dropped after 1.0.
    */
   resolveInSend: z.literal(true).optional(),
-  /**
-   * Set by every starter since 0.9.0: the first send runs as a local activity inside the first workflow
-   * task, so a delegation to an agent that finishes at once is one workflow task (decision 0030). Read
-   * from the input for the reason `resolveInSend` is; an input without it sends from a task-queue
-   * activity as before, so delegations started before 0.9.0 replay.
-   */
+  /** @deprecated As `resolveInSend`. */
   sendInFirstTask: z.literal(true).optional(),
 });
 export type DelegationInput = z.infer<typeof DelegationInputSchema>;

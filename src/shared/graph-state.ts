@@ -9,6 +9,7 @@
  */
 import type { Part } from './a2a-types';
 import type { DelegationResult } from './delegation-result';
+import { FIRST_SEND_FLAGS } from './delegation-state';
 import type { Caller, DelegationInput } from './delegation-types';
 import {
   NODE_STATE_CODES,
@@ -259,11 +260,11 @@ export class GraphState {
 
   /**
    * The input of a node's delegation: its request, the graph's tenant and owner, the node's policy and
-   * contract. The delegation tells the graph its remote task (for the agent's context) and, in a graph
-   * that may continue as new (`large`), how it ended (there is no child result for the nodes an earlier
-   * run started); requests are answered at the node itself (`baton answer <graphId>/<nodeId>`), not through the graph.
+   * contract. The delegation tells the graph its remote task (for the agent's context) and how it ended
+   * (a graph that continued as new has no child result for the nodes an earlier run started); requests
+   * are answered at the node itself (`baton answer <graphId>/<nodeId>`), not through the graph.
    */
-  delegationInput(id: string, request: NodeRequest, opts: { large?: boolean } = {}): DelegationInput {
+  delegationInput(id: string, request: NodeRequest): DelegationInput {
     const spec = this.specs[this.at(id)] as GraphNodeSpec;
     return {
       agent: spec.agent,
@@ -274,13 +275,10 @@ export class GraphState {
       ...(request.contextId ? { contextId: request.contextId } : {}),
       ...(request.referenceTaskIds.length ? { referenceTaskIds: request.referenceTaskIds } : {}),
       ...(spec.contract ? { contract: spec.contract } : {}),
-      // A graph that may continue as new learns how the node ended by Signal, and its remote task only
-      // while the agent's context is not known yet (every Signal waits on the graph's lock at the server).
-      notify: opts.large
-        ? { workflowId: this.header.id, remoteTask: !request.contextId, requests: false, settled: true }
-        : { workflowId: this.header.id, remoteTask: true, requests: false },
-      resolveInSend: true,
-      sendInFirstTask: true,
+      // The graph learns how the node ended by Signal, and its remote task only while the agent's
+      // context is not known yet (every Signal waits on the graph's lock at the server).
+      notify: { workflowId: this.header.id, remoteTask: !request.contextId, requests: false, settled: true },
+      ...FIRST_SEND_FLAGS,
     };
   }
 

@@ -1,10 +1,11 @@
 /**
  * The delegation record's JSON has a version (`recordVersion`), so the CLI and the API can read what
- * older workflows return: their records are brought to the current shape on read, never rewritten in
- * history. Version 1 (Baton 0.1, no field) lacked `recordVersion` and `batonVersion`, and its earliest
- * records some of the lists that later became required.
+ * older workflows return: a record of an older shape would be brought to the current one on read,
+ * never rewritten in history. Every release in the support window writes version 2; version 1 (Baton
+ * 0.1, no field) is outside it and refused.
  */
 import type { DelegationRecord } from './delegation-types';
+import { OLDEST_SUPPORTED } from './support-window';
 
 /** The record shape this code writes. */
 export const RECORD_VERSION = 2;
@@ -17,18 +18,10 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  */
 export function readRecord(raw: unknown): DelegationRecord {
   if (!isObject(raw)) throw new TypeError('a delegation record is a JSON object');
-  const version = typeof raw.recordVersion === 'number' ? raw.recordVersion : 1;
-  if (version >= RECORD_VERSION) return raw as unknown as DelegationRecord;
-  const remote = isObject(raw.remote) ? raw.remote : {};
-  return {
-    ...raw,
-    recordVersion: RECORD_VERSION,
-    remote: { ...remote, history: Array.isArray(remote.history) ? remote.history : [] },
-    pending: raw.pending ?? null,
-    turns: Array.isArray(raw.turns) ? raw.turns : [],
-    notes: Array.isArray(raw.notes) ? raw.notes : [],
-    refusedSignals: Array.isArray(raw.refusedSignals) ? raw.refusedSignals : [],
-    remoteCalls: typeof raw.remoteCalls === 'number' ? raw.remoteCalls : 0,
-    artifacts: Array.isArray(raw.artifacts) ? raw.artifacts : [],
-  } as unknown as DelegationRecord;
+  if (typeof raw.recordVersion !== 'number' || raw.recordVersion < RECORD_VERSION) {
+    throw new TypeError(
+      `delegation ${String(raw.id)} was written by Baton 0.1 (record version 1), outside this release's support window (Baton ${OLDEST_SUPPORTED} and later); read it with Baton 0.9`,
+    );
+  }
+  return raw as unknown as DelegationRecord;
 }

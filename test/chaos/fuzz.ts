@@ -353,7 +353,7 @@ export async function fuzzBoundaries(runs: number): Promise<FuzzReport[]> {
       ([[kind, p], pendingKind]) => {
         // The delegation's own checks, as its validators run them: an agent that allows one credential.
         const state = new DelegationState('d1', { agent: 'a', parts: [{ text: 'x' }], tenant: 'acme', owner: 'ops-1' });
-        state.resolved({ ...FUZZ_AGENT, credentials: ['erp'] });
+        state.resolved({ agent: { ...FUZZ_AGENT, credentials: ['erp'] } }, 0, 0);
         state.observed({
           taskId: 't',
           contextId: 'c',
@@ -363,7 +363,7 @@ export async function fuzzBoundaries(runs: number): Promise<FuzzReport[]> {
           statusParts: [{ text: '?' }],
         });
         const admitted = (k: 'input' | 'auth') => {
-          const a = state.admit(k, p, { fresh: true });
+          const a = state.admit(k, p);
           return 'refused' in a ? a.refused : undefined;
         };
         const why =

@@ -649,7 +649,6 @@ export async function credentialMatrix(): Promise<MatrixReport> {
           () => handle.executeUpdate(authorizeUpdate, { args: [{ requestId, credential: 'globex-only', caller }] }),
         ],
         ['client naming an unknown credential', () => baton.authorize(id, requestId, 'payroll')],
-        ['client pasting a one-time secret', () => baton.authorizeOnce(id, requestId, async () => push)],
       ];
       for (const [name, call] of cases) {
         report.cases += 1;

@@ -247,29 +247,14 @@ describe('baton agents and baton config check', () => {
     assert.match(unset.stdout, /mcp\.servers\.local\.env: BATON_TEST_MCP_VAR_UNSET is not set; the server would start without it/);
   });
 
-  it('reads a renamed field, and says in its report (not twice on stderr) what to rename', async () => {
+  it('refuses a field renamed before the support window, naming it', async () => {
     const config = join(dir, 'renamed.yaml');
     writeFileSync(
       config,
       ['agents:', '  slow: { card: "http://127.0.0.1:9/", allowHttp: true, allowPrivateNetwork: true, settleWithinMs: 0 }'].join('\n'),
     );
     const checked = await runCli(['--config', config, 'config', 'check'], userEnv());
-    assert.equal(checked.code, 0, checked.stdout);
-    assert.match(
-      checked.stdout,
-      /ok \(1 agent\(s\): slow\)\n {2}warning: agents\.slow\.settleWithinMs is deprecated: rename it to readAfterSendMs/,
-    );
-    assert.equal(checked.stderr, '');
-    const report = JSON.parse((await runCli(['--config', config, 'config', 'check', '--json'], userEnv())).stdout) as ConfigReport;
-    assert.deepEqual(report.warnings, [
-      'agents.slow.settleWithinMs is deprecated: rename it to readAfterSendMs (same meaning; the old name is read until 0.3.0)',
-    ]);
-    // Any other command reads it too, with the warning once on stderr.
-    const agents = await runCli(['--config', config, 'agents', '--json'], userEnv());
-    assert.equal(
-      agents.stderr.match(/baton: warning: .*renamed\.yaml: agents\.slow\.settleWithinMs is deprecated/g)?.length,
-      1,
-      agents.stderr,
-    );
+    assert.equal(checked.code, 1, checked.stdout);
+    assert.match(checked.stdout, /agents\.slow: .*settleWithinMs/);
   });
 });

@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { InvalidRequestError, RequestRefusedError } from '../../src/client/errors';
+import { InvalidRequestError } from '../../src/client/errors';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
 import type { DelegationRecord } from '../../src/shared/delegation-types';
 import { authorizeSignal, authorizeUpdate } from '../../workflows/messages';
@@ -96,17 +96,6 @@ describe('credentials cannot be misdirected', () => {
           .executeUpdate(authorizeUpdate, { args: [{ requestId, credential: 'globex-only', caller: ACME }] }),
         /credential "globex-only" is not one this delegation may send; agent echo-gate accepts erp/,
       );
-      await assert.rejects(
-        baton.authorizeOnce(record.id, requestId, () => Promise.reject(new Error('not read'))),
-        (err: unknown) => {
-          assert.ok(err instanceof RequestRefusedError);
-          assert.match(
-            err.message,
-            /no payload encryption \(codec keys\), so it is refused; name a credential instead \(agent echo-gate accepts: erp\)/,
-          );
-          return true;
-        },
-      );
       assert.equal((await ctx.client.workflow.getHandle(record.id).fetchHistory()).events?.length, before, 'no refusal entered history');
       assert.deepEqual(gate.received, []);
 
@@ -128,22 +117,16 @@ describe('credentials cannot be misdirected', () => {
       const env = userEnv({ BATON_CONFIG: config });
       const variable = await runCli(['authorize', record.id, '--from-env', 'BATON_TEST_PUSH_SECRET'], env);
       assert.equal(variable.code, 2, variable.stderr);
-      assert.equal(
-        variable.stderr,
-        'baton: --from-env is gone: a caller names a credential the agent entry allows (--credential <name>), never a variable of the worker\n',
-      );
+      assert.match(variable.stderr, /unknown option '--from-env'/);
       const unknown = await runCli(['authorize', record.id, '--credential', 'globex-only'], env);
       assert.equal(unknown.code, 2, unknown.stderr);
       assert.equal(
         unknown.stderr,
         `baton: credential "globex-only" is not one delegation ${record.id} may send; agent echo-gate accepts: erp\n`,
       );
-      const once = await runCli(['authorize', record.id, '--secret-stdin'], env);
-      assert.equal(once.code, 1, once.stderr);
-      assert.match(
-        once.stderr,
-        /^baton: a one-time secret would be kept in workflow history in the clear: .* refused; name a credential instead/,
-      );
+      const none = await runCli(['authorize', record.id], env);
+      assert.equal(none.code, 2, none.stderr);
+      assert.equal(none.stderr, "baton: give --credential <name>: one of the credentials the agent's entry allows\n");
       const sent = await runCli(['authorize', record.id, '--credential', 'erp', '--json'], env);
       assert.equal(sent.code, 0, sent.stderr);
       assert.equal((JSON.parse(sent.stdout) as { credential: string }).credential, 'erp');

@@ -57,8 +57,8 @@ describe('the packed package, used by a project outside this repo', () => {
   });
 
   it('loads no demo, test or CLI code through its entries', async () => {
-    const probe = `for (const e of ['baton', 'baton/worker', 'baton/workflow', 'baton/dev']) require(e);
-      console.log(JSON.stringify(Object.keys(require.cache).filter((p) => p.includes('node_modules/baton/'))));`;
+    const probe = `for (const e of ['baton-a2a', 'baton-a2a/worker', 'baton-a2a/workflow', 'baton-a2a/dev']) require(e);
+      console.log(JSON.stringify(Object.keys(require.cache).filter((p) => p.includes('node_modules/baton-a2a/'))));`;
     const { stdout } = await run(process.execPath, ['-e', probe], { cwd: example, env: cleanEnv() });
     const loaded = JSON.parse(stdout) as string[];
     assert.ok(loaded.some((p) => p.endsWith('lib/workflows/api.js')));

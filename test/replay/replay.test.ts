@@ -17,19 +17,27 @@ import { freshWorkflowBundlePath } from '../../src/runtime/bundle-workflows';
 import { projectRoot } from '../../src/runtime/project-root';
 import { testBundle } from '../helpers/temporal';
 import { pathsOf, REQUIRED_PATHS } from './paths';
+import { inSupportWindow, OLDEST_SUPPORTED } from '../../src/shared/support-window';
 
 const folder = join(projectRoot(), 'test', 'replay', 'histories');
+/** Histories that releases older than the support window wrote: kept only to prove they are refused. */
+const outsideFolder = join(projectRoot(), 'test', 'replay', 'outside-window');
+
 /** Each history's workflow id, from the indexes: workflow code derives its children's ids from it. */
 const workflowIds = new Map(
-  readdirSync(folder)
-    .filter((f) => f.endsWith('-index.json'))
-    .flatMap((f) => (JSON.parse(readFileSync(join(folder, f), 'utf8')) as { histories: { file: string; workflowId: string }[] }).histories)
-    .map((h) => [h.file, h.workflowId]),
+  [folder, outsideFolder].flatMap((dir) =>
+    readdirSync(dir)
+      .filter((f) => f.endsWith('-index.json'))
+      .flatMap((f) => (JSON.parse(readFileSync(join(dir, f), 'utf8')) as { histories: { file: string; workflowId: string }[] }).histories)
+      .map((h) => [h.file, h.workflowId] as const),
+  ),
 );
-const corpus = readdirSync(folder)
-  .filter((f) => f.endsWith('.json') && !f.endsWith('-index.json'))
-  .sort()
-  .map((file) => ({ file, history: historyFromJSON(JSON.parse(readFileSync(join(folder, file), 'utf8'))) }));
+const historiesIn = (dir: string) =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith('.json') && !f.endsWith('-index.json'))
+    .sort()
+    .map((file) => ({ file, history: historyFromJSON(JSON.parse(readFileSync(join(dir, file), 'utf8'))) }));
+const corpus = historiesIn(folder);
 
 async function replay(histories: { file: string; history: ReturnType<typeof historyFromJSON> }[], options?: Partial<ReplayWorkerOptions>) {
   const failures: { file: string; error: string }[] = [];
@@ -53,6 +61,34 @@ test('the corpus covers every path a delegation or graph can walk, and the index
   const missing = REQUIRED_PATHS.filter((p) => !covered.has(p));
   assert.deepEqual(missing, [], `no history in ${folder} walks ${missing.join(', ')}: re-record with npm run record-histories`);
   assert.ok(corpus.length >= REQUIRED_PATHS.length / 2, `only ${corpus.length} histories`);
+});
+
+test('the corpus holds exactly the support window: every history was written by a release this one runs', () => {
+  const versions = new Set(corpus.map(({ file }) => file.split('-')[0] ?? ''));
+  assert.ok(versions.has(OLDEST_SUPPORTED), `the corpus has histories of ${OLDEST_SUPPORTED}, the oldest release in the window`);
+  const outside = [...versions].filter((v) => !inSupportWindow(v));
+  assert.deepEqual(outside, [], `histories older than ${OLDEST_SUPPORTED} are outside the window: delete them (decision 0033)`);
+});
+
+test('a history from before the window is refused with one clear message, never a nondeterminism error', async () => {
+  const old = historiesIn(outsideFolder);
+  assert.deepEqual(
+    old.map(({ file }) => file),
+    ['0.8.0-04-input-round.json', '0.8.0-34-graph.json'],
+  );
+  const { replayed, failures } = await replay(old);
+  assert.equal(replayed, old.length);
+  assert.equal(failures.length, old.length, 'each one fails');
+  for (const { file, error } of failures) {
+    const kind = file.includes('graph') ? 'graph' : 'delegation';
+    assert.match(
+      error,
+      new RegExp(`this ${kind} was started by Baton 0\\.8\\.0; Baton [0-9.]+ runs ${kind}s started by 0\\.9\\.0 or later`),
+      file,
+    );
+    assert.match(error, /baton upgrade-check/, file);
+    assert.doesNotMatch(error, /nondetermin/i, file);
+  }
 });
 
 test('every recorded history replays on the current workflow code', async () => {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { expandEnv, MissingEnvError } from '../../src/config/env-expand';
 import { ConfigError, loadConfig, parseConfig, parseConfigWithWarnings } from '../../src/config/load';
+import { renameDeprecatedFields, type Renamed } from '../../src/config/renamed-fields';
 
 describe('config', () => {
   it('fills defaults', () => {
@@ -26,23 +27,21 @@ describe('config', () => {
     );
   });
 
-  it('reads a renamed field under its new name, with a warning that names the fix', () => {
-    const old = parseConfigWithWarnings({ agents: { slow: { card: 'https://slow.example', settleWithinMs: 0 } } });
-    assert.equal(old.config.agents.slow?.readAfterSendMs, 0);
+  it('reads a renamed field under its new name, with a warning that names the fix; a removed one is refused', () => {
+    const rules: Renamed[] = [{ section: 'agents', from: 'settleWithinMs', to: 'readAfterSendMs', until: '1.1.0' }];
+    const old = renameDeprecatedFields({ agents: { slow: { card: 'https://slow.example', settleWithinMs: 0 } } }, rules);
+    assert.deepEqual(old.raw, { agents: { slow: { card: 'https://slow.example', readAfterSendMs: 0 } } });
     assert.deepEqual(old.warnings, [
-      'agents.slow.settleWithinMs is deprecated: rename it to readAfterSendMs (same meaning; the old name is read until 0.3.0)',
+      'agents.slow.settleWithinMs is deprecated: rename it to readAfterSendMs (same meaning; the old name is read until 1.1.0)',
     ]);
-    const both = parseConfigWithWarnings({ agents: { slow: { card: 'https://slow.example', settleWithinMs: 0, readAfterSendMs: 200 } } });
-    assert.equal(both.config.agents.slow?.readAfterSendMs, 200);
+    const both = renameDeprecatedFields({ agents: { slow: { card: 'x', settleWithinMs: 0, readAfterSendMs: 200 } } }, rules);
+    assert.deepEqual(both.raw, { agents: { slow: { card: 'x', readAfterSendMs: 200 } } });
     assert.deepEqual(both.warnings, ['agents.slow.settleWithinMs is ignored: readAfterSendMs is set too; remove settleWithinMs']);
     const current = parseConfigWithWarnings({ agents: { fast: { card: 'https://fast.example' } } });
     assert.equal(current.config.agents.fast?.readAfterSendMs, 1000);
     assert.deepEqual(current.warnings, []);
-    assert.throws(
-      () => parseConfig({ agents: { slow: { card: 'https://slow.example', settleWithinMs: -1 } } }),
-      /agents\.slow\.readAfterSendMs: /,
-      'a bad old value is reported under the new name',
-    );
+    // Past its window (read until 0.3.0), the old name is an unknown field like any other.
+    assert.throws(() => parseConfig({ agents: { slow: { card: 'https://slow.example', settleWithinMs: 0 } } }), /settleWithinMs/);
   });
 
   it('reads a worker deployment with its defaults, and names a bad build id', () => {

@@ -28,8 +28,12 @@ const snap = (state: RemoteSnapshot['state'], at: string, extra: Partial<RemoteS
 
 describe('DelegationState', () => {
   it('uses the agent policy unless the delegation names one', () => {
-    assert.equal(new DelegationState('d1', input).resolved(agent), 'completed-with-artifact');
-    assert.equal(new DelegationState('d1', { ...input, policy: 'accept-any' }).resolved(agent), 'accept-any');
+    const plain = new DelegationState('d1', input);
+    plain.resolved({ agent }, 0, 0);
+    assert.equal(plain.run.policy, 'completed-with-artifact');
+    const named = new DelegationState('d1', { ...input, policy: 'accept-any' });
+    named.resolved({ agent }, 0, 0);
+    assert.equal(named.run.policy, 'accept-any');
   });
 
   it('records each state change once, and asks for acceptance on COMPLETED', () => {
@@ -97,9 +101,6 @@ describe('DelegationState: pending requests, access and cancel', () => {
       { messageId: 'd1/turn-2', sentAt: 't2', parts: [{ text: 'SN-1' }], question: [{ text: 'Serial number?' }] },
       { messageId: 'd1/turn-3', sentAt: 't4', parts: [{ data: { credential: 'erp' } }], question: [{ text: 'Serial number?' }] },
     ]);
-    assert.deepEqual(saidIn({ requestId: 'r', kind: 'auth', secretEnv: 'ERP_TOKEN' }), [
-      { text: '(a credential the caller set on the worker)' },
-    ]);
     const big = [{ text: 'x'.repeat(TURN_PARTS_MAX_BYTES) }];
     assert.match(keptTurnParts(big)[0]?.text ?? '', /^\(1 parts, \d+ bytes as JSON: not kept in the record\)$/);
   });
@@ -150,7 +151,7 @@ describe('DelegationState: turns, contract, steering payloads', () => {
 
   it('names each turn after the turns already sent, and counts the card as a call', () => {
     const s = new DelegationState('d1', input);
-    s.resolved(agent);
+    s.resolved({ agent: agent }, 0, 0);
     assert.equal(s.record.remoteCalls, 1);
     assert.equal(s.nextMessageId(), 'd1/turn-1');
     s.turnSent(s.nextMessageId(), 't1');
@@ -159,7 +160,7 @@ describe('DelegationState: turns, contract, steering payloads', () => {
 
   it('ends on the call budget only while there is something left to observe', () => {
     const s = new DelegationState('d1', { ...input, contract: { maxRemoteCalls: 3 } });
-    s.resolved(agent);
+    s.resolved({ agent: agent }, 0, 0);
     s.countCalls(1);
     assert.equal(s.refuseToGoOn({ kind: 'observe' }), undefined);
     s.countCalls(1);
@@ -170,7 +171,7 @@ describe('DelegationState: turns, contract, steering payloads', () => {
 
   it('ends when the agent asks once more than the contract allows', () => {
     const s = new DelegationState('d1', { ...input, contract: { maxInputRounds: 1 } });
-    s.resolved(agent);
+    s.resolved({ agent: agent }, 0, 0);
     assert.equal(s.refuseToGoOn(s.observed(asked('t1'))), undefined);
     s.answered('d1/request-1', 'd1/turn-2', 't2');
     assert.equal(s.refuseToGoOn(s.observed(asked('t3'))), 'the agent asked for input more than 1 time(s) (contract maxInputRounds)');
@@ -196,10 +197,10 @@ describe('DelegationState: turns, contract, steering payloads', () => {
     );
   });
 
-  it('admits an authorize only for a credential the agent allows, and a variable only when replaying an old delegation', () => {
+  it('admits an authorize only for a credential the agent allows, never a variable of the worker', () => {
     const askAuth = (s: DelegationState): void => void s.observed(snap('TASK_STATE_AUTH_REQUIRED', 't1', { statusMessageId: 'q' }));
     const s = new DelegationState('d1', input);
-    s.resolved({ ...agent, credentials: ['erp'] });
+    s.resolved({ agent: { ...agent, credentials: ['erp'] } }, 0, 0);
     askAuth(s);
     assert.deepEqual(s.record.pending?.credentials, ['erp']);
     assert.deepEqual(s.admit('auth', { requestId: 'd1/request-1', credential: 'erp', caller }), {
@@ -209,15 +210,7 @@ describe('DelegationState: turns, contract, steering payloads', () => {
       refused: 'credential "push" is not one this delegation may send; agent supplier-qa accepts erp',
     });
     const legacy = { requestId: 'd1/request-1', secretRef: { fromEnv: 'BATON_PUSH_SECRET' }, caller };
-    assert.match((s.admit('auth', legacy) as { refused: string }).refused, /not a variable of the worker; agent supplier-qa accepts erp$/);
-
-    // A delegation resolved before credentials had names (no list recorded) replays its old authorize;
-    // a new one is still refused.
-    const old = new DelegationState('d1', input);
-    old.resolved(agent);
-    askAuth(old);
-    assert.deepEqual(old.admit('auth', legacy), { turn: { requestId: 'd1/request-1', kind: 'auth', secretEnv: 'BATON_PUSH_SECRET' } });
-    assert.match((old.admit('auth', legacy, { fresh: true }) as { refused: string }).refused, /not a variable of the worker/);
+    assert.match((s.admit('auth', legacy) as { refused: string }).refused, /^invalid authorize: /, 'a worker variable is never named');
   });
 
   it('takes one review, from the right tenant, and settles on it with the policy reasons kept', () => {
@@ -265,20 +258,20 @@ describe('DelegationState: carried into a new run', () => {
 
   it('goes on with the pending request, the answered ones, the budget and the stale status', () => {
     const s = new DelegationState('d1', { ...input, contract: { maxRemoteCalls: 20 } }, '0.2.1');
-    s.resolved(agent);
+    s.resolved({ agent: agent }, 0, 0);
     s.turnSent(s.nextMessageId(), 't0');
     s.observed(snap('TASK_STATE_INPUT_REQUIRED', 't1', { statusText: 'serial?', statusMessageId: 'q1' }));
     const first = s.record.pending?.requestId ?? '';
     const turn = s.admit('input', { requestId: first, parts: [{ text: 'SN-1' }], caller });
     assert.ok('turn' in turn);
     s.queue(turn.turn);
-    assert.deepEqual(s.carry(), { refused: 'an answer is being sent' }, 'not while an answer is on its way');
+    assert.deepEqual(s.carryAt('interrupted'), { refused: 'an answer is being sent' }, 'not while an answer is on its way');
     s.answered(first, s.nextMessageId(), 't2');
     s.takeQueued();
     s.countCalls(4);
     s.observed(snap('TASK_STATE_INPUT_REQUIRED', 't3', { statusText: 'and the lot?', statusMessageId: 'q2' }));
 
-    const carried = s.carry();
+    const carried = s.carryAt('interrupted');
     assert.ok('carry' in carried);
     const next = DelegationState.resumed(input, JSON.parse(JSON.stringify(carried.carry)));
     assert.deepEqual(next.record, s.record, 'the record goes on as it was');
@@ -299,14 +292,14 @@ describe('DelegationState: carried into a new run', () => {
 
   it('is not carried while ending or being reviewed', () => {
     const s = new DelegationState('d1', input);
-    s.resolved(agent);
+    s.resolved({ agent: agent }, 0, 0);
     s.observed(snap('TASK_STATE_COMPLETED', 't1'));
     s.awaitReview(['looks right']);
-    const waiting = s.carry();
+    const waiting = s.carryAt('review');
     assert.ok('carry' in waiting, 'waiting for a review can be carried');
     const resumed = DelegationState.resumed(input, JSON.parse(JSON.stringify(waiting.carry)));
     resumed.reviewGiven({ decision: 'accept', by: 'acme/ops-1' });
-    assert.deepEqual(resumed.carry(), { refused: 'a review is being applied' });
+    assert.deepEqual(resumed.carryAt('review'), { refused: 'a review is being applied' });
     assert.deepEqual(
       resumed.decideOnReview().reasons,
       ['looks right', 'accepted on review by acme/ops-1'],
@@ -314,6 +307,43 @@ describe('DelegationState: carried into a new run', () => {
     );
     const cancelled = new DelegationState('d2', input);
     cancelled.requestCancel('acme/ops-1', 'no longer needed');
-    assert.deepEqual(cancelled.carry(), { refused: 'the delegation is ending' });
+    assert.deepEqual(cancelled.carryAt('observe'), { refused: 'the delegation is ending' });
+  });
+});
+
+describe("DelegationState: the run's decisions", () => {
+  it('sends in the first workflow task only when the local activity ends before the task would be heartbeat', () => {
+    const s = new DelegationState('d1', input);
+    assert.equal(s.sendsInFirstTask(10_000), true, "the server's default task timeout");
+    assert.equal(s.sendsInFirstTask(5_000), false, 'a short task timeout sends from the task queue');
+  });
+
+  it('reads sparsely once the task worked past sparsePoll.after, and quickly again after a new turn', () => {
+    const s = new DelegationState('d1', input);
+    s.resolved({ agent: { ...agent, sparsePoll: { after: '10m', every: '1m' } } }, 0, 0);
+    assert.deepEqual(s.howToObserve(), { kind: 'poll' });
+    s.observedWith({ kind: 'poll' }, { kind: 'observe' });
+    assert.deepEqual(s.howToObserve(), { kind: 'sparse', every: '1m' });
+    s.turnSent(s.nextMessageId(), 't1');
+    assert.deepEqual(s.howToObserve(), { kind: 'poll' }, 'a new turn: the task may be quick again');
+    const push = new DelegationState('d2', input);
+    push.resolved({ agent: { ...agent, observe: 'push', sparsePoll: { after: '0s', every: '1m' } } }, 0, 0);
+    assert.deepEqual(push.howToObserve(), { kind: 'push' });
+  });
+
+  it('counts the deadline from the start and carries it, with the agent, the rule and unread pushes, as one whole', () => {
+    const s = new DelegationState('d1', { ...input, contract: { deadline: '1h' } });
+    assert.deepEqual(s.resolved({ agent, continueAsNewAfterEvents: 900 }, 1_000, 61_000), { wait: 3_600_000 - 60_000 });
+    s.run.push.received = 3;
+    s.run.push.read = 1;
+    const carried = s.carryAt('observe');
+    assert.ok('carry' in carried);
+    const next = DelegationState.resumed(input, JSON.parse(JSON.stringify(carried.carry)));
+    assert.equal(next.run.deadlineAt, 3_601_000);
+    assert.equal(next.run.afterEvents, 900);
+    assert.equal(next.run.runs, 1);
+    assert.deepEqual(next.run.push, { received: 2, read: 0, registered: false });
+    assert.deepEqual(next.run.agent, agent);
+    assert.deepEqual(new DelegationState('d3', input).carryAt('observe'), { refused: 'the agent is not resolved yet' });
   });
 });

@@ -300,10 +300,10 @@ describe('GraphState at scale', () => {
 });
 
 describe('a settled graph read as a page', () => {
-  it('reads a record Baton 0.3.0 wrote (every node with its details) as 0.4.0 pages it', () => {
-    // The result of a graph with a follow-up, as the 0.3.0 corpus recorded it.
+  it('reads the result a graph returns (every node) as pages', () => {
+    // The result of a graph with a follow-up, as the oldest release in the support window recorded it.
     const history = JSON.parse(
-      readFileSync(join(projectRoot(), 'test', 'replay', 'histories', '0.3.0-36-graph-follow-up.json'), 'utf8'),
+      readFileSync(join(projectRoot(), 'test', 'replay', 'histories', '0.9.0-36-graph-follow-up.json'), 'utf8'),
     ) as {
       events: { workflowExecutionCompletedEventAttributes?: { result: { payloads: { data: string }[] } } }[];
     };

@@ -1,6 +1,6 @@
 /**
- * Records of every shape a workflow may return are read in the current shape: the version-less ones
- * that Baton 0.1 wrote (taken from the replay corpus, so they are real), and newer ones untouched.
+ * Records a workflow of the support window returns are read as they are (taken from the replay
+ * corpus, so they are real); a version-less one (Baton 0.1) is refused with the reason.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -28,24 +28,19 @@ function recordedResults(): Record<string, unknown>[] {
 }
 
 describe('record versions', () => {
-  it('reads the records Baton 0.1 returned, in the current shape', () => {
-    const old = recordedResults().filter((r) => r.recordVersion === undefined);
-    assert.ok(old.length > 5, `the corpus holds ${old.length} version-less records`);
-    for (const raw of old) {
-      const read = readRecord(raw);
-      assert.equal(read.recordVersion, RECORD_VERSION);
-      assert.equal(read.batonVersion, undefined, 'started before versions were recorded');
-      assert.equal(read.id, raw.id);
-      assert.deepEqual(read.artifacts, raw.artifacts);
-      assert.deepEqual(read.outcome, raw.outcome);
+  it('reads every record the releases in the support window returned as they are', () => {
+    const records = recordedResults();
+    assert.ok(records.length > 5, `the corpus holds ${records.length} records`);
+    for (const raw of records) {
+      assert.equal(raw.recordVersion, RECORD_VERSION);
+      assert.equal(readRecord(raw), raw);
     }
   });
 
-  it('fills the lists the earliest records lacked, and passes newer records on unchanged', () => {
-    const read = readRecord({ id: 'dlg-1', tenant: 'acme', owner: 'ops', agent: { name: 'a' }, status: 'SETTLED', remote: {} });
-    assert.deepEqual(
-      [read.remote.history, read.turns, read.notes, read.refusedSignals, read.artifacts, read.remoteCalls, read.pending],
-      [[], [], [], [], [], 0, null],
+  it('refuses a record of Baton 0.1, outside the window, saying so; passes newer records on unchanged', () => {
+    assert.throws(
+      () => readRecord({ id: 'dlg-1', tenant: 'acme', owner: 'ops', agent: { name: 'a' }, status: 'SETTLED', remote: {} }),
+      /^TypeError: delegation dlg-1 was written by Baton 0\.1 \(record version 1\), outside this release's support window \(Baton 0\.9\.0 and later\)/,
     );
     const newer = { recordVersion: RECORD_VERSION + 1, id: 'dlg-2', somethingNew: true };
     assert.equal(readRecord(newer), newer);

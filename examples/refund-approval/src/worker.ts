@@ -5,7 +5,7 @@
  */
 import { Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { batonPlugin, registerSearchAttributes } from 'baton/worker';
+import { batonPlugin, registerSearchAttributes } from 'baton-a2a/worker';
 import * as activities from './activities';
 
 export const TASK_QUEUE = 'refunds';

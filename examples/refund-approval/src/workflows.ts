@@ -5,7 +5,7 @@
  * the one the order system gave; only an accepted verdict lets the local approval step decide.
  */
 import { getExternalWorkflowHandle, ParentClosePolicy, proxyActivities, startChild } from '@temporalio/workflow';
-import { answerSignal, callMcpTool, delegate } from 'baton/workflow';
+import { answerSignal, callMcpTool, delegate } from 'baton-a2a/workflow';
 import type * as activities from './activities';
 import { OrderSchema, type RefundDecision, type RefundRequest } from './shop';
 

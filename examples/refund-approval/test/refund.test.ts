@@ -11,14 +11,14 @@ import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
-import { BatonClient } from 'baton';
-import { startTemporal, type RunningServer } from 'baton/dev';
+import { BatonClient } from 'baton-a2a';
+import { startTemporal, type RunningServer } from 'baton-a2a/dev';
 import { createShopWorker } from '../src/worker';
 import { refundApproval } from '../src/workflows';
 
 /** Starts `baton serve-agents` on a free port and resolves with the card URL it prints. */
 function serveSupplierQa(): Promise<{ card: string; child: ChildProcess }> {
-  const manifest = require.resolve('baton/package.json');
+  const manifest = require.resolve('baton-a2a/package.json');
   const bin = (JSON.parse(readFileSync(manifest, 'utf8')) as { bin: { baton: string } }).bin.baton;
   const child = spawn(process.execPath, [join(dirname(manifest), bin), 'serve-agents', '--port', '0'], {
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -34,35 +34,19 @@ export async function answerCommand(
 
 export async function authorizeCommand(
   id: string,
-  opts: { request?: string; credential?: string; secretStdin?: boolean; fromEnv?: string; json?: boolean; config?: string },
+  opts: { request?: string; credential?: string; json?: boolean; config?: string },
 ): Promise<number> {
-  if (opts.fromEnv !== undefined) {
-    throw new UsageError(
-      '--from-env is gone: a caller names a credential the agent entry allows (--credential <name>), never a variable of the worker',
-    );
-  }
-  if ((opts.credential === undefined) === !opts.secretStdin)
-    throw new UsageError('give exactly one of --credential <name> or --secret-stdin');
+  if (opts.credential === undefined) throw new UsageError("give --credential <name>: one of the credentials the agent's entry allows");
   const { baton, close } = await connectClient(opts.config);
   try {
     const requestId = await requestIdOf(baton, id, opts.request);
-    if (opts.secretStdin) return await baton.authorizeOnce(id, requestId, readStdin);
-    const sent = await baton.authorize(id, requestId, opts.credential as string);
+    const sent = await baton.authorize(id, requestId, opts.credential);
     if (opts.json) printJson({ id, requestId, credential: opts.credential, ...sent });
     else process.stdout.write(`authorized ${requestId} with credential ${opts.credential}; sent as ${sent.messageId}\n`);
     return 0;
   } finally {
     await close();
   }
-}
-
-/** All of stdin (a secret piped in), without its trailing newline. */
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks)
-    .toString('utf8')
-    .replace(/\r?\n$/, '');
 }
 
 export async function cancelCommand(id: string, opts: { reason?: string; json?: boolean; config?: string }): Promise<number> {
