@@ -10,6 +10,7 @@ COPY workflows ./workflows
 COPY activities ./activities
 COPY test ./test
 COPY bench ./bench
+COPY infra ./infra
 RUN npx tsc -p . && node lib/src/runtime/bundle-workflows.js
 
 # Run stage: production dependencies, the compiled code and the web app's files.

@@ -8,16 +8,23 @@ import { createAgentFetch, credentialOf, readSecret } from '../src/a2a/agent-fet
 import { grpcChannel } from '../src/a2a/grpc-channel';
 import { fetchCard, type FetchedCard } from '../src/a2a/card';
 import { failure } from '../src/a2a/errors';
-import type { AgentEntry, Credential } from '../src/config/schema';
+import type { AgentEntry, BatonConfig, Credential } from '../src/config/schema';
 import type { ResolvedAgent } from '../src/shared/delegation-types';
 import { FailureType } from '../src/shared/failure-types';
-import type { ActivityDeps } from './context';
+import type { Lookup } from '../src/a2a/guarded-fetch';
+
+/** What the directory reads: the agents' entries, the DNS lookup, a card lifetime for every agent (see `ActivityDeps`). */
+export interface AgentDirectoryDeps {
+  config: Pick<BatonConfig, 'agents'> & Partial<Pick<BatonConfig, 'push'>>;
+  lookup?: Lookup;
+  cardTtlMs?: number;
+}
 
 export class AgentDirectory {
   private readonly cards = new Map<string, { fetched: FetchedCard; at: number }>();
   private readonly clients = new Map<string, AgentClient>();
 
-  constructor(private readonly deps: Pick<ActivityDeps, 'config' | 'lookup' | 'cardTtlMs'>) {}
+  constructor(private readonly deps: AgentDirectoryDeps) {}
 
   /** Names of the agents in the registry. */
   get names(): string[] {

@@ -13,7 +13,7 @@ import { Pool } from 'pg';
 import { MemoryBudgetStore, type BucketLimits, type BudgetStore } from '../src/limits/budget-store';
 import { CallerBudget, type CallerLimits } from '../src/limits/caller-budget';
 import { PostgresBudgetStore } from '../src/limits/postgres-budget-store';
-import { startPostgres } from '../src/runtime/cluster/postgres';
+import { startPostgres } from '../infra/cluster/postgres';
 import { freePort } from '../src/runtime/temporal-server';
 import { quantile } from './report-section';
 

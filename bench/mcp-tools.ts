@@ -10,7 +10,7 @@ import pino from 'pino';
 import { closeMcpConnections } from '../activities/mcp-connections';
 import { withBaton } from '../src/embed/with-baton';
 import { connectTemporalWorker } from '../src/runtime/connect';
-import { serveToolsOverHttp } from '../test/helpers/mcp-tool-server';
+import { serveToolsOverHttp } from '../infra/mcp-tool-server';
 import * as activities from './activities';
 import { quantile, withSection, writeSection, type ReportSection, type ServerKind } from './report-section';
 import { localLookupWorkflow, mcpLookupWorkflow } from './mcp-workflows';
@@ -41,7 +41,7 @@ export async function measureMcpTools(o: McpOptions): Promise<Omit<McpFigures, '
   const connection = await connectTemporalWorker(o.target);
   const quiet = pino({ level: 'error' }, pino.destination(2));
   const servers = {
-    stdio: { command: process.execPath, args: [require.resolve('../test/helpers/mcp-tool-server')], tools: ['lookup_order'] },
+    stdio: { command: process.execPath, args: [require.resolve('../infra/mcp-tool-server')], tools: ['lookup_order'] },
     http: { url: http.url, allowHttp: true, allowPrivateNetwork: true, tools: ['lookup_order'] },
   };
   const perCall = {

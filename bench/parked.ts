@@ -13,7 +13,7 @@ import { BatonClient } from '../src/client/baton-client';
 import { startAgentServer } from '../src/demo/agent-server';
 import { supplierQa } from '../src/demo/supplier-qa';
 import { startTemporal } from '../src/runtime/temporal-server';
-import { CliProcess, userEnv } from '../test/helpers/cli';
+import { CliProcess, userEnv } from '../infra/cli-process';
 import { treeCpuSeconds, treeRssBytes } from './process-tree';
 
 /** The V8 heap cap docs/operations.md suggests for workers (each isolate: the main and the workflow thread). */

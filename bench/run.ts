@@ -4,7 +4,7 @@
  *
  *   npm run bench              # the full run (10,000 parked delegations, a 10-minute poll)
  *   npm run bench -- --quick   # small sizes, for trying it out
- *   npm run bench -- --cluster # the same on a real cluster (PostgreSQL, mTLS, JWT; src/runtime/cluster):
+ *   npm run bench -- --cluster # the same on a real cluster (PostgreSQL, mTLS, JWT; infra/cluster):
  *                              # writes its own section of docs/BENCHMARKS.md, the rest stays
  *   npm run bench -- --long-tasks [--cluster]   # only 10,000 tasks that work for an hour (long-tasks.ts)
  *   npm run bench -- --graph [--cluster]        # only one graph of 10,000 nodes (large-graph.ts)
@@ -29,8 +29,8 @@ import { supplierQa } from '../src/demo/supplier-qa';
 import { bookingDesk } from '../src/demo/trip-agents';
 import { withBaton } from '../src/embed/with-baton';
 import { startWebhook } from '../src/push/webhook';
-import { startCluster } from '../src/runtime/cluster/cluster';
-import { TEMPORAL_SERVER_VERSION } from '../src/runtime/cluster/server-binary';
+import { startCluster } from '../infra/cluster/cluster';
+import { TEMPORAL_SERVER_VERSION } from '../infra/cluster/server-binary';
 import { connectTemporalClient, connectTemporalWorker } from '../src/runtime/connect';
 import { installTemporalRuntime } from '../src/runtime/logger';
 import { projectRoot } from '../src/runtime/project-root';
@@ -47,8 +47,8 @@ import { HEAP_CAP, measureParked } from './parked';
 import { bareCallWorkflow } from './workflows';
 import { quantile, type ServerKind } from './report-section';
 import { measureMcpTools, withMcpSection, writeMcp } from './mcp-tools';
-import { CliProcess, userEnv } from '../test/helpers/cli';
-import { installedVersion as version } from '../test/helpers/versions';
+import { CliProcess, userEnv } from '../infra/cli-process';
+import { installedVersion as version } from '../infra/versions';
 
 const say = (line: string): void => void process.stderr.write(`${line}\n`);
 
@@ -611,7 +611,7 @@ async function main(): Promise<number> {
     const p50 = p('baton', 0.5) / p('bare', 0.5);
     const p99 = p('baton', 0.99) / p('bare', 0.99);
     const where = onCluster
-      ? `a real Temporal ${TEMPORAL_SERVER_VERSION} cluster (PostgreSQL, the services as separate processes, the frontend behind mTLS and the JWT authorizer; src/runtime/cluster)`
+      ? `a real Temporal ${TEMPORAL_SERVER_VERSION} cluster (PostgreSQL, the services as separate processes, the frontend behind mTLS and the JWT authorizer; infra/cluster)`
       : 'the embedded Temporal dev server (SQLite in memory)';
     report.push(
       onCluster ? CLUSTER_TITLE : '# Benchmarks',

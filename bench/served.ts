@@ -20,7 +20,7 @@ import { ConfigSchema, loopbackAgentEntry } from '../src/config/schema';
 import { startAgentServer } from '../src/demo/agent-server';
 import { supplierQa } from '../src/demo/supplier-qa';
 import { CallerGate } from '../src/limits/caller-gate';
-import { CallerTokens } from '../src/http/caller-tokens';
+import { CallerTokens } from '../src/auth/caller-tokens';
 import { listen } from '../src/runtime/listen';
 import { prepareServing } from '../src/serve/serving';
 import { watchedWorker } from './parked';

@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { freePort } from '../src/runtime/temporal-server';
-import { CliProcess, userEnv } from '../test/helpers/cli';
+import { CliProcess, userEnv } from '../infra/cli-process';
 import { quantile } from './report-section';
 
 const say = (line: string): void => void process.stderr.write(`${line}\n`);

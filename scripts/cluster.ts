@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { S3ArtifactStore } from '../src/artifacts/s3-store';
 import { S3StoreSchema } from '../src/config/schema';
-import { startCluster } from '../src/runtime/cluster/cluster';
-import { startMinio } from '../src/runtime/cluster/minio';
+import { startCluster } from '../infra/cluster/cluster';
+import { startMinio } from '../infra/cluster/minio';
 import { freePort } from '../src/runtime/temporal-server';
 
 /** What to put in baton.config.yaml to use the printed variables. */

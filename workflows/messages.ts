@@ -1,20 +1,31 @@
 /**
- * Update, Signal and Query definitions shared by workflows and clients.
+ * Update, Signal and Query definitions shared by workflows and clients, and the signatures clients
+ * start Baton's workflows by (so a client depends on this contract, not on the workflows' code).
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { DelegationCarry } from '../src/shared/delegation-carry';
+import type { GraphCarry } from '../src/shared/graph-carry';
 import type {
   Answer,
   Authorize,
   CancelRequest,
+  DelegationInput,
   DelegationRecord,
   RemoteTaskNotice,
   RequestNotice,
   Review,
 } from '../src/shared/delegation-types';
 import type { DelegationResult } from '../src/shared/delegation-result';
-import type { FollowUp, GraphPageRequest, GraphRecord } from '../src/shared/graph-types';
-import type { PushTarget, TaskPushView } from '../src/shared/task-push-types';
+import type { FollowUp, GraphInput, GraphPageRequest, GraphRecord } from '../src/shared/graph-types';
+import type { PushTarget, TaskPushCarry, TaskPushInput, TaskPushView } from '../src/shared/task-push-types';
 import type { ServedMessage, ServedTaskState } from '../src/shared/served-task-types';
+
+/** `delegationWorkflow` (workflows/delegation.ts), as clients start it; `carried` is only its own. */
+export type DelegationWorkflow = (input: DelegationInput, carried?: DelegationCarry) => Promise<DelegationRecord>;
+/** `taskGraphWorkflow` (workflows/task-graph.ts). */
+export type TaskGraphWorkflow = (input: GraphInput, carried?: GraphCarry) => Promise<GraphRecord>;
+/** `taskPushWorkflow` (workflows/task-push.ts). */
+export type TaskPushWorkflow = (input: TaskPushInput, carried?: TaskPushCarry) => Promise<TaskPushView>;
 
 /** The full delegation record (what `baton show --json` prints). */
 export const statusQuery = defineQuery<DelegationRecord>('status');

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { Part } from '../shared/a2a-types';
-import type { Candidate, Decision } from './policies';
+import type { Candidate, Decision } from '../shared/acceptance-rule';
 
 export const VerdictSchema = z.object({
   order: z.string().regex(/^[A-Z]\d{4}$/, 'must be an order number like A1042'),

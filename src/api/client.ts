@@ -14,7 +14,7 @@ export { ConfigError, loadConfig, parseConfig, type LoadedConfig } from '../conf
 export { connectTemporalClient } from '../runtime/connect';
 export { batonDataConverter } from '../codec/data-converter';
 export { EncryptionCodec, PayloadDecryptError, PayloadKeyUnknownError } from '../codec/encryption-codec';
-export { resolveTemporalTarget, type TemporalTarget } from '../runtime/temporal-target';
+export { resolveTemporalTarget, type TemporalTarget } from '../config/temporal-target';
 export type { BatonConfig, AgentEntry } from '../config/schema';
 export { resultOf, type DelegationResult } from '../shared/delegation-result';
 export type {

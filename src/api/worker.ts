@@ -6,7 +6,7 @@ export { withBaton, batonWorkflowsPath, type WithBatonOptions } from '../embed/w
 export { batonPlugin, BatonPlugin, type BatonPluginOptions } from '../embed/baton-plugin';
 export { createBatonWorker, type BatonWorkerOptions } from '../runtime/worker';
 export { closeMcpConnections } from '../../activities/mcp-connections';
-export { ensureNamespace, missingSearchAttributes, registerSearchAttributes } from '../runtime/namespace-setup';
+export { ensureNamespace, missingSearchAttributes, registerSearchAttributes } from '../client/namespace-setup';
 /** A worker's connection as Baton's own worker makes it: environment, config and Temporal's profile (TLS, API key). */
 export { connectTemporalWorker } from '../runtime/connect';
 export {

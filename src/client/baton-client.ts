@@ -26,7 +26,7 @@ import {
   TEMPORAL_DEPLOYMENT_VERSION,
 } from '../shared/search-attributes';
 import { describeIssues } from '../config/load';
-import type { delegationWorkflow } from '../../workflows/delegation';
+import type { DelegationWorkflow } from '../../workflows/messages';
 import { readRecord } from '../shared/record-version';
 import { FIRST_SEND_FLAGS } from '../shared/delegation-state';
 import { answerUpdate, authorizeUpdate, cancelUpdate, reviewUpdate, statusQuery } from '../../workflows/messages';
@@ -260,7 +260,7 @@ export class BatonClient {
       req.served?.taskId ?? chosenWorkflowId(this.opts.caller.tenant, req.id, 'a delegation') ?? `${DELEGATION_ID_PREFIX}${randomUUID()}`;
     await this.call(() =>
       this.client.workflow
-        .start<typeof delegationWorkflow>('delegationWorkflow', {
+        .start<DelegationWorkflow>('delegationWorkflow', {
           workflowId: id,
           taskQueue: this.opts.taskQueue,
           args: [parsed.data],
@@ -325,7 +325,7 @@ export class BatonClient {
     if (!this.started.has(id)) await this.requireOwn(id);
     let record: DelegationRecord;
     try {
-      record = readRecord(await this.call(() => this.client.workflow.getHandle<typeof delegationWorkflow>(id).result()));
+      record = readRecord(await this.call(() => this.client.workflow.getHandle<DelegationWorkflow>(id).result()));
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) throw new DelegationNotFoundError(id);
       if (!(err instanceof WorkflowFailedError)) throw err;
@@ -341,7 +341,7 @@ export class BatonClient {
    * tenant is reported as not found, so its existence does not leak.
    */
   async show(id: string): Promise<DelegationRecord> {
-    const handle = this.client.workflow.getHandle<typeof delegationWorkflow>(id);
+    const handle = this.client.workflow.getHandle<DelegationWorkflow>(id);
     let record: DelegationRecord;
     try {
       record = await this.call(async () => {

@@ -21,7 +21,7 @@ import {
 import { chosenWorkflowId, quoted } from './baton-client';
 import type { TaskState } from '../shared/a2a-types';
 import type { GraphNodeSpec, GraphPageRequest, GraphRecord } from '../shared/graph-types';
-import type { taskGraphWorkflow } from '../../workflows/task-graph';
+import type { TaskGraphWorkflow } from '../../workflows/messages';
 import { addFollowUpUpdate, cancelGraphUpdate, graphStatusQuery } from '../../workflows/messages';
 import { GraphNotFoundError, RequestRefusedError } from './errors';
 import { GRAPH_ID_PREFIX } from '../shared/ids';
@@ -94,7 +94,7 @@ export class GraphClient {
       `${GRAPH_ID_PREFIX}${randomUUID()}`;
     await this.call(() =>
       this.client.workflow
-        .start<typeof taskGraphWorkflow>('taskGraphWorkflow', {
+        .start<TaskGraphWorkflow>('taskGraphWorkflow', {
           workflowId: id,
           taskQueue: this.opts.taskQueue,
           args: [{ spec, tenant: this.opts.caller.tenant, owner: this.opts.caller.user }],
@@ -133,8 +133,21 @@ export class GraphClient {
     return record;
   }
 
+  /**
+   * A graph whose type and tenant the caller checked already (a served task's ownership check), read
+   * without describing it again: its status Query (or its result, once closed) and its nodes' status.
+   */
+  async showChecked(id: string, status: string, page: GraphPageRequest = {}): Promise<GraphRecord> {
+    const handle = this.client.workflow.getHandle<TaskGraphWorkflow>(id);
+    const record = await this.call(async () =>
+      status === 'RUNNING' ? await handle.query(graphStatusQuery, page) : pageOfRecord(await handle.result(), page),
+    );
+    await this.addLive(record);
+    return record;
+  }
+
   private async read(id: string, page: GraphPageRequest): Promise<GraphRecord> {
-    const handle = this.client.workflow.getHandle<typeof taskGraphWorkflow>(id);
+    const handle = this.client.workflow.getHandle<TaskGraphWorkflow>(id);
     let record: GraphRecord;
     try {
       record = await this.call(async () => {
@@ -209,7 +222,7 @@ export class GraphClient {
   /** Waits until the graph settles; resolves with its first page (`page` for another). */
   async result(id: string, page: GraphPageRequest = {}): Promise<GraphRecord> {
     await this.read(id, {});
-    await this.call(() => this.client.workflow.getHandle<typeof taskGraphWorkflow>(id).result());
+    await this.call(() => this.client.workflow.getHandle<TaskGraphWorkflow>(id).result());
     return this.show(id, page);
   }
 

@@ -5,7 +5,7 @@
 import type { ConnectionLike } from '@temporalio/client';
 import { asBatonError, grpcCodeOf } from '../errors/as-baton-error';
 import { SearchAttributesMissingError } from '../errors/temporal-errors';
-import { missingSearchAttributes } from '../runtime/namespace-setup';
+import { missingSearchAttributes } from './namespace-setup';
 import { BatonError } from '../shared/baton-error';
 
 /** gRPC INVALID_ARGUMENT: how the server refuses a start or a query that names an unknown search attribute. */

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
-import { resolveTemporalTarget } from '../runtime/temporal-target';
+import { resolveTemporalTarget } from './temporal-target';
 import { ConfigError } from './config-error';
 import { expandEnv, MissingEnvError } from './env-expand';
 import { renameDeprecatedFields } from './renamed-fields';

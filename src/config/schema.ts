@@ -3,7 +3,7 @@
  * registry. Every field has a default that suits a laptop running `baton dev`.
  */
 import { z } from 'zod';
-import type { TemporalTarget } from '../runtime/temporal-target';
+import type { TemporalTarget } from './temporal-target';
 import { ContractSchema, DurationSchema, identifier } from '../shared/delegation-types';
 import { PartSchema } from '../shared/a2a-types';
 import { TENANT_NAME } from '../shared/ids';

@@ -7,7 +7,7 @@
 import type { BundleOptions, BundlerPlugin, ReplayWorkerOptions, Worker, WorkerOptions, WorkerPlugin } from '@temporalio/worker';
 import { MCP_CONNECTIONS_PLUGIN } from '../../activities/mcp-connections';
 import { PRELOADED_MODULES } from '../runtime/bundle-workflows';
-import { requireSearchAttributes } from '../runtime/namespace-setup';
+import { requireSearchAttributes } from '../client/namespace-setup';
 import { batonDataConverter } from '../codec/data-converter';
 import { batonWorkflowsPath, configOf, withBaton, type WithBatonOptions } from './with-baton';
 

@@ -11,35 +11,21 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
-import { z } from 'zod';
 import type { BatonClient } from '../client/baton-client';
-import { asBatonError } from '../errors/as-baton-error';
 import { BatonError } from '../shared/baton-error';
 import type { GraphClient } from '../client/graph-client';
-import { GraphNodeSpecSchema } from '../shared/graph-types';
 import { projectRoot } from '../runtime/project-root';
-import { recordChangeKeyOf as changeKey } from '../shared/delegation-result';
-import type { Caller, DelegationRecord } from '../shared/delegation-types';
-import {
-  AnswerBodySchema,
-  AuthorizeBodySchema,
-  CancelBodySchema,
-  GraphListQuerySchema,
-  GraphPageQuerySchema,
-  ListQuerySchema,
-  partsOf,
-  ReviewBodySchema,
-  StartBodySchema,
-} from './api-schemas';
-import type { CallerTokens } from './caller-tokens';
+import type { Caller } from '../shared/delegation-types';
+import { apiErrorOf, type RouteKit } from './routes/route-kit';
+import { delegationRoutes } from './routes/delegations';
+import { graphRoutes } from './routes/graphs';
+import { inboxRoutes } from './routes/inbox';
+import { mountMcp } from './routes/mcp';
+import type { CallerTokens } from '../auth/caller-tokens';
 import { codecRouter, type CodecServerOptions } from './codec-server';
-import { artifactBytes } from '../artifacts/artifact-content';
 import type { ArtifactStore } from '../artifacts/store';
 import { openApiDocument } from './openapi';
 import type { AgentEntry } from '../config/schema';
-import type * as McpServerModule from '../mcp/baton-mcp-server';
-import type * as McpHttpModule from '../mcp/mcp-http';
-import type { McpHttp } from '../mcp/mcp-http';
 import { RateLimitedError, type CallerBudget } from '../limits/caller-budget';
 import { CallerGate } from '../limits/caller-gate';
 import { defaultBudget } from '../limits/configured-budget';
@@ -70,48 +56,6 @@ export interface ApiServerOptions {
   servedAgents?: express.Router;
   /** Serve MCP over Streamable HTTP at `/mcp`, for the same callers, with this agent registry. Default: not served. */
   mcp?: { agents: Record<string, AgentEntry> };
-}
-
-function parse<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
-  const parsed = schema.safeParse(value ?? {});
-  if (parsed.success) return parsed.data;
-  const issues = parsed.error.issues.map((i) => `${i.path.length ? `${i.path.join('.')}: ` : ''}${i.message}`);
-  throw new BatonError('InvalidRequest', `invalid ${what}: ${issues.join('; ')}`);
-}
-
-/** What an error means for the HTTP caller: its kind decides the status; anything unknown is a bug, not described. */
-function apiErrorOf(err: unknown): BatonError {
-  return asBatonError(err) ?? new BatonError('Internal', 'internal error (see the server log)');
-}
-
-/** Inbox entries: one per pending request, its prompt as the agent gave it (untrusted text). */
-function inboxItem(r: DelegationRecord) {
-  const p = r.pending as NonNullable<DelegationRecord['pending']>;
-  // A reviewer decides on the artifacts: their names and digests come along (the content is on the delegation).
-  const artifacts =
-    p.kind === 'review'
-      ? {
-          artifacts: r.artifacts.map((a) => ({
-            artifactId: a.artifactId,
-            ...(a.name ? { name: a.name } : {}),
-            ...(a.mediaType ? { mediaType: a.mediaType } : {}),
-            size: a.size,
-            sha256: a.sha256,
-          })),
-        }
-      : {};
-  return {
-    delegationId: r.id,
-    agent: r.agent.name,
-    status: r.status,
-    kind: p.kind,
-    requestId: p.requestId,
-    prompt: p.prompt,
-    taskId: p.taskId,
-    observedAt: p.observedAt,
-    ...(p.credentials ? { credentials: p.credentials } : {}),
-    ...artifacts,
-  };
 }
 
 export function createApiApp(opts: ApiServerOptions): express.Express & { closeSessions(): Promise<void> } {
@@ -177,220 +121,11 @@ export function createApiApp(opts: ApiServerOptions): express.Express & { closeS
     next(nestsDeeperThan(req.body) ? new BatonError('InvalidRequest', `the body nests deeper than ${MAX_NESTING} levels`) : undefined),
   );
 
-  /** Wraps an async handler: a rejection becomes the typed error response. */
-  const handle = (fn: (req: Request, res: Response) => Promise<unknown>) => (req: Request, res: Response, next: NextFunction) =>
-    void fn(req, res).catch(next);
-  const idOf = (req: Request): string => {
-    const id = String(req.params.id ?? '');
-    if (!id || id.length > 400) throw new BatonError('InvalidRequest', 'a delegation id is 1 to 400 characters');
-    return id;
-  };
-
+  const kit: RouteKit = { as, budget, log, ...(opts.artifacts ? { artifacts: opts.artifacts } : {}), inboxCache, pollMs };
   api.get('/whoami', (req, res) => void res.json(as(req).caller));
-
-  api.get(
-    '/delegations',
-    handle(async (req, res) => {
-      const q = parse(ListQuerySchema, req.query, 'query');
-      res.json({ delegations: await as(req).baton.list(q) });
-    }),
-  );
-
-  api.post(
-    '/delegations',
-    handle(async (req, res) => {
-      const body = parse(StartBodySchema, req.body, 'delegation');
-      await budget.startWork(as(req).caller, 1);
-      const id = await as(req).baton.start({
-        agent: body.agent,
-        id: body.id,
-        parts: partsOf(body),
-        policy: body.policy,
-        contextId: body.contextId,
-        referenceTaskIds: body.referenceTaskIds,
-        contract: body.contract,
-      });
-      log.info({ delegationId: id, agent: body.agent, caller: as(req).caller }, 'delegation started over HTTP');
-      res
-        .status(201)
-        .location(`/api/v1/delegations/${encodeURIComponent(id)}`)
-        .json({ id });
-    }),
-  );
-
-  api.get(
-    '/delegations/:id',
-    handle(async (req, res) => void res.json(await as(req).baton.show(idOf(req)))),
-  );
-
-  // An artifact's bytes, whether inline in the record or stored by reference. Always as an attachment
-  // of no declared type: the bytes are the agent's, and must never render in the web app's origin.
-  api.get(
-    '/delegations/:id/artifacts/:artifactId/content',
-    handle(async (req, res) => {
-      const id = idOf(req);
-      const record = await as(req).baton.show(id);
-      const wanted = String(req.params.artifactId ?? '');
-      const artifact = record.artifacts.find((a) => a.artifactId === wanted);
-      if (!artifact) throw new BatonError('NotFound', `delegation ${id} has no artifact ${wanted}`);
-      const bytes = await artifactBytes(id, artifact, opts.artifacts);
-      const filename = (artifact.name ?? artifact.artifactId).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 100) || 'artifact';
-      res.status(200).set({
-        'Content-Type': 'application/octet-stream',
-        'Content-Disposition': `attachment; filename="${filename}"`,
-        'X-Baton-Sha256': artifact.sha256,
-      });
-      res.end(bytes);
-    }),
-  );
-
-  api.get(
-    '/delegations/:id/events',
-    handle(async (req, res) => {
-      const id = idOf(req);
-      const baton = as(req).baton;
-      let record = await baton.show(id); // not found (or foreign) answers 404 before the stream opens
-      const lease = await budget.openStream(as(req).caller);
-      res.once('close', () => void lease.release());
-      res.status(200).set({
-        'Content-Type': 'text/event-stream; charset=utf-8',
-        'Cache-Control': 'no-store',
-        Connection: 'keep-alive',
-        'X-Accel-Buffering': 'no',
-      });
-      res.flushHeaders();
-      let closed = false;
-      req.on('close', () => (closed = true));
-      const send = (event: string, data: unknown): void => void res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-      let last = '';
-      let quietSince = Date.now();
-      while (!closed) {
-        if (changeKey(record) !== last) {
-          last = changeKey(record);
-          send('status', record);
-          quietSince = Date.now();
-        } else if (Date.now() - quietSince > 15_000) {
-          res.write(': still waiting\n\n'); // keeps proxies from closing a quiet stream
-          quietSince = Date.now();
-        }
-        if (record.outcome) {
-          send('settled', { id: record.id, outcome: record.outcome });
-          break;
-        }
-        await new Promise((r) => setTimeout(r, pollMs));
-        if (closed) break;
-        try {
-          record = await baton.show(id);
-        } catch (err) {
-          const e = apiErrorOf(err);
-          send('error', { error: { type: e.kind, message: e.message } });
-          break;
-        }
-      }
-      res.end();
-    }),
-  );
-
-  /**
-   * The id and the caller's client. The client reads the delegation before it sends an Update, so
-   * another tenant's looks absent (404), exactly as a missing one; the workflow refuses it again.
-   */
-  const own = (req: Request): { id: string; baton: BatonClient } => ({ id: idOf(req), baton: as(req).baton });
-  api.post(
-    '/delegations/:id/answer',
-    handle(async (req, res) => {
-      const body = parse(AnswerBodySchema, req.body, 'answer');
-      const { id, baton } = own(req);
-      res.json(await baton.answer(id, body.requestId, partsOf(body)));
-    }),
-  );
-  api.post(
-    '/delegations/:id/authorize',
-    handle(async (req, res) => {
-      const body = parse(AuthorizeBodySchema, req.body, 'authorize');
-      const { id, baton } = own(req);
-      res.json(await baton.authorize(id, body.requestId, body.credential));
-    }),
-  );
-  api.post(
-    '/delegations/:id/review',
-    handle(async (req, res) => {
-      const body = parse(ReviewBodySchema, req.body, 'review');
-      const { id, baton } = own(req);
-      res.json(await baton.review(id, body.requestId, body.decision, body.reason));
-    }),
-  );
-  api.post(
-    '/delegations/:id/cancel',
-    handle(async (req, res) => {
-      const body = parse(CancelBodySchema, req.body, 'cancel');
-      const { id, baton } = own(req);
-      res.json(await baton.cancel(id, body.reason));
-    }),
-  );
-
-  api.get(
-    '/inbox',
-    handle(async (req, res) => {
-      const { records, reads } = await as(req).baton.inbox({ cache: inboxCache });
-      // Each delegation read costs a request: a caller with many waiting pays for reading them.
-      await budget.fanOut(as(req).caller, reads);
-      res.json({ requests: records.map(inboxItem) });
-    }),
-  );
-
-  api.get(
-    '/graphs',
-    handle(async (req, res) => {
-      const q = parse(GraphListQuerySchema, req.query, 'query');
-      res.json({ graphs: await as(req).graphs.list(q) });
-    }),
-  );
-
-  // The body is a graph spec, as `baton graph run` reads from a file (its `id` names the graph).
-  api.post(
-    '/graphs',
-    handle(async (req, res) => {
-      const caller = as(req).caller;
-      const id = await as(req).graphs.start(req.body, {
-        admit: (spec) => budget.startWork(caller, spec.nodes.length, `a graph of ${spec.nodes.length} nodes`),
-      });
-      log.info({ graphId: id, caller: as(req).caller }, 'graph started over HTTP');
-      res
-        .status(201)
-        .location(`/api/v1/graphs/${encodeURIComponent(id)}`)
-        .json({ id });
-    }),
-  );
-
-  api.post(
-    '/graphs/:id/nodes',
-    handle(async (req, res) => {
-      const node = parse(GraphNodeSpecSchema, req.body, 'node');
-      await budget.startWork(as(req).caller, 1);
-      const added = await as(req).graphs.addFollowUp(idOf(req), node);
-      res
-        .status(201)
-        .location(`/api/v1/delegations/${encodeURIComponent(added.delegationId)}`)
-        .json(added);
-    }),
-  );
-
-  api.post(
-    '/graphs/:id/cancel',
-    handle(async (req, res) => {
-      const body = parse(CancelBodySchema, req.body, 'cancel');
-      res.json(await as(req).graphs.cancel(idOf(req), body.reason));
-    }),
-  );
-
-  api.get(
-    '/graphs/:id',
-    handle(async (req, res) => {
-      const page = parse(GraphPageQuerySchema, req.query, 'query');
-      res.json(await as(req).graphs.show(idOf(req), page));
-    }),
-  );
+  delegationRoutes(api, kit);
+  inboxRoutes(api, kit);
+  graphRoutes(api, kit);
 
   api.use((req, _res, next) => next(new BatonError('NotFound', `no API route ${req.method} ${req.path}`)));
   api.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
@@ -401,44 +136,7 @@ export function createApiApp(opts: ApiServerOptions): express.Express & { closeS
     res.status(e.httpStatus).json({ error: { type: e.kind, message: e.message } });
   });
   app.use('/api/v1', api);
-  if (opts.mcp) {
-    const { agents } = opts.mcp;
-    // Loaded at the first MCP request: the MCP SDK takes about 0.3 s to load, which no other command should pay.
-    let loaded: McpHttp | undefined;
-    const mcp = (): McpHttp => {
-      if (loaded) return loaded;
-      /* eslint-disable @typescript-eslint/no-require-imports */
-      const { mcpRouter } = require('../mcp/mcp-http') as typeof McpHttpModule;
-      const { createBatonMcpServer } = require('../mcp/baton-mcp-server') as typeof McpServerModule;
-      /* eslint-enable @typescript-eslint/no-require-imports */
-      return (loaded = mcpRouter({
-        callerOf: (req) => as(req).caller,
-        budget,
-        serverFor: (caller) =>
-          createBatonMcpServer({
-            baton: opts.baton.as(caller),
-            graphs: opts.graphs.as(caller),
-            agents,
-            artifacts: opts.artifacts,
-            logger: log,
-            limits: {
-              startWork: (count, what) => budget.startWork(caller, count, what),
-              openStream: () => budget.openStream(caller),
-            },
-          }),
-        logger: opts.logger,
-      }));
-    };
-    app.closeSessions = async () => loaded?.close();
-    const route = (req: Request, res: Response, next: NextFunction): void => void mcp().router(req, res, next);
-    app.use('/mcp', authenticate, route, (err: unknown, _req: Request, res: Response, _next: NextFunction) => {
-      const e = apiErrorOf(err);
-      if (e.kind === 'Unauthorized') res.setHeader('WWW-Authenticate', 'Bearer');
-      if (res.headersSent) return void res.end();
-      if (e instanceof RateLimitedError) res.setHeader('Retry-After', String(e.retryAfterSeconds));
-      res.status(e.httpStatus).json({ jsonrpc: '2.0', error: { code: -32000, message: `${e.kind}: ${e.message}` }, id: null });
-    });
-  }
+  if (opts.mcp) app.closeSessions = mountMcp(app, authenticate, kit, opts, opts.mcp);
   if (opts.servedAgents) app.use('/a2a', opts.servedAgents);
   if (opts.codec) app.use('/codec', codecRouter(opts.codec));
 

@@ -14,7 +14,7 @@ import { ConfigError } from '../config/config-error';
 import type { BatonConfig } from '../config/schema';
 import { asBatonError } from '../errors/as-baton-error';
 import { BatonError } from '../shared/baton-error';
-import { bearerToken, digest } from './caller-tokens';
+import { bearerToken, digest } from '../auth/caller-tokens';
 import { RateLimitedError, type CallerBudget } from '../limits/caller-budget';
 import { defaultBudget } from '../limits/configured-budget';
 

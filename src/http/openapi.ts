@@ -308,215 +308,10 @@ export function openApiDocument(): Record<string, unknown> {
     servers: [{ url: '/api/v1' }],
     security: [{ bearer: [] }],
     paths: {
-      '/whoami': {
-        get: {
-          operationId: 'whoami',
-          summary: 'The caller this token acts as',
-          responses: { '200': json(ref('Caller'), 'The caller'), ...errors(401) },
-        },
-      },
-      '/delegations': {
-        get: {
-          operationId: 'listDelegations',
-          summary: 'The caller’s delegations, newest first',
-          parameters: [
-            { name: 'status', in: 'query', schema: { enum: [...DELEGATION_STATUSES] } },
-            { name: 'agent', in: 'query', schema: { type: 'string' } },
-            { name: 'outcome', in: 'query', schema: { enum: [...OUTCOMES] } },
-            {
-              name: 'batonVersion',
-              in: 'query',
-              schema: { type: 'string' },
-              description: 'Only those started by this Baton version; `none`: those started before 0.2.0',
-            },
-            { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
-          ],
-          responses: {
-            '200': json(
-              {
-                type: 'object',
-                required: ['delegations'],
-                properties: { delegations: { type: 'array', items: ref('DelegationSummary') } },
-              },
-              'Matching delegations',
-            ),
-            ...errors(400, 401, 503),
-          },
-        },
-        post: {
-          operationId: 'startDelegation',
-          summary: 'Hand work to an agent',
-          requestBody: body(ref('StartRequest')),
-          responses: {
-            '201': json(ref('Started'), 'Started; the Location header names the delegation'),
-            ...errors(400, 401, 409, 413, 503),
-          },
-        },
-      },
-      '/delegations/{id}': {
-        get: {
-          operationId: 'showDelegation',
-          summary: 'The delegation record, live while it runs',
-          parameters: [idParam],
-          responses: { '200': json(ref('Delegation'), 'The record'), ...errors(401, 404, 503) },
-        },
-      },
-      '/delegations/{id}/artifacts/{artifactId}/content': {
-        get: {
-          operationId: 'artifactContent',
-          summary: "An artifact's bytes, inline or stored by reference, as an attachment (never rendered: they are the agent's)",
-          parameters: [
-            idParam,
-            {
-              name: 'artifactId',
-              in: 'path',
-              required: true,
-              description: 'The artifact id in the record.',
-              schema: { type: 'string', minLength: 1 },
-            },
-          ],
-          responses: {
-            '200': {
-              description: 'The bytes; `X-Baton-Sha256` is the digest the record holds.',
-              content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
-            },
-            ...errors(401, 404, 503),
-          },
-        },
-      },
-      '/delegations/{id}/events': {
-        get: {
-          operationId: 'streamDelegation',
-          summary: 'Server-sent events: `status` (the record) at each change, then `settled` once',
-          parameters: [idParam],
-          responses: {
-            '200': {
-              description: 'An event stream; `data` is JSON: the record for `status`, `{id, outcome}` for `settled`, an Error for `error`.',
-              content: { 'text/event-stream': { schema: { type: 'string' } } },
-            },
-            ...errors(401, 404, 503),
-          },
-        },
-      },
-      '/delegations/{id}/answer': {
-        post: {
-          operationId: 'answer',
-          summary: 'Answer the pending input request (a new turn on the same remote task)',
-          parameters: [idParam],
-          requestBody: body(ref('AnswerRequest')),
-          responses: { '200': json(ref('Sent'), 'The answer went out to the agent'), ...errors(400, 401, 404, 409, 413, 503) },
-        },
-      },
-      '/delegations/{id}/authorize': {
-        post: {
-          operationId: 'authorize',
-          summary: 'Answer the pending auth request with the name of a variable on the worker',
-          parameters: [idParam],
-          requestBody: body(ref('AuthorizeRequest')),
-          responses: { '200': json(ref('Sent'), 'The credential went out to the agent'), ...errors(400, 401, 404, 409, 503) },
-        },
-      },
-      '/delegations/{id}/review': {
-        post: {
-          operationId: 'review',
-          summary: 'Accept or reject a result waiting for review',
-          parameters: [idParam],
-          requestBody: body(ref('ReviewRequest')),
-          responses: { '200': json(ref('Delegation'), 'The settled record'), ...errors(400, 401, 404, 409, 503) },
-        },
-      },
-      '/delegations/{id}/cancel': {
-        post: {
-          operationId: 'cancel',
-          summary: 'Cancel the delegation and its remote task',
-          parameters: [idParam],
-          requestBody: body(ref('CancelRequest')),
-          responses: {
-            '200': json(ref('Delegation'), 'The settled record, with the remote task’s real final state'),
-            ...errors(400, 401, 404, 409, 503),
-          },
-        },
-      },
-      '/inbox': {
-        get: {
-          operationId: 'inbox',
-          summary: 'Requests waiting for a person in the caller’s tenant, oldest first',
-          responses: {
-            '200': json(
-              { type: 'object', required: ['requests'], properties: { requests: { type: 'array', items: ref('InboxItem') } } },
-              'Pending requests',
-            ),
-            ...errors(401, 503),
-          },
-        },
-      },
-      '/graphs': {
-        get: {
-          operationId: 'listGraphs',
-          summary: 'The caller’s graphs, newest first',
-          parameters: [
-            { name: 'status', in: 'query', schema: { enum: ['running', 'settled'] } },
-            { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
-          ],
-          responses: {
-            '200': json(
-              { type: 'object', required: ['graphs'], properties: { graphs: { type: 'array', items: ref('GraphSummary') } } },
-              'Matching graphs',
-            ),
-            ...errors(400, 401, 503),
-          },
-        },
-        post: {
-          operationId: 'startGraph',
-          summary: 'Start a task graph from a spec (the format of `baton graph run` files)',
-          requestBody: body(ref('GraphSpec')),
-          responses: {
-            '201': json(ref('Started'), 'Started; the Location header names the graph'),
-            ...errors(400, 401, 409, 413, 503),
-          },
-        },
-      },
-      '/graphs/{id}/nodes': {
-        post: {
-          operationId: 'addGraphNode',
-          summary: 'Add a follow-up node to a running graph (a refinement names the node it `refines`)',
-          parameters: [{ ...idParam, description: 'The graph id.' }],
-          requestBody: body(ref('GraphNode')),
-          responses: {
-            '201': json(
-              {
-                type: 'object',
-                required: ['nodeId', 'delegationId'],
-                properties: { nodeId: { type: 'string' }, delegationId: { type: 'string' } },
-              },
-              'Added; the node runs once its dependencies are ACCEPTED',
-            ),
-            ...errors(400, 401, 404, 409, 503),
-          },
-        },
-      },
-      '/graphs/{id}/cancel': {
-        post: {
-          operationId: 'cancelGraph',
-          summary: 'Cancel the graph: its running nodes (and their remote tasks) are cancelled, the rest skipped',
-          parameters: [{ ...idParam, description: 'The graph id.' }],
-          requestBody: body(ref('CancelRequest')),
-          responses: { '200': json(ref('Graph'), 'The settled graph (its first page of nodes)'), ...errors(400, 401, 404, 409, 503) },
-        },
-      },
-      '/graphs/{id}': {
-        get: {
-          operationId: 'showGraph',
-          summary: 'A task graph: a page of its nodes with their states, contexts, lineage',
-          parameters: [
-            { ...idParam, description: 'The graph id.' },
-            { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
-            { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: MAX_GRAPH_PAGE, default: 100 } },
-            { name: 'state', in: 'query', schema: { enum: [...GRAPH_NODE_STATES] }, description: 'Only nodes in this state' },
-          ],
-          responses: { '200': json(ref('Graph'), 'The graph'), ...errors(400, 401, 404, 503) },
-        },
-      },
+      ...callerPaths(),
+      ...delegationPaths(),
+      ...steeringPaths(),
+      ...graphPaths(),
     },
     components: {
       securitySchemes: {
@@ -527,4 +322,237 @@ export function openApiDocument(): Record<string, unknown> {
     },
   };
   return cached;
+}
+
+/** Starting, listing and reading delegations, their artifacts and their event stream. */
+function delegationPaths(): Record<string, unknown> {
+  return {
+    '/delegations': {
+      get: {
+        operationId: 'listDelegations',
+        summary: 'The caller’s delegations, newest first',
+        parameters: [
+          { name: 'status', in: 'query', schema: { enum: [...DELEGATION_STATUSES] } },
+          { name: 'agent', in: 'query', schema: { type: 'string' } },
+          { name: 'outcome', in: 'query', schema: { enum: [...OUTCOMES] } },
+          {
+            name: 'batonVersion',
+            in: 'query',
+            schema: { type: 'string' },
+            description: 'Only those started by this Baton version; `none`: those started before 0.2.0',
+          },
+          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
+        ],
+        responses: {
+          '200': json(
+            {
+              type: 'object',
+              required: ['delegations'],
+              properties: { delegations: { type: 'array', items: ref('DelegationSummary') } },
+            },
+            'Matching delegations',
+          ),
+          ...errors(400, 401, 503),
+        },
+      },
+      post: {
+        operationId: 'startDelegation',
+        summary: 'Hand work to an agent',
+        requestBody: body(ref('StartRequest')),
+        responses: {
+          '201': json(ref('Started'), 'Started; the Location header names the delegation'),
+          ...errors(400, 401, 409, 413, 503),
+        },
+      },
+    },
+    '/delegations/{id}': {
+      get: {
+        operationId: 'showDelegation',
+        summary: 'The delegation record, live while it runs',
+        parameters: [idParam],
+        responses: { '200': json(ref('Delegation'), 'The record'), ...errors(401, 404, 503) },
+      },
+    },
+    '/delegations/{id}/artifacts/{artifactId}/content': {
+      get: {
+        operationId: 'artifactContent',
+        summary: "An artifact's bytes, inline or stored by reference, as an attachment (never rendered: they are the agent's)",
+        parameters: [
+          idParam,
+          {
+            name: 'artifactId',
+            in: 'path',
+            required: true,
+            description: 'The artifact id in the record.',
+            schema: { type: 'string', minLength: 1 },
+          },
+        ],
+        responses: {
+          '200': {
+            description: 'The bytes; `X-Baton-Sha256` is the digest the record holds.',
+            content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+          },
+          ...errors(401, 404, 503),
+        },
+      },
+    },
+    '/delegations/{id}/events': {
+      get: {
+        operationId: 'streamDelegation',
+        summary: 'Server-sent events: `status` (the record) at each change, then `settled` once',
+        parameters: [idParam],
+        responses: {
+          '200': {
+            description: 'An event stream; `data` is JSON: the record for `status`, `{id, outcome}` for `settled`, an Error for `error`.',
+            content: { 'text/event-stream': { schema: { type: 'string' } } },
+          },
+          ...errors(401, 404, 503),
+        },
+      },
+    },
+  };
+}
+
+/** Answering, authorizing, reviewing and cancelling a delegation. */
+function steeringPaths(): Record<string, unknown> {
+  return {
+    '/delegations/{id}/answer': {
+      post: {
+        operationId: 'answer',
+        summary: 'Answer the pending input request (a new turn on the same remote task)',
+        parameters: [idParam],
+        requestBody: body(ref('AnswerRequest')),
+        responses: { '200': json(ref('Sent'), 'The answer went out to the agent'), ...errors(400, 401, 404, 409, 413, 503) },
+      },
+    },
+    '/delegations/{id}/authorize': {
+      post: {
+        operationId: 'authorize',
+        summary: 'Answer the pending auth request with the name of a variable on the worker',
+        parameters: [idParam],
+        requestBody: body(ref('AuthorizeRequest')),
+        responses: { '200': json(ref('Sent'), 'The credential went out to the agent'), ...errors(400, 401, 404, 409, 503) },
+      },
+    },
+    '/delegations/{id}/review': {
+      post: {
+        operationId: 'review',
+        summary: 'Accept or reject a result waiting for review',
+        parameters: [idParam],
+        requestBody: body(ref('ReviewRequest')),
+        responses: { '200': json(ref('Delegation'), 'The settled record'), ...errors(400, 401, 404, 409, 503) },
+      },
+    },
+    '/delegations/{id}/cancel': {
+      post: {
+        operationId: 'cancel',
+        summary: 'Cancel the delegation and its remote task',
+        parameters: [idParam],
+        requestBody: body(ref('CancelRequest')),
+        responses: {
+          '200': json(ref('Delegation'), 'The settled record, with the remote task’s real final state'),
+          ...errors(400, 401, 404, 409, 503),
+        },
+      },
+    },
+  };
+}
+
+/** Task graphs. */
+function graphPaths(): Record<string, unknown> {
+  return {
+    '/graphs': {
+      get: {
+        operationId: 'listGraphs',
+        summary: 'The caller’s graphs, newest first',
+        parameters: [
+          { name: 'status', in: 'query', schema: { enum: ['running', 'settled'] } },
+          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
+        ],
+        responses: {
+          '200': json(
+            { type: 'object', required: ['graphs'], properties: { graphs: { type: 'array', items: ref('GraphSummary') } } },
+            'Matching graphs',
+          ),
+          ...errors(400, 401, 503),
+        },
+      },
+      post: {
+        operationId: 'startGraph',
+        summary: 'Start a task graph from a spec (the format of `baton graph run` files)',
+        requestBody: body(ref('GraphSpec')),
+        responses: {
+          '201': json(ref('Started'), 'Started; the Location header names the graph'),
+          ...errors(400, 401, 409, 413, 503),
+        },
+      },
+    },
+    '/graphs/{id}/nodes': {
+      post: {
+        operationId: 'addGraphNode',
+        summary: 'Add a follow-up node to a running graph (a refinement names the node it `refines`)',
+        parameters: [{ ...idParam, description: 'The graph id.' }],
+        requestBody: body(ref('GraphNode')),
+        responses: {
+          '201': json(
+            {
+              type: 'object',
+              required: ['nodeId', 'delegationId'],
+              properties: { nodeId: { type: 'string' }, delegationId: { type: 'string' } },
+            },
+            'Added; the node runs once its dependencies are ACCEPTED',
+          ),
+          ...errors(400, 401, 404, 409, 503),
+        },
+      },
+    },
+    '/graphs/{id}/cancel': {
+      post: {
+        operationId: 'cancelGraph',
+        summary: 'Cancel the graph: its running nodes (and their remote tasks) are cancelled, the rest skipped',
+        parameters: [{ ...idParam, description: 'The graph id.' }],
+        requestBody: body(ref('CancelRequest')),
+        responses: { '200': json(ref('Graph'), 'The settled graph (its first page of nodes)'), ...errors(400, 401, 404, 409, 503) },
+      },
+    },
+    '/graphs/{id}': {
+      get: {
+        operationId: 'showGraph',
+        summary: 'A task graph: a page of its nodes with their states, contexts, lineage',
+        parameters: [
+          { ...idParam, description: 'The graph id.' },
+          { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
+          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: MAX_GRAPH_PAGE, default: 100 } },
+          { name: 'state', in: 'query', schema: { enum: [...GRAPH_NODE_STATES] }, description: 'Only nodes in this state' },
+        ],
+        responses: { '200': json(ref('Graph'), 'The graph'), ...errors(400, 401, 404, 503) },
+      },
+    },
+  };
+}
+
+/** Who the caller is, and what waits for it. */
+function callerPaths(): Record<string, unknown> {
+  return {
+    '/whoami': {
+      get: {
+        operationId: 'whoami',
+        summary: 'The caller this token acts as',
+        responses: { '200': json(ref('Caller'), 'The caller'), ...errors(401) },
+      },
+    },
+    '/inbox': {
+      get: {
+        operationId: 'inbox',
+        summary: 'Requests waiting for a person in the caller’s tenant, oldest first',
+        responses: {
+          '200': json(
+            { type: 'object', required: ['requests'], properties: { requests: { type: 'array', items: ref('InboxItem') } } },
+            'Pending requests',
+          ),
+          ...errors(401, 503),
+        },
+      },
+    },
+  };
 }

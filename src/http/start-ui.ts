@@ -5,15 +5,14 @@
 import type { Connection } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { configuredClients } from '../client/configured-clients';
-import { ConfigError } from '../config/load';
 import { configuredCodec } from '../codec/data-converter';
 import { connectTemporalClient } from '../runtime/connect';
-import type { TemporalSection } from '../runtime/temporal-target';
+import type { TemporalSection } from '../config/temporal-target';
 import type { BatonConfig } from '../config/schema';
 import { startApiServer } from './api-server';
-import { CallerTokens } from './caller-tokens';
 import { codecTokens } from './codec-server';
 import { prepareServing } from '../serve/serving';
+import { callerTokensFor } from '../auth/listeners';
 import { CallerGate } from '../limits/caller-gate';
 import { configuredBudget } from '../limits/configured-budget';
 
@@ -29,36 +28,6 @@ export interface RunningUi {
   /** The gRPC address of the served agents (`serve.grpc`). */
   servedGrpc?: string;
   close(): Promise<void>;
-}
-
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
-
-export const isLoopback = (host: string): boolean => LOOPBACK.has(host);
-
-/**
- * Who may call a server that listens on `host`: the callers of `api.callers`, or, when none are
- * configured, one fresh token for the config's caller (`generated`), and then only on loopback.
- */
-export function callerTokensFor(
-  config: BatonConfig,
-  host: string,
-  hostField: string,
-  /** The token to give the config's caller when none are configured. Default: a fresh random one. */
-  devToken?: string,
-): { tokens: CallerTokens; generated?: string } {
-  if (config.api.callers.length) {
-    try {
-      return { tokens: CallerTokens.fromConfig(config.api) };
-    } catch (err) {
-      throw new ConfigError((err as Error).message);
-    }
-  }
-  if (!LOOPBACK.has(host))
-    throw new ConfigError(
-      `${hostField} is ${host}, but no api.callers are configured: list the callers and their tokens (api.callers) before listening beyond loopback`,
-    );
-  const { tokens, token } = CallerTokens.single(config.caller, devToken);
-  return { tokens, generated: token };
 }
 
 export async function startUi(

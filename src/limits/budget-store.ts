@@ -5,7 +5,7 @@
  * so N replicas do not give a caller N times its budget.
  */
 import { randomUUID } from 'node:crypto';
-import { RateLimiter } from '../http/rate-limit';
+import { RateLimiter } from './rate-limit';
 import type { BucketLimit, Taken } from './token-bucket';
 
 /** The buckets a caller (or a source address) has. */

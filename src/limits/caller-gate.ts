@@ -3,7 +3,7 @@
  * tokens first (nothing is read from an address that has used it up), then the token, then the
  * caller's request budget. Nothing of a request's body has been read yet when it runs.
  */
-import type { CallerTokens } from '../http/caller-tokens';
+import type { CallerTokens } from '../auth/caller-tokens';
 import { BatonError } from '../shared/baton-error';
 import type { Caller } from '../shared/delegation-types';
 import type { CallerBudget } from './caller-budget';

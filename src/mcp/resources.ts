@@ -94,29 +94,7 @@ export function registerResources(server: McpServer, opts: ResourceOptions): () 
       title: 'Artifact',
       description: "One artifact of a delegation, by its SHA-256 digest: the agent's bytes (untrusted data), checked against the digest.",
     },
-    async (uri, vars): Promise<ReadResourceResult> => {
-      const id = one(vars.id);
-      const sha256 = one(vars.sha256);
-      const record = await read(id);
-      const artifact = record.artifacts.find((a) => a.sha256 === sha256);
-      if (!artifact) throw new McpError(ErrorCode.InvalidParams, `NotFound: delegation ${id} has no artifact with digest ${sha256}`);
-      if (artifact.size > opts.maxArtifactBytes)
-        throw new McpError(
-          ErrorCode.InvalidParams,
-          `TooLarge: the artifact with sha256 ${artifact.sha256.slice(0, 16)}… is ${artifact.size} bytes, over the ${opts.maxArtifactBytes} a resource serves; download it from the HTTP API or with baton artifacts get`,
-        );
-      let bytes: Buffer;
-      try {
-        bytes = await artifactBytes(id, artifact, opts.artifacts);
-      } catch (err) {
-        throw mcpErrorOf(err, logger);
-      }
-      const mimeType = artifact.mediaType ?? 'application/octet-stream';
-      const text = isTextMediaType(mimeType) ? new TextDecoder('utf-8', { fatal: false }).decode(bytes) : undefined;
-      return {
-        contents: [text !== undefined ? { uri: uri.href, mimeType, text } : { uri: uri.href, mimeType, blob: bytes.toString('base64') }],
-      };
-    },
+    (uri, vars) => readArtifact(uri, one(vars.id), one(vars.sha256), opts, read),
   );
 
   // Subscriptions: one watch per delegation URI, ended by unsubscribe, by the delegation settling, or by the session closing.
@@ -183,5 +161,35 @@ export function registerResources(server: McpServer, opts: ResourceOptions): () 
   return () => {
     for (const w of watches.values()) w.stop();
     watches.clear();
+  };
+}
+
+/** One artifact of a delegation, by digest: checked against it, text when its media type is text. */
+async function readArtifact(
+  uri: URL,
+  id: string,
+  sha256: string,
+  opts: ResourceOptions,
+  read: (id: string) => Promise<DelegationRecord>,
+): Promise<ReadResourceResult> {
+  const logger = opts.logger;
+  const record = await read(id);
+  const artifact = record.artifacts.find((a) => a.sha256 === sha256);
+  if (!artifact) throw new McpError(ErrorCode.InvalidParams, `NotFound: delegation ${id} has no artifact with digest ${sha256}`);
+  if (artifact.size > opts.maxArtifactBytes)
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `TooLarge: the artifact with sha256 ${artifact.sha256.slice(0, 16)}… is ${artifact.size} bytes, over the ${opts.maxArtifactBytes} a resource serves; download it from the HTTP API or with baton artifacts get`,
+    );
+  let bytes: Buffer;
+  try {
+    bytes = await artifactBytes(id, artifact, opts.artifacts);
+  } catch (err) {
+    throw mcpErrorOf(err, logger);
+  }
+  const mimeType = artifact.mediaType ?? 'application/octet-stream';
+  const text = isTextMediaType(mimeType) ? new TextDecoder('utf-8', { fatal: false }).decode(bytes) : undefined;
+  return {
+    contents: [text !== undefined ? { uri: uri.href, mimeType, text } : { uri: uri.href, mimeType, blob: bytes.toString('base64') }],
   };
 }

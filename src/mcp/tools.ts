@@ -88,7 +88,21 @@ function failed(err: unknown, logger: Logger, tool: string): CallToolResult {
 
 const settledOrAsking = (r: DelegationRecord): boolean => r.outcome !== undefined || r.pending !== null;
 
-export function registerTools(server: McpServer, opts: ToolOptions): void {
+/** What every tool shares: the clients, the caps, failures as tool errors, progress while waiting. */
+interface ToolKit {
+  opts: ToolOptions;
+  baton: BatonClient;
+  graphs: GraphClient;
+  logger: Logger;
+  cap: number;
+  maxWait: number;
+  guard: <A>(tool: string, fn: (args: A, extra: Extra) => Promise<CallToolResult>) => (args: A, extra: Extra) => Promise<CallToolResult>;
+  progress: (extra: Extra) => (r: DelegationRecord | GraphRecord, n: number) => Promise<void>;
+  waitDelegation: (id: string, seconds: number, extra: Extra, done?: (r: DelegationRecord) => boolean) => Promise<DelegationRecord>;
+  delegationAnswer: (r: DelegationRecord) => CallToolResult;
+}
+
+function toolKit(opts: ToolOptions): ToolKit {
   const { baton, graphs, logger, maxAgentTextChars: cap, maxWaitSeconds: maxWait } = opts;
   const guard =
     <A>(tool: string, fn: (args: A, extra: Extra) => Promise<CallToolResult>) =>
@@ -124,7 +138,20 @@ export function registerTools(server: McpServer, opts: ToolOptions): void {
     const view = delegationView(r, cap);
     return answer(`Delegation ${r.id} to ${r.agent.name}: ${r.status}${r.outcome ? `, ${r.outcome.kind}` : ''}. ${view.next}`, view);
   };
+  return { opts, baton, graphs, logger, cap, maxWait, guard, progress, waitDelegation, delegationAnswer };
+}
 
+export function registerTools(server: McpServer, opts: ToolOptions): void {
+  const kit = toolKit(opts);
+  agentTools(server, kit);
+  readTools(server, kit);
+  steeringTools(server, kit);
+  graphTools(server, kit);
+}
+
+/** The agents, and handing work to one. */
+function agentTools(server: McpServer, kit: ToolKit): void {
+  const { baton, logger, cap, maxWait, guard, waitDelegation, delegationAnswer, opts } = kit;
   server.registerTool(
     'list_agents',
     {
@@ -201,7 +228,11 @@ export function registerTools(server: McpServer, opts: ToolOptions): void {
       return delegationAnswer(await waitDelegation(id, args.waitSeconds ?? 0, extra));
     }),
   );
+}
 
+/** Reading the caller's delegations. */
+function readTools(server: McpServer, kit: ToolKit): void {
+  const { baton, maxWait, guard, waitDelegation, delegationAnswer } = kit;
   server.registerTool(
     'show_delegation',
     {
@@ -252,7 +283,11 @@ export function registerTools(server: McpServer, opts: ToolOptions): void {
       return answer(`${delegations.length} delegation(s).`, { delegations });
     }),
   );
+}
 
+/** Answering, authorizing, reviewing and cancelling a delegation. */
+function steeringTools(server: McpServer, kit: ToolKit): void {
+  const { baton, cap, maxWait, guard, waitDelegation, delegationAnswer } = kit;
   const turnOutput = { messageId: z.string(), delegation: DelegationViewSchema };
   /** After an answer or authorization: waits for the agent's next step (a new request, or the end). */
   const afterTurn = async (id: string, answered: string, messageId: string, seconds: number, extra: Extra, what: string) => {
@@ -265,7 +300,6 @@ export function registerTools(server: McpServer, opts: ToolOptions): void {
       delegation: view,
     });
   };
-
   server.registerTool(
     'answer',
     {
@@ -329,7 +363,11 @@ export function registerTools(server: McpServer, opts: ToolOptions): void {
     },
     guard('cancel_delegation', async (args) => delegationAnswer(await baton.cancel(args.id, args.reason))),
   );
+}
 
+/** Task graphs. */
+function graphTools(server: McpServer, kit: ToolKit): void {
+  const { graphs, logger, cap, maxWait, guard, progress, opts } = kit;
   const graphAnswer = (g: GraphRecord): CallToolResult => {
     const view = graphView(g, cap);
     return answer(`Graph ${g.id}: ${g.status}${g.outcome ? `, ${g.outcome.kind}` : ''}, ${g.size} node(s). ${view.next}`, view);
@@ -346,7 +384,6 @@ export function registerTools(server: McpServer, opts: ToolOptions): void {
         onChange: progress(extra),
       }),
     );
-
   server.registerTool(
     'run_graph',
     {

@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { ConfigError } from '../config/load';
 import { dataConverterOption } from '../codec/data-converter';
 import { connectTemporalClient } from '../runtime/connect';
-import type { TemporalSection } from '../runtime/temporal-target';
+import type { TemporalSection } from '../config/temporal-target';
 import { PushSchema, type BatonConfig, type PushConfig } from '../config/schema';
 import { pushSignal } from '../../workflows/messages';
 import { startWebhook, type RunningWebhook } from './webhook';

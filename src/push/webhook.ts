@@ -6,7 +6,7 @@
  */
 import { recordPushReceived } from '../telemetry/metrics';
 import { listen } from '../runtime/listen';
-import { RateLimiter, retryAfterSeconds } from '../http/rate-limit';
+import { RateLimiter, retryAfterSeconds } from '../limits/rate-limit';
 import { createHash } from 'node:crypto';
 import express from 'express';
 import type { Logger } from 'pino';

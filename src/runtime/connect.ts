@@ -11,7 +11,7 @@ import type { NativeConnection, NativeConnectionOptions } from '@temporalio/work
 import { ConfigError } from '../config/config-error';
 import { isRefusal } from '../errors/as-baton-error';
 import { TemporalRefusedError, TemporalUnavailableError } from '../errors/temporal-errors';
-import { resolveTemporalTarget, type Material, type TemporalSection, type TemporalTarget } from './temporal-target';
+import { resolveTemporalTarget, type Material, type TemporalSection, type TemporalTarget } from '../config/temporal-target';
 
 /** The address client commands use when neither TEMPORAL_ADDRESS nor the config names one: what `baton dev` serves. */
 export const DEFAULT_ADDRESS = '127.0.0.1:7233';

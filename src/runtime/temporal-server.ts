@@ -12,7 +12,7 @@ import { Connection } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { TemporalUnavailableError } from '../errors/temporal-errors';
 import { ALL_SEARCH_ATTRIBUTES } from '../shared/search-attributes';
-import { registerSearchAttributes } from './namespace-setup';
+import { registerSearchAttributes } from '../client/namespace-setup';
 import { projectRoot } from './project-root';
 
 export { TemporalUnavailableError };

@@ -22,7 +22,7 @@ import type { Caller } from '../shared/delegation-types';
 import { SA_SERVICE, SA_TENANT } from '../shared/search-attributes';
 import type { PushTarget, SealedSecret, TaskPushCarry, TaskPushInput, TaskPushView } from '../shared/task-push-types';
 import { deletePushTargetUpdate, pushStateQuery, setPushTargetUpdate } from '../../workflows/messages';
-import type { taskPushWorkflow } from '../../workflows/task-push';
+import type { TaskPushWorkflow } from '../../workflows/messages';
 
 /** The workflow that keeps task `taskId`'s webhooks. */
 export const pushWorkflowId = (taskId: string): string => `${taskId}.push`;
@@ -63,7 +63,7 @@ export class TaskPushConfigs {
   async keep(caller: Caller, taskId: string, target: PushTarget, shown?: () => Promise<string>): Promise<TaskPushNotificationConfig> {
     const temporal = this.o.baton.client;
     const carried = shown ? await this.carriedFromClosed(taskId, target.id, shown) : undefined;
-    const start = new WithStartWorkflowOperation<typeof taskPushWorkflow>('taskPushWorkflow', {
+    const start = new WithStartWorkflowOperation<TaskPushWorkflow>('taskPushWorkflow', {
       ...this.startOptions(caller, taskId),
       args: carried ? [this.inputFor(caller, taskId), carried] : [this.inputFor(caller, taskId)],
       // The task's webhooks are one workflow: a second config joins it; after it ended, a new one starts.
@@ -168,7 +168,7 @@ export class TaskPushConfigs {
       ended: true,
     };
     await this.o.baton.client.workflow
-      .start<typeof taskPushWorkflow>('taskPushWorkflow', {
+      .start<TaskPushWorkflow>('taskPushWorkflow', {
         ...this.startOptions(caller, taskId),
         args: [this.inputFor(caller, taskId), carry],
         workflowIdConflictPolicy: 'FAIL',

@@ -22,31 +22,27 @@ import { taskStateToJSON } from '@a2a-js/sdk';
 import { A2AError, RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler, ServerCallContext, User } from '@a2a-js/sdk/server';
 import type { Logger } from 'pino';
-import { quoted, type BatonClient } from '../client/baton-client';
 import type { ServedAgentConfig } from '../config/schema';
 import { asBatonError } from '../errors/as-baton-error';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** Bytes of the MAC in front of a ListTasks page token. */
 const PAGE_MAC_BYTES = 16;
-import type { ArtifactStore } from '../artifacts/store';
+import { quoted } from '../client/baton-client';
 import { MessageSchema, TaskStateSchema, type Part, type TaskState } from '../shared/a2a-types';
 import type { Caller } from '../shared/delegation-types';
-import { SA_SERVED_CONTEXT, SA_SERVICE, SA_TENANT } from '../shared/search-attributes';
-import { servedContextId, servedTaskId, turnUpdateId } from './task-id';
+import type { ServedTasks } from '../served-tasks/served-tasks';
+import { servedContextId, servedTaskId, turnUpdateId } from '../served-tasks/task-id';
 import {
   changesBetween,
   fingerprintOf,
   INTERRUPTED_STATES,
   servedTask,
   TERMINAL_STATES,
-  visibilityClauseFor,
   withHistoryLength,
   type WireTask,
-} from './task-view';
-import type { TaskRunner } from './task-runners';
+} from '../served-tasks/task-view';
 import type { TaskPushConfigs } from './push-configs';
-import { ServedTaskReader } from './task-reader';
 import type { CallerBudget } from '../limits/caller-budget';
 
 /** The caller a bearer token named, as the SDK's handlers pass it on. */
@@ -66,12 +62,8 @@ export interface ServedAgentOptions {
   config: ServedAgentConfig;
   /** The card in A2A's JSON form (signed, when configured), built once the server knows the URL it is reached at. */
   card: () => Promise<Record<string, unknown>>;
-  /** A client on the Temporal connection; each request acts as its own caller through it. */
-  baton: BatonClient;
-  /** What runs each task (a delegation, or a graph). */
-  runner: TaskRunner;
-  /** Where artifacts kept by digest are read, to hand them to the caller. Default: none. */
-  artifacts?: ArtifactStore;
+  /** The service's tasks: read, started, answered and cancelled through it, each request as its own caller. */
+  tasks: ServedTasks;
   /** The key task ids are made with (`serve.taskIdKeyFromEnv`). */
   taskIdKey: Buffer;
   /** The tasks' push configs (callers' webhooks). */
@@ -98,16 +90,7 @@ const CANCEL_WAIT_MS = 60_000;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export class ServedAgent implements A2ARequestHandler {
-  private readonly reader: ServedTaskReader;
-
-  constructor(private readonly o: ServedAgentOptions) {
-    this.reader = new ServedTaskReader({
-      service: o.name,
-      baton: o.baton,
-      runner: o.runner,
-      ...(o.artifacts ? { artifacts: o.artifacts } : {}),
-    });
-  }
+  constructor(private readonly o: ServedAgentOptions) {}
 
   /** The card as the SDK's handlers use it (its object form). */
   async getAgentCard(): Promise<AgentCard> {
@@ -175,7 +158,7 @@ export class ServedAgent implements A2ARequestHandler {
       if (TERMINAL_STATES.has(before.status.state))
         throw new TaskNotCancelableError(`task ${params.id} has ended (${before.status.state}) and cannot be canceled`);
       try {
-        await this.o.runner.cancel(caller, params.id);
+        await this.o.tasks.cancel(caller, params.id);
       } catch (err) {
         // Settled between the read and the cancel: said below from what it settled as.
         if (!(asBatonError(err)?.kind === 'Refused')) throw err;
@@ -199,44 +182,32 @@ export class ServedAgent implements A2ARequestHandler {
       const caller = callerOf(context);
       const pageSize = params.pageSize ?? 50;
       if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100) throw new RequestMalformedError('pageSize is 1 to 100');
-      const clauses = [
-        `WorkflowType = '${this.o.runner.workflowType}'`,
-        `${SA_TENANT.name} = ${quoted('tenant', caller.tenant)}`,
-        `${SA_SERVICE.name} = '${this.o.name}'`,
-        `ExecutionStatus != 'ContinuedAsNew'`,
-      ];
-      if (params.contextId) clauses.push(`${SA_SERVED_CONTEXT.name} = ${quoted('contextId', params.contextId)}`);
       let wanted: TaskState | undefined;
       if (params.status) {
         const state = TaskStateSchema.safeParse(taskStateToJSON(params.status));
         if (!state.success) throw new RequestMalformedError(`status ${String(params.status)} is not a task state`);
         wanted = state.data;
-        // A delegation's state is in its search attributes; a graph's is read (the page may then hold fewer).
-        if (this.o.runner.workflowType === 'delegationWorkflow') clauses.push(visibilityClauseFor(state.data));
       }
       const after = params.statusTimestampAfter ? Date.parse(params.statusTimestampAfter) : undefined;
       if (after !== undefined && Number.isNaN(after)) throw new RequestMalformedError('statusTimestampAfter is not an ISO-8601 time');
-      const query = clauses.join(' AND ');
-      const temporal = this.o.baton.client;
+      const filter = { pageSize, ...(params.contextId ? { contextId: params.contextId } : {}), ...(wanted ? { state: wanted } : {}) };
+      const query = this.o.tasks.listQuery(caller, filter);
       const nextPageToken = params.pageToken ? this.openPageToken(params.pageToken, caller, query) : undefined;
-      const page = await this.call(() =>
-        temporal.workflowService.listWorkflowExecutions({ namespace: temporal.options.namespace, query, pageSize, nextPageToken }),
-      );
-      const ids = (page.executions ?? []).map((e) => e.execution?.workflowId ?? '').filter(Boolean);
+      const page = await this.o.tasks.list(caller, { ...filter, ...(nextPageToken ? { nextPageToken } : {}) });
+      const ids = page.ids;
       const tasks = await Promise.all(
         ids.map((id) => this.view(id, caller, { artifacts: params.includeArtifacts === true }).catch(() => undefined)),
       );
       await this.o.budget?.fanOut(caller, ids.length);
-      const total = await this.call(() => temporal.workflow.count(query));
       return {
         tasks: tasks
           .filter((t): t is WireTask => !!t && (!wanted || t.status.state === wanted))
           .filter((t) => after === undefined || Date.parse(t.status.timestamp) > after)
           .map((t) => withHistoryLength(t, params.historyLength))
           .map((t) => SdkTask.fromJSON(params.includeArtifacts ? t : { ...t, artifacts: [] })),
-        nextPageToken: page.nextPageToken?.length ? this.sealPageToken(Buffer.from(page.nextPageToken), caller, query) : '',
+        nextPageToken: page.nextPageToken ? this.sealPageToken(Buffer.from(page.nextPageToken), caller, page.query) : '',
         pageSize,
-        totalSize: total.count,
+        totalSize: page.total,
       };
     });
   }
@@ -245,7 +216,7 @@ export class ServedAgent implements A2ARequestHandler {
     return this.guard(async () => {
       const caller = callerOf(context);
       // The task must be the caller's: another's is not found.
-      await this.reader.owned(named(params.taskId, 'taskId'), caller);
+      await this.o.tasks.owned(named(params.taskId, 'taskId'), caller);
       const kept = await this.o.pushConfigs.set(caller, params.taskId, params, this.shown(params.taskId, caller));
       this.o.logger.info({ taskId: params.taskId, service: this.o.name, configId: kept.id }, 'served task: push config kept');
       return kept;
@@ -257,7 +228,7 @@ export class ServedAgent implements A2ARequestHandler {
     context: ServerCallContext,
   ): Promise<TaskPushNotificationConfig> {
     return this.guard(async () => {
-      await this.reader.owned(named(params.taskId, 'taskId'), callerOf(context));
+      await this.o.tasks.owned(named(params.taskId, 'taskId'), callerOf(context));
       return this.o.pushConfigs.get(params.taskId, named(params.id, 'id'));
     });
   }
@@ -267,7 +238,7 @@ export class ServedAgent implements A2ARequestHandler {
     context: ServerCallContext,
   ): Promise<ListTaskPushNotificationConfigsResponse> {
     return this.guard(async () => {
-      await this.reader.owned(named(params.taskId, 'taskId'), callerOf(context));
+      await this.o.tasks.owned(named(params.taskId, 'taskId'), callerOf(context));
       // At most 10 configs per task: one page.
       return { configs: await this.o.pushConfigs.list(params.taskId), nextPageToken: '' };
     });
@@ -276,7 +247,7 @@ export class ServedAgent implements A2ARequestHandler {
   deleteTaskPushNotificationConfig(params: DeleteTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<void> {
     return this.guard(async () => {
       const caller = callerOf(context);
-      await this.reader.owned(named(params.taskId, 'taskId'), caller);
+      await this.o.tasks.owned(named(params.taskId, 'taskId'), caller);
       await this.o.pushConfigs.delete(caller, params.taskId, named(params.id, 'id'));
     });
   }
@@ -340,7 +311,7 @@ export class ServedAgent implements A2ARequestHandler {
     const contextId = givenContext || servedContextId(id);
     // A contextId Baton cannot file is refused before anything starts (guard makes it RequestMalformed).
     quoted('contextId', contextId);
-    await this.o.runner.start(caller, id, parts, { service: this.o.name, contextId });
+    await this.o.tasks.start(caller, id, parts, contextId);
     this.o.logger.info({ taskId: id, service: this.o.name, caller }, 'served task started (or found, for a retried message)');
     return { id };
   }
@@ -351,7 +322,7 @@ export class ServedAgent implements A2ARequestHandler {
     message: { messageId: string; contextId?: string; parts: Part[] },
     caller: Caller,
   ): Promise<{ id: string; answered: string }> {
-    const { facts, state } = await this.reader.read(taskId, caller);
+    const { facts, state } = await this.o.tasks.read(taskId, caller);
     if (message.contextId && message.contextId !== facts.contextId)
       throw new RequestMalformedError(`task ${taskId} is in context ${facts.contextId}, not ${message.contextId}`);
     const task = servedTask(state, facts);
@@ -361,9 +332,8 @@ export class ServedAgent implements A2ARequestHandler {
       );
     const pending = state.pending;
     const updateId = turnUpdateId(taskId, caller, message.messageId);
-    const baton = this.o.baton.as(caller);
     if (pending?.kind === 'input') {
-      await this.o.runner.answer(caller, pending, message.parts, updateId);
+      await this.o.tasks.answer(caller, pending, message.parts, updateId);
     } else if (pending?.kind === 'auth') {
       const credential = message.parts
         .map((p) => (p.data && typeof p.data === 'object' ? (p.data as { credential?: unknown }).credential : undefined))
@@ -372,7 +342,7 @@ export class ServedAgent implements A2ARequestHandler {
         throw new RequestMalformedError(
           `task ${taskId} waits for authentication: answer with a data part {"credential": "<name>"} naming one of: ${(pending.credentials ?? []).join(', ') || '(none configured)'}`,
         );
-      await baton.authorize(pending.delegationId, pending.requestId, credential, { updateId });
+      await this.o.tasks.authorize(caller, pending, credential, updateId);
     } else {
       throw new UnsupportedOperationError(
         `task ${taskId} is not waiting for a message (${task.status.state}); subscribe or read it with GetTask`,
@@ -432,11 +402,7 @@ export class ServedAgent implements A2ARequestHandler {
 
   /** The task as the caller sees it. */
   private view(id: string, caller: Caller, opts: { artifacts?: boolean } = {}): Promise<WireTask> {
-    return this.reader.view(id, caller, opts);
-  }
-
-  private call<T>(fn: () => Promise<T>): Promise<T> {
-    return this.reader.call(fn);
+    return this.o.tasks.view(id, caller, opts);
   }
 
   /** Runs `fn`; an error that is not the protocol's own becomes one a caller can act on, and is logged. */

@@ -14,7 +14,8 @@ import type { BatonConfig, ServeConfig, ServedAgentConfig } from '../config/sche
 import { ServedAgent } from './served-agent';
 import { TaskPushConfigs } from './push-configs';
 import { encryptionCodec } from '../codec/data-converter';
-import { DelegationRunner, GraphRunner, servedGraphSpec, WorkflowRunner } from './task-runners';
+import { DelegationRunner, GraphRunner, servedGraphSpec, WorkflowRunner } from '../served-tasks/task-runners';
+import { ServedTasks } from '../served-tasks/served-tasks';
 import type { GraphClient } from '../client/graph-client';
 import type { CallerBudget } from '../limits/caller-budget';
 import type { Lookup } from '../a2a/guarded-fetch';
@@ -127,9 +128,7 @@ export function createServedAgents(opts: ServedAgentsOptions): Map<string, Serve
         name,
         config: service,
         card: () => (card ??= build()),
-        baton: opts.baton,
-        runner,
-        ...(opts.artifacts ? { artifacts: opts.artifacts } : {}),
+        tasks: new ServedTasks({ service: name, baton: opts.baton, runner, ...(opts.artifacts ? { artifacts: opts.artifacts } : {}) }),
         pushConfigs: new TaskPushConfigs({
           service: name,
           runner: workflowType,

@@ -11,10 +11,10 @@ import type { BatonConfig } from '../config/schema';
 import type { CallerGate } from '../limits/caller-gate';
 import { startServedGrpc, type RunningGrpc } from './grpc-server';
 import { ConfigError } from '../config/load';
-import { isLoopback } from '../http/start-ui';
+import { isLoopback } from '../auth/listeners';
 import { cardSigner, createServedAgents } from './served-agents';
 import { servedAgentsRouter } from './served-agents-router';
-import { taskIdKey } from './task-id';
+import { taskIdKey } from '../served-tasks/task-id';
 import type { Lookup } from '../a2a/guarded-fetch';
 
 export interface Serving {

@@ -381,7 +381,14 @@ export class DelegationState {
       return why ? { refused: why } : { turn: { requestId: parsed.data.requestId, kind: 'input', parts: parsed.data.parts } };
     }
     const parsed = delegationSchemas().AuthorizeSchema.safeParse(payload);
-    if (!parsed.success) return { refused: invalid('authorize', parsed.error) };
+    if (!parsed.success) {
+      const namesVariable = typeof payload === 'object' && payload !== null && 'secretRef' in payload;
+      if (namesVariable)
+        return {
+          refused: `authorize names a credential (credential: <name>), not a variable of the worker; ${this.acceptedCredentials()}`,
+        };
+      return { refused: invalid('authorize', parsed.error) };
+    }
     const why = this.refuseAnswer('auth', parsed.data.requestId, parsed.data.caller) ?? this.refuseCredential(parsed.data.credential);
     return why ? { refused: why } : { turn: { requestId: parsed.data.requestId, kind: 'auth', credential: parsed.data.credential } };
   }

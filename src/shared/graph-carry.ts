@@ -3,30 +3,9 @@
  * history as its second argument, so it is kept small whatever the graph's size: one letter per node,
  * and per-node data only where a later decision needs it.
  */
-import type { OutcomeKind } from './delegation-types';
 import type { GraphNodeSpec, LineageEntry } from './graph-types';
 
-/** One letter per node state, in `GraphCarry.states`. */
-export const NODE_STATE_CODES = {
-  PENDING: 'P',
-  RUNNING: 'R',
-  SKIPPED: 'S',
-  ACCEPTED: 'A',
-  REJECTED: 'J',
-  REMOTE_FAILED: 'F',
-  REMOTE_REJECTED: 'X',
-  CANCELED: 'C',
-  TIMED_OUT: 'T',
-  ERROR: 'E',
-} as const satisfies Record<'PENDING' | 'RUNNING' | 'SKIPPED' | OutcomeKind, string>;
-
-export type NodeStateWord = keyof typeof NODE_STATE_CODES;
-export type NodeStateCode = (typeof NODE_STATE_CODES)[NodeStateWord];
-
-export const NODE_STATE_WORDS = Object.fromEntries(Object.entries(NODE_STATE_CODES).map(([word, code]) => [code, word])) as Record<
-  NodeStateCode,
-  NodeStateWord
->;
+export { NODE_STATE_CODES, NODE_STATE_WORDS, type NodeStateCode, type NodeStateWord } from './graph-node-states';
 
 /** What a dependent of an ACCEPTED node is sent about it: its task and its accepted artifacts (by reference). */
 export interface Handoff {

@@ -2,7 +2,7 @@
  * How large a task graph may be, and how much of it one read returns. Plain constants, no schemas:
  * workflow code imports them.
  */
-import { NODE_STATE_CODES, type NodeStateWord } from './graph-carry';
+import { NODE_STATE_CODES, type NodeStateWord } from './graph-node-states';
 
 /** Most nodes one graph holds, follow-ups included. */
 export const MAX_GRAPH_NODES = 10_000;

@@ -16,7 +16,7 @@ import { fuzzBoundaries, type FuzzReport } from './fuzz';
 import { campaignAgent, killRun, restartServerRun, type CrashRunReport, type RestartReport } from './kill-campaign';
 import { MATRICES } from './all-matrices';
 import type { MatrixReport } from './matrices';
-import { installedVersion as version } from '../helpers/versions';
+import { installedVersion as version } from '../../infra/versions';
 
 async function main(): Promise<number> {
   const { values } = parseArgs({

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { FaultAgent } from '../../src/chaos/fault-agent';
+import type { FaultAgent } from '../../infra/fault-agent';
 import { campaignAgent, killRun, restartServerRun } from './kill-campaign';
 
 describe('chaos: crashes and restarts', () => {

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { FaultAgent, type FaultPlan } from '../../src/chaos/fault-agent';
+import { FaultAgent, type FaultPlan } from '../../infra/fault-agent';
 import { batonFor, loopbackAgent, withWorker } from '../helpers/temporal';
 
 interface Case {

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import pino from 'pino';
-import { FaultAgent } from '../../src/chaos/fault-agent';
+import { FaultAgent } from '../../infra/fault-agent';
 import { BatonClient } from '../../src/client/baton-client';
 import { loopbackAgentEntry } from '../../src/config/schema';
 import { freePort, startTemporal } from '../../src/runtime/temporal-server';

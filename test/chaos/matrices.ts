@@ -7,7 +7,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
-import { servedTaskId } from '../../src/serve/task-id';
+import { servedTaskId } from '../../src/served-tasks/task-id';
 import pino from 'pino';
 import { createGuardedFetch, FetchRefusedError } from '../../src/a2a/guarded-fetch';
 import { findCause } from '../../src/a2a/cause';

@@ -6,7 +6,7 @@ import { GraphClient } from '../../src/client/graph-client';
 import type { BatonConfig } from '../../src/config/schema';
 import { startApiServer, type RunningApi } from '../../src/http/api-server';
 import { CallerGate } from '../../src/limits/caller-gate';
-import { CallerTokens } from '../../src/http/caller-tokens';
+import { CallerTokens } from '../../src/auth/caller-tokens';
 import { prepareServing } from '../../src/serve/serving';
 import type { Lookup } from '../../src/a2a/guarded-fetch';
 import { batonFor, type TestWorkerContext } from './temporal';

@@ -3,7 +3,7 @@
  * start another on the same task queue.
  */
 import { randomUUID } from 'node:crypto';
-import { ensureNamespace, registerSearchAttributes } from '../../src/runtime/namespace-setup';
+import { ensureNamespace, registerSearchAttributes } from '../../src/client/namespace-setup';
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { BatonClient } from '../../src/client/baton-client';
 import { GraphClient } from '../../src/client/graph-client';
-import { CliProcess, userEnv } from './cli';
+import { CliProcess, userEnv } from '../../infra/cli-process';
 import { testServer } from './temporal';
 
 export interface WorkerProcesses {

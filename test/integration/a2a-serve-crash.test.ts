@@ -13,7 +13,7 @@ import { UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import { startAgentServer } from '../../src/demo/agent-server';
 import { supplierQa } from '../../src/demo/supplier-qa';
 import { freePort } from '../../src/runtime/temporal-server';
-import { CliProcess, runCli, userEnv } from '../helpers/cli';
+import { CliProcess, runCli, userEnv } from '../../infra/cli-process';
 import { stateOf, Webhook } from '../helpers/webhook';
 import { kill, workerProcesses } from '../helpers/worker-process';
 

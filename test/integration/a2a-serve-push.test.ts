@@ -17,7 +17,7 @@ import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server
 import { supplierQa } from '../../src/demo/supplier-qa';
 import { freePort } from '../../src/runtime/temporal-server';
 import { pushWorkflowId } from '../../src/serve/push-configs';
-import { servedTaskId } from '../../src/serve/task-id';
+import { servedTaskId } from '../../src/served-tasks/task-id';
 import type { TaskPushView } from '../../src/shared/task-push-types';
 import { pushStateQuery } from '../../workflows/messages';
 import { BINDINGS, PIPELINE, serveForTest, testPush, TASK_ID_KEY, type Binding, SUPPLIER_CHECK } from '../helpers/served';

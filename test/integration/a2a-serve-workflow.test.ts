@@ -22,7 +22,7 @@ import { withBaton } from '../../src/embed/with-baton';
 import { GrpcTransportFactory } from '../../src/a2a/grpc-transport';
 import { startApiServer } from '../../src/http/api-server';
 import { CallerGate } from '../../src/limits/caller-gate';
-import { CallerTokens } from '../../src/http/caller-tokens';
+import { CallerTokens } from '../../src/auth/caller-tokens';
 import { installTemporalRuntime } from '../../src/runtime/logger';
 import { freePort } from '../../src/runtime/temporal-server';
 import { prepareServing } from '../../src/serve/serving';

@@ -28,7 +28,7 @@ import { supplierQa } from '../../src/demo/supplier-qa';
 import { freePort } from '../../src/runtime/temporal-server';
 import { projectRoot } from '../../src/runtime/project-root';
 import type { RunningApi } from '../../src/http/api-server';
-import { servedTaskId } from '../../src/serve/task-id';
+import { servedTaskId } from '../../src/served-tasks/task-id';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { BINDINGS, PIPELINE, serveForTest, TASK_ID_KEY, type Binding, SKILLS, SUPPLIER_CHECK } from '../helpers/served';
 import { batonFor, loopbackAgent, withWorker, type TestWorkerContext } from '../helpers/temporal';

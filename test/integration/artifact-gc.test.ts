@@ -13,7 +13,7 @@ import { FsArtifactStore, type ArtifactRef } from '../../src/artifacts/store';
 import { startAgentServer } from '../../src/demo/agent-server';
 import { bulkArchive } from '../../src/demo/simple-agents';
 import { collectArtifactsIn } from '../../src/runtime/artifact-gc';
-import { runCli, userEnv } from '../helpers/cli';
+import { runCli, userEnv } from '../../infra/cli-process';
 import { batonFor, loopbackAgent, testServer, withWorker } from '../helpers/temporal';
 
 const KiB = 1024;

@@ -18,7 +18,7 @@ import { Message } from '@a2a-js/sdk';
 import { AgentEvent } from '@a2a-js/sdk/server';
 import type { ArtifactRecord } from '../../src/shared/delegation-types';
 import { batonFor, loopbackAgent, testServer, withWorker } from '../helpers/temporal';
-import { runCli, saysOneLine, userEnv } from '../helpers/cli';
+import { runCli, saysOneLine, userEnv } from '../../infra/cli-process';
 
 const CHUNKS = 50;
 const MiB = 1024 * 1024;

@@ -21,7 +21,7 @@ import { ConfigSchema, loopbackAgentEntry, type BatonConfig } from '../../src/co
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
 import { supplierQa } from '../../src/demo/supplier-qa';
 import { startUi, type RunningUi } from '../../src/http/start-ui';
-import { startPostgres, type RunningPostgres } from '../../src/runtime/cluster/postgres';
+import { startPostgres, type RunningPostgres } from '../../infra/cluster/postgres';
 import { freePort } from '../../src/runtime/temporal-server';
 import { batonFor, testServer, withWorker, type TestWorkerContext } from '../helpers/temporal';
 

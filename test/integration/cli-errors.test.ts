@@ -14,7 +14,7 @@ import { msToTs } from '@temporalio/common/lib/time';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
 import { refusingVendor } from '../../src/demo/simple-agents';
 import { ALL_SEARCH_ATTRIBUTES } from '../../src/shared/search-attributes';
-import { runCli, saysOneLine, userEnv } from '../helpers/cli';
+import { runCli, saysOneLine, userEnv } from '../../infra/cli-process';
 import { loopbackAgent, testServer, withWorker } from '../helpers/temporal';
 
 /** Asserts one line on stderr matching `line`, the exit code, and no stack trace. */

@@ -16,7 +16,7 @@ import { GraphClient } from '../../src/client/graph-client';
 import { parseGraphSpec } from '../../src/shared/graph-spec';
 import type { GraphRecord } from '../../src/shared/graph-types';
 import { projectRoot } from '../../src/runtime/project-root';
-import { runCli, userEnv } from '../helpers/cli';
+import { runCli, userEnv } from '../../infra/cli-process';
 import { loopbackAgent, testServer, withWorker } from '../helpers/temporal';
 
 const example = (name: string) => join(projectRoot(), 'examples', 'graphs', name);

@@ -10,7 +10,7 @@ import type { AgentStatus } from '../../src/cli/commands/agents';
 import type { ConfigReport } from '../../src/cli/commands/config-check';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
 import { supplierQa } from '../../src/demo/supplier-qa';
-import { runCli, userEnv } from '../helpers/cli';
+import { runCli, userEnv } from '../../infra/cli-process';
 import { RawAgent } from '../helpers/raw-agent';
 
 describe('baton agents and baton config check', () => {

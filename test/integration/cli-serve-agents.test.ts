@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { demoAgents } from '../../src/demo/catalog';
-import { CliProcess, freePortBlock, runCli, userEnv } from '../helpers/cli';
+import { CliProcess, freePortBlock, runCli, userEnv } from '../../infra/cli-process';
 
 describe('baton serve-agents', () => {
   it('serves every demo agent on consecutive ports with cards naming the public host', async () => {

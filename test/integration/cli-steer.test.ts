@@ -11,7 +11,7 @@ import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server
 import { supplierQa } from '../../src/demo/supplier-qa';
 import { BATON_VERSION } from '../../src/shared/baton-version';
 import type { DelegationRecord } from '../../src/shared/delegation-types';
-import { CliProcess, runCli, userEnv } from '../helpers/cli';
+import { CliProcess, runCli, userEnv } from '../../infra/cli-process';
 import { loopbackAgent, testServer, withWorker } from '../helpers/temporal';
 
 interface Row {

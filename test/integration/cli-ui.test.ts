@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { initializeRequest } from '../helpers/mcp-tool-server';
-import { CliProcess, runCli, userEnv } from '../helpers/cli';
+import { initializeRequest } from '../../infra/mcp-tool-server';
+import { CliProcess, runCli, userEnv } from '../../infra/cli-process';
 import { testServer } from '../helpers/temporal';
 
 describe('baton ui', () => {

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { projectCliPaths } from '../../src/runtime/temporal-server';
 import type { DelegationRecord } from '../../src/shared/delegation-types';
-import { alive, CliProcess, logsOf, runCli, userEnv } from '../helpers/cli';
+import { alive, CliProcess, logsOf, runCli, userEnv } from '../../infra/cli-process';
 
 function serverPid(logs: Record<string, unknown>[]): number {
   const ready = logs.find((l) => l.msg === 'Temporal dev server ready');

@@ -16,10 +16,10 @@ import { encryptionCodec } from '../../src/codec/data-converter';
 import { loadConfig } from '../../src/config/load';
 import type { EncryptionConfig } from '../../src/config/schema';
 import { demoAgents } from '../../src/demo/catalog';
-import { CallerTokens } from '../../src/http/caller-tokens';
+import { CallerTokens } from '../../src/auth/caller-tokens';
 import { projectRoot } from '../../src/runtime/project-root';
-import { TEMPORAL_SERVER_VERSION } from '../../src/runtime/cluster/server-binary';
-import { runCli, userEnv } from '../helpers/cli';
+import { TEMPORAL_SERVER_VERSION } from '../../infra/cluster/server-binary';
+import { runCli, userEnv } from '../../infra/cli-process';
 
 const run = promisify(execFile);
 const root = projectRoot();

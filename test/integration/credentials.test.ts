@@ -11,7 +11,7 @@ import { InvalidRequestError } from '../../src/client/errors';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
 import type { DelegationRecord } from '../../src/shared/delegation-types';
 import { authorizeSignal, authorizeUpdate } from '../../workflows/messages';
-import { runCli, userEnv } from '../helpers/cli';
+import { runCli, userEnv } from '../../infra/cli-process';
 import { echoGate, type EchoGate } from '../helpers/echo-gate';
 import { batonFor, historyText, loopbackAgent, testServer, withWorker, type TestWorkerContext } from '../helpers/temporal';
 

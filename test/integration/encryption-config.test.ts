@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { runCli, saysOneLine, userEnv } from '../helpers/cli';
+import { runCli, saysOneLine, userEnv } from '../../infra/cli-process';
 
 const dir = mkdtempSync(join(tmpdir(), 'baton-encryption-config-'));
 const config = join(dir, 'baton.config.yaml');

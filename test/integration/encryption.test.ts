@@ -16,7 +16,7 @@ import { NativeConnection } from '@temporalio/worker';
 import pino from 'pino';
 import { batonDataConverter } from '../../src/codec/data-converter';
 import { PayloadKeyUnknownError } from '../../src/codec/encryption-codec';
-import { FaultAgent } from '../../src/chaos/fault-agent';
+import { FaultAgent } from '../../infra/fault-agent';
 import { BatonClient } from '../../src/client/baton-client';
 import { ConfigSchema, EncryptionSchema, type BatonConfig, type EncryptionConfig } from '../../src/config/schema';
 import { startUi } from '../../src/http/start-ui';

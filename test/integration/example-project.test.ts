@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -29,11 +29,19 @@ describe('the packed package, used by a project outside this repo', () => {
   const work = mkdtempSync(join(tmpdir(), 'baton-example-'));
   const example = join(work, 'refund-approval');
   let files: string[] = [];
+  let packed: { size: number; unpackedSize: number; entryCount: number } | undefined;
 
   before(async () => {
-    const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: root, env: cleanEnv() });
-    const [info] = JSON.parse(packed.stdout) as { filename: string; files: { path: string }[] }[];
+    const pack = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: root, env: cleanEnv() });
+    const [info] = JSON.parse(pack.stdout) as {
+      filename: string;
+      size: number;
+      unpackedSize: number;
+      entryCount: number;
+      files: { path: string }[];
+    }[];
     files = info?.files.map((f) => f.path) ?? [];
+    packed = info;
     cpSync(join(root, 'examples', 'refund-approval'), example, {
       recursive: true,
       filter: (src) => !/[/\\](node_modules|lib|vendor)$/.test(src),
@@ -44,6 +52,30 @@ describe('the packed package, used by a project outside this repo', () => {
   });
 
   after(() => rmSync(work, { recursive: true, force: true }));
+
+  it('is the package baton-a2a, with only runtime code in it (its size is reported)', (t) => {
+    assert.ok(packed);
+    t.diagnostic(
+      `tarball ${(packed.size / 1024).toFixed(0)} KiB, ${packed.entryCount} files, ${(packed.unpackedSize / 1024 / 1024).toFixed(1)} MiB unpacked`,
+    );
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string; private?: boolean; bin: object };
+    assert.equal(manifest.name, 'baton-a2a');
+    assert.equal(manifest.private, undefined, 'publishable');
+    assert.deepEqual(manifest.bin, { baton: 'lib/src/cli/main.js' });
+    // Test, benchmark and cluster infrastructure lives outside src/ and is never shipped.
+    assert.deepEqual(
+      files.filter((f) => /^lib\/(infra|test|bench|scripts)\/|^lib\/src\/(chaos|runtime\/cluster)\/|\.sh$/.test(f)),
+      [],
+    );
+    assert.ok(files.includes('ui/index.html'), 'the web app, for baton ui');
+    assert.ok(files.includes('CHANGELOG.md'));
+  });
+
+  it('runs the installed CLI with npx', async () => {
+    const { stdout } = await run('npx', ['--no-install', 'baton', '--version'], { cwd: example, env: cleanEnv() });
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+    assert.equal(stdout.trim(), manifest.version);
+  });
 
   it('ships compiled code with type declarations and no tests or sources', () => {
     for (const entry of ['lib/src/api/client', 'lib/src/api/worker', 'lib/src/api/dev', 'lib/workflows/api']) {

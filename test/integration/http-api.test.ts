@@ -14,7 +14,7 @@ import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server
 import { supplierQa } from '../../src/demo/supplier-qa';
 import { skywayAir } from '../../src/demo/trip-agents';
 import { startApiServer, type RunningApi } from '../../src/http/api-server';
-import { CallerTokens } from '../../src/http/caller-tokens';
+import { CallerTokens } from '../../src/auth/caller-tokens';
 import type { DelegationRecord } from '../../src/shared/delegation-types';
 import { OpenApiCheck } from '../helpers/openapi-check';
 import { loopbackAgent, withWorker, type TestWorkerContext } from '../helpers/temporal';

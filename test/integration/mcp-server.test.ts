@@ -24,9 +24,9 @@ import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server
 import { portalGate } from '../../src/demo/auth-gate';
 import { supplierQa } from '../../src/demo/supplier-qa';
 import { startApiServer } from '../../src/http/api-server';
-import { CallerTokens } from '../../src/http/caller-tokens';
-import { BATON, userEnv } from '../helpers/cli';
-import { initializeRequest } from '../helpers/mcp-tool-server';
+import { CallerTokens } from '../../src/auth/caller-tokens';
+import { BATON, userEnv } from '../../infra/cli-process';
+import { initializeRequest } from '../../infra/mcp-tool-server';
 import { batonFor, historyText, loopbackAgent, testServer, withWorker } from '../helpers/temporal';
 
 // Structured results are read loosely once the SDK checked them against each tool's output schema.

@@ -16,7 +16,7 @@ import { withBaton } from '../../src/embed/with-baton';
 import { installTemporalRuntime } from '../../src/runtime/logger';
 import { REDACTED } from '../../src/secrets/redactor';
 import { historyText, testServer } from '../helpers/temporal';
-import { serveToolsOverHttp } from '../helpers/mcp-tool-server';
+import { serveToolsOverHttp } from '../../infra/mcp-tool-server';
 import { callTool, type ToolCallInput } from '../workflows/mcp-tools';
 
 const quiet = pino({ level: 'warn' }, pino.destination(2));
@@ -44,7 +44,7 @@ describe('workflows calling MCP tools', () => {
     const taskQueue = `mcp-${randomUUID()}`;
     const native = await NativeConnection.connect({ address });
     const connection = await Connection.connect({ address });
-    const stdio = { command: process.execPath, args: [require.resolve('../helpers/mcp-tool-server')] };
+    const stdio = { command: process.execPath, args: [require.resolve('../../infra/mcp-tool-server')] };
     const config = {
       agents: {},
       mcp: {

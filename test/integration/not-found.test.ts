@@ -13,8 +13,8 @@ import { GraphClient } from '../../src/client/graph-client';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
 import { supplierQa } from '../../src/demo/supplier-qa';
 import { startApiServer } from '../../src/http/api-server';
-import { CallerTokens } from '../../src/http/caller-tokens';
-import { runCli, userEnv } from '../helpers/cli';
+import { CallerTokens } from '../../src/auth/caller-tokens';
+import { runCli, userEnv } from '../../infra/cli-process';
 import { batonFor, loopbackAgent, testServer, withWorker } from '../helpers/temporal';
 
 const MISSING = 'dlg-not-there-at-all';

@@ -8,7 +8,7 @@ import pino from 'pino';
 import { BatonClient } from '../../src/client/baton-client';
 import { GraphClient } from '../../src/client/graph-client';
 import { startApiServer } from '../../src/http/api-server';
-import { CallerTokens } from '../../src/http/caller-tokens';
+import { CallerTokens } from '../../src/auth/caller-tokens';
 import { pushToken } from '../../src/push/token';
 import { startWebhook } from '../../src/push/webhook';
 import { Connection } from '@temporalio/client';

@@ -8,8 +8,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { makeCertificates, type ClusterCertificates } from '../../src/runtime/cluster/certs';
-import { runCli, userEnv, saysOneLine } from '../helpers/cli';
+import { makeCertificates, type ClusterCertificates } from '../../infra/cluster/certs';
+import { runCli, userEnv, saysOneLine } from '../../infra/cli-process';
 import { testServer } from '../helpers/temporal';
 
 describe('connection settings that cannot work', () => {

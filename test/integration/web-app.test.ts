@@ -15,7 +15,7 @@ import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server
 import { supplierQa } from '../../src/demo/supplier-qa';
 import { harborHotel, skywayAir } from '../../src/demo/trip-agents';
 import { startApiServer, type RunningApi } from '../../src/http/api-server';
-import { CallerTokens } from '../../src/http/caller-tokens';
+import { CallerTokens } from '../../src/auth/caller-tokens';
 import { projectRoot } from '../../src/runtime/project-root';
 import { BATON_VERSION } from '../../src/shared/baton-version';
 import { launchBrowser } from '../helpers/browser';

@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { CliProcess, alive, userEnv } from '../helpers/cli';
+import { CliProcess, alive, userEnv } from '../../infra/cli-process';
 import { testServer } from '../helpers/temporal';
 
 /** The "worker started" line: its process and each heap's limit. */

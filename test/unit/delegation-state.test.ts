@@ -210,7 +210,10 @@ describe('DelegationState: turns, contract, steering payloads', () => {
       refused: 'credential "push" is not one this delegation may send; agent supplier-qa accepts erp',
     });
     const legacy = { requestId: 'd1/request-1', secretRef: { fromEnv: 'BATON_PUSH_SECRET' }, caller };
-    assert.match((s.admit('auth', legacy) as { refused: string }).refused, /^invalid authorize: /, 'a worker variable is never named');
+    assert.match(
+      (s.admit('auth', legacy) as { refused: string }).refused,
+      /^authorize names a credential \(credential: <name>\), not a variable of the worker; agent supplier-qa accepts erp$/,
+    );
   });
 
   it('takes one review, from the right tenant, and settles on it with the policy reasons kept', () => {

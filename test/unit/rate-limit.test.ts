@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { RateLimiter, retryAfterSeconds } from '../../src/http/rate-limit';
+import { RateLimiter, retryAfterSeconds } from '../../src/limits/rate-limit';
 
 describe('RateLimiter', () => {
   it('allows a burst, then one per refill interval, per key', () => {

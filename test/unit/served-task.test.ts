@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { DelegationRecord } from '../../src/shared/delegation-types';
-import { servedContextId, servedTaskId, turnUpdateId } from '../../src/serve/task-id';
+import { servedContextId, servedTaskId, turnUpdateId } from '../../src/served-tasks/task-id';
 import {
   changesBetween,
   delegationState,
@@ -12,7 +12,7 @@ import {
   servedTask,
   visibilityClauseFor,
   withHistoryLength,
-} from '../../src/serve/task-view';
+} from '../../src/served-tasks/task-view';
 
 const record = (over: Partial<DelegationRecord> = {}): DelegationRecord => ({
   id: 'a2a-svc-1',

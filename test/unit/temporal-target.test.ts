@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError } from '../../src/config/config-error';
-import { resolveTemporalTarget } from '../../src/runtime/temporal-target';
+import { resolveTemporalTarget } from '../../src/config/temporal-target';
 
 const dir = mkdtempSync(join(tmpdir(), 'baton-toml-'));
 const toml = join(dir, 'temporal.toml');

@@ -5,14 +5,15 @@
 import { encryptionCodec } from '../../codec/data-converter';
 import { cardSigner, checkServices } from '../../serve/served-agents';
 import { ConfigError, loadConfig } from '../../config/load';
+import type { BatonConfig } from '../../config/schema';
 import { authValueOf, credentialOf, readSecret } from '../../a2a/agent-fetch';
 import { PolicyRegistry } from '../../acceptance/policies';
 import { connectionOptions, DEFAULT_ADDRESS } from '../../runtime/connect';
-import type { TemporalTarget } from '../../runtime/temporal-target';
+import type { TemporalTarget } from '../../config/temporal-target';
 import { codecTokenProblems } from '../../http/codec-server';
-import { callerTokenProblems } from '../../http/caller-tokens';
+import { callerTokenProblems } from '../../auth/caller-tokens';
 import { limitsStoreProblem } from '../../limits/configured-budget';
-import { taskIdKeyProblem } from '../../serve/task-id';
+import { taskIdKeyProblem } from '../../served-tasks/task-id';
 import { printJson } from '../output';
 
 export interface ConfigReport {
@@ -67,31 +68,10 @@ function temporalReport(target: TemporalTarget): TemporalReport {
 /** A plain-http URL on this machine: where `allowHttp` is expected. */
 const isLoopbackHttp = (url: string): boolean => /^http:\/\/(127\.|localhost|\[::1\])/.test(url);
 
-export function checkConfig(configPath?: string): ConfigReport {
-  let loaded;
-  try {
-    loaded = loadConfig(configPath, { quiet: true });
-  } catch (err) {
-    if (err instanceof ConfigError)
-      return { ok: false, agents: [], problems: err.problems.length ? err.problems : [err.message], warnings: [] };
-    throw err;
-  }
+/** The agents' secrets and keys, readable as a worker would read them; plain http only on loopback. */
+function agentSecretProblems(config: BatonConfig): string[] {
   const problems: string[] = [];
-  const known = new PolicyRegistry();
-  for (const [name, declared] of Object.entries(loaded.config.policies)) {
-    try {
-      known.declare(name, declared);
-    } catch (err) {
-      problems.push(`${(err as Error).message}; name a built-in policy or one declared before it`);
-    }
-  }
-  for (const [name, entry] of Object.entries(loaded.config.agents)) {
-    if (!known.has(entry.acceptance))
-      problems.push(
-        `agents.${name}.acceptance: unknown policy "${entry.acceptance}"; use one of ${known.names().join(', ')} or declare it under policies (a policy registered in code by your application is fine: then ignore this)`,
-      );
-  }
-  for (const [name, entry] of Object.entries(loaded.config.agents)) {
+  for (const [name, entry] of Object.entries(config.agents)) {
     if (entry.auth) {
       try {
         credentialOf(name, entry.auth);
@@ -116,7 +96,13 @@ export function checkConfig(configPath?: string): ConfigReport {
       problems.push(`agents.${name}.allowHttp: true for a non-loopback card URL; use https, or keep allowHttp for local agents only`);
     }
   }
-  for (const [name, server] of Object.entries(loaded.config.mcp?.servers ?? {})) {
+  return problems;
+}
+
+/** The MCP servers' credentials and environment, as a worker would start them. */
+function mcpServerProblems(config: BatonConfig): string[] {
+  const problems: string[] = [];
+  for (const [name, server] of Object.entries(config.mcp?.servers ?? {})) {
     const field = `mcp.servers.${name}`;
     if (server.auth) {
       try {
@@ -130,6 +116,66 @@ export function checkConfig(configPath?: string): ConfigReport {
     if (server.url && server.allowHttp && !isLoopbackHttp(server.url))
       problems.push(`${field}.allowHttp: true for a non-loopback URL; use https, or keep allowHttp for local servers only`);
   }
+  return problems;
+}
+
+/**
+ * What `baton serve` and `baton ui` check at start: the agents the services name, their graphs, the
+ * signing key; then the keys that seal callers' webhook tokens. A missing task id key is a warning.
+ */
+function serveProblems(config: BatonConfig, warnings: string[]): string[] {
+  const problems: string[] = [];
+  const serve = config.serve;
+  if (!serve) return problems;
+  try {
+    // What `baton serve` and `baton ui` check at start: the agents the services name, their graphs,
+    // the signing key; then the keys that seal callers' webhook tokens.
+    checkServices(serve, config.agents);
+    if (serve.signing) cardSigner(serve.signing);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    problems.push(...(err.problems.length ? err.problems : [err.message]));
+  }
+  const keyProblem = taskIdKeyProblem(serve.taskIdKeyFromEnv);
+  if (keyProblem) problems.push(keyProblem);
+  if (process.env[serve.taskIdKeyFromEnv] === undefined && config.api.callers.length)
+    warnings.push(
+      `serve.taskIdKeyFromEnv: ${serve.taskIdKeyFromEnv} is not set: each process keys its served task ids itself, so a retried SendMessage that reaches another replica starts a second task`,
+    );
+  try {
+    if (serve.push.keys) encryptionCodec(serve.push.keys, 'serve.push.keys.keys');
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    problems.push(err.message);
+  }
+  return problems;
+}
+
+export function checkConfig(configPath?: string): ConfigReport {
+  let loaded;
+  try {
+    loaded = loadConfig(configPath, { quiet: true });
+  } catch (err) {
+    if (err instanceof ConfigError)
+      return { ok: false, agents: [], problems: err.problems.length ? err.problems : [err.message], warnings: [] };
+    throw err;
+  }
+  const problems: string[] = [];
+  const known = new PolicyRegistry();
+  for (const [name, declared] of Object.entries(loaded.config.policies)) {
+    try {
+      known.declare(name, declared);
+    } catch (err) {
+      problems.push(`${(err as Error).message}; name a built-in policy or one declared before it`);
+    }
+  }
+  for (const [name, entry] of Object.entries(loaded.config.agents)) {
+    if (!known.has(entry.acceptance))
+      problems.push(
+        `agents.${name}.acceptance: unknown policy "${entry.acceptance}"; use one of ${known.names().join(', ')} or declare it under policies (a policy registered in code by your application is fine: then ignore this)`,
+      );
+  }
+  problems.push(...agentSecretProblems(loaded.config), ...mcpServerProblems(loaded.config));
   problems.push(...callerTokenProblems(loaded.config.api));
   const limitsStore = limitsStoreProblem(loaded.config.api);
   if (limitsStore) problems.push(limitsStore);
@@ -155,30 +201,7 @@ export function checkConfig(configPath?: string): ConfigReport {
     if (name && !process.env[name])
       problems.push(`artifacts.s3: ${name} is not set; set it on every worker and client that reads artifacts`);
   }
-  const serve = loaded.config.serve;
-  if (serve) {
-    try {
-      // What `baton serve` and `baton ui` check at start: the agents the services name, their graphs,
-      // the signing key; then the keys that seal callers' webhook tokens.
-      checkServices(serve, loaded.config.agents);
-      if (serve.signing) cardSigner(serve.signing);
-    } catch (err) {
-      if (!(err instanceof ConfigError)) throw err;
-      problems.push(...(err.problems.length ? err.problems : [err.message]));
-    }
-    const keyProblem = taskIdKeyProblem(serve.taskIdKeyFromEnv);
-    if (keyProblem) problems.push(keyProblem);
-    if (process.env[serve.taskIdKeyFromEnv] === undefined && loaded.config.api.callers.length)
-      loaded.warnings.push(
-        `serve.taskIdKeyFromEnv: ${serve.taskIdKeyFromEnv} is not set: each process keys its served task ids itself, so a retried SendMessage that reaches another replica starts a second task`,
-      );
-    try {
-      if (serve.push.keys) encryptionCodec(serve.push.keys, 'serve.push.keys.keys');
-    } catch (err) {
-      if (!(err instanceof ConfigError)) throw err;
-      problems.push(err.message);
-    }
-  }
+  problems.push(...serveProblems(loaded.config, loaded.warnings));
   let temporal: TemporalReport | undefined;
   try {
     // Reads and checks the certificate and key files as a connection would, without connecting.

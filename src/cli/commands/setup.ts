@@ -8,7 +8,7 @@ import { S3ArtifactStore } from '../../artifacts/s3-store';
 import { loadConfig } from '../../config/load';
 import { connectTemporalClient } from '../../runtime/connect';
 import { temporalCall } from '../../client/temporal-call';
-import { ensureNamespace, registerSearchAttributes } from '../../runtime/namespace-setup';
+import { ensureNamespace, registerSearchAttributes } from '../../client/namespace-setup';
 import { ALL_SEARCH_ATTRIBUTES } from '../../shared/search-attributes';
 import { printJson } from '../output';
 

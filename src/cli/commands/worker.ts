@@ -9,7 +9,7 @@ import { describeIssues, loadConfig } from '../../config/load';
 import { DeploymentSchema } from '../../config/schema';
 import { connectTemporalWorker } from '../../runtime/connect';
 import { createLogger, installTemporalRuntime } from '../../runtime/logger';
-import { requireSearchAttributes } from '../../runtime/namespace-setup';
+import { requireSearchAttributes } from '../../client/namespace-setup';
 import { createBatonWorker } from '../../runtime/worker';
 import { startPendingSampler } from '../../telemetry/pending-sampler';
 import { startTracing } from '../../telemetry/tracing';

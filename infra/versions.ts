@@ -3,7 +3,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { projectRoot } from '../../src/runtime/project-root';
+import { projectRoot } from '../src/runtime/project-root';
 
 export function installedVersion(pkg: string): string {
   return (JSON.parse(readFileSync(join(projectRoot(), 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;

@@ -4,13 +4,13 @@
 # With --test, also the tests' system tools (install-test-tools.sh); with --cluster, the cluster
 # tier's (install-cluster-tools.sh: PostgreSQL, openssl, Go, and the Temporal server built from Go).
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "setup: npm ci" >&2
   npm ci --no-audit --no-fund --loglevel=error
 fi
 npx tsc -p .
 node lib/src/runtime/bundle-workflows.js
-node lib/src/runtime/install-temporal-cli.js
-if [ "${1:-}" = "--test" ]; then bash src/runtime/install-test-tools.sh; fi
-if [ "${1:-}" = "--cluster" ]; then bash src/runtime/install-cluster-tools.sh; fi
+node lib/infra/install-temporal-cli.js
+if [ "${1:-}" = "--test" ]; then bash infra/install-test-tools.sh; fi
+if [ "${1:-}" = "--cluster" ]; then bash infra/install-cluster-tools.sh; fi

@@ -8,10 +8,11 @@ import type { BatonClient } from '../client/baton-client';
 import type { GraphClient } from '../client/graph-client';
 import type { ServedAgentConfig, ServedNode } from '../config/schema';
 import type { Part } from '../shared/a2a-types';
-import type { Caller, DelegationRecord, Turn } from '../shared/delegation-types';
+import { CredentialNameSchema, type Caller, type DelegationRecord, type Turn } from '../shared/delegation-types';
+import { InvalidRequestError } from '../client/errors';
 import type { GraphSpecInput } from '../shared/graph-types';
 import { readRecord } from '../shared/record-version';
-import { servedMessageUpdate, servedTaskQuery, statusQuery } from '../../workflows/messages';
+import { answerUpdate, authorizeUpdate, servedMessageUpdate, servedTaskQuery, statusQuery } from '../../workflows/messages';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { sendUpdate } from '../client/send-update';
 import { temporalCall } from '../client/temporal-call';
@@ -45,9 +46,52 @@ export interface TaskRunner {
   cancel(caller: Caller, id: string): Promise<void>;
 }
 
-/** A delegation's or a graph node's question, answered through the delegation's `answer` Update. */
+/**
+ * A delegation's or a graph node's question, answered through the delegation's `answer` Update. The
+ * served task's ownership was checked when it was read: the Update goes out without another describe.
+ */
 async function answerDelegation(baton: BatonClient, caller: Caller, pending: PendingTurn, parts: Part[], updateId: string): Promise<void> {
-  await baton.as(caller).answer(pending.delegationId, pending.requestId, parts, { updateId });
+  const handle = baton.client.workflow.getHandle(pending.delegationId);
+  await callTemporal(baton, () =>
+    sendUpdate(
+      `the answer to ${pending.requestId}`,
+      () => handle.executeUpdate(answerUpdate, { args: [{ requestId: pending.requestId, parts, caller }], updateId }),
+      () => handle.describe(),
+    ),
+  );
+}
+
+/**
+ * A delegation's or a graph node's authentication request, answered with a credential by name through
+ * the `authorize` Update (no describe: see `answerDelegation`). A name the request does not list is
+ * refused here; the workflow checks it again.
+ */
+export async function authorizeDelegation(
+  baton: BatonClient,
+  caller: Caller,
+  pending: PendingTurn,
+  credential: string,
+  updateId: string,
+): Promise<void> {
+  const allowed = pending.credentials;
+  if (!CredentialNameSchema.safeParse(credential).success || (allowed && !allowed.includes(credential)))
+    throw new InvalidRequestError(
+      `credential "${credential}" is not one this task may send; it accepts: ${allowed?.join(', ') || '(none configured)'}`,
+    );
+  const handle = baton.client.workflow.getHandle(pending.delegationId);
+  await callTemporal(baton, () =>
+    sendUpdate(
+      `the authorization of ${pending.requestId}`,
+      () => handle.executeUpdate(authorizeUpdate, { args: [{ requestId: pending.requestId, credential, caller }], updateId }),
+      () => handle.describe(),
+    ),
+  );
+}
+
+/** A call to Temporal on the clients' connection, its failures turned into Baton's. */
+function callTemporal<T>(baton: BatonClient, fn: () => Promise<T>): Promise<T> {
+  const client = baton.client;
+  return temporalCall({ connection: client.connection, namespace: client.options.namespace }, fn);
 }
 
 export class DelegationRunner implements TaskRunner {
@@ -115,8 +159,8 @@ export class GraphRunner implements TaskRunner {
     await this.graphs.as(caller).start(servedGraphSpec(this.graph, parts), { served: { taskId: id, ...served } });
   }
 
-  read(caller: Caller, id: string): Promise<TaskRead> {
-    return readGraphTask(this.baton, this.graphs, caller, id);
+  read(caller: Caller, id: string, status: string): Promise<TaskRead> {
+    return readGraphTask(this.baton, this.graphs, caller, id, status);
   }
 
   answer(caller: Caller, pending: PendingTurn, parts: Part[], updateId: string): Promise<void> {
@@ -135,9 +179,12 @@ async function readDelegationTask(baton: BatonClient, id: string, closed: boolea
   return { state: delegationState(record), results: record.outcome?.kind === 'ACCEPTED' ? [record] : [], turns: record.turns };
 }
 
-/** A task that is a graph, read: its outcome and end nodes' results, or the question of a node that waits. */
-async function readGraphTask(batonClient: BatonClient, graphs: GraphClient, caller: Caller, id: string): Promise<TaskRead> {
-  const graph = await graphs.as(caller).show(id, { limit: 100 });
+/**
+ * A task that is a graph, read: its outcome and end nodes' results, or the question of a node that
+ * waits. The graph's ownership was checked by the read's describe; its nodes are its own.
+ */
+async function readGraphTask(batonClient: BatonClient, graphs: GraphClient, caller: Caller, id: string, status: string): Promise<TaskRead> {
+  const graph = await graphs.as(caller).showChecked(id, status, { limit: 100 });
   const baton = batonClient.as(caller);
   if (graph.status === 'SETTLED') {
     const results = graph.outcome?.kind === 'ACCEPTED' ? await Promise.all(endNodes(graph).map((d) => baton.show(d))) : [];
@@ -145,7 +192,9 @@ async function readGraphTask(batonClient: BatonClient, graphs: GraphClient, call
   }
   // A node that waits makes the task wait: its question is the task's (the first such node, in spec order).
   const asking = graph.nodes.find((n) => n.status === 'RUNNING' && WAITING.has(n.delegation?.status ?? ''));
-  const waiting = asking ? await baton.show(asking.delegationId) : undefined;
+  const waiting = asking
+    ? readRecord(await callTemporal(batonClient, () => batonClient.client.workflow.getHandle(asking.delegationId).query(statusQuery)))
+    : undefined;
   return { state: graphState(graph, waiting), results: [] };
 }
 
@@ -256,7 +305,7 @@ export function taskReading(workflowType: string, baton: BatonClient, graphs: Gr
       workflowType === 'delegationWorkflow'
         ? readDelegationTask(baton, id, status === 'COMPLETED')
         : workflowType === 'taskGraphWorkflow'
-          ? readGraphTask(baton, graphs, caller, id)
+          ? readGraphTask(baton, graphs, caller, id, status)
           : readWorkflowTask(baton, id, status),
   };
 }

@@ -5,8 +5,14 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { projectRoot } from './project-root';
-import { describeSource, findTemporal, projectCliPaths, TEMPORAL_CLI_VERSION, TemporalUnavailableError } from './temporal-server';
+import { projectRoot } from '../src/runtime/project-root';
+import {
+  describeSource,
+  findTemporal,
+  projectCliPaths,
+  TEMPORAL_CLI_VERSION,
+  TemporalUnavailableError,
+} from '../src/runtime/temporal-server';
 
 function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env): boolean {
   console.error(`setup: ${cmd} ${args.join(' ')}`);

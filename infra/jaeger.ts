@@ -6,8 +6,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { projectRoot } from './project-root';
-import { freePort } from './temporal-server';
+import { projectRoot } from '../src/runtime/project-root';
+import { freePort } from '../src/runtime/temporal-server';
 
 export const JAEGER_VERSION = 'v1.75.0';
 

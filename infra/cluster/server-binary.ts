@@ -6,7 +6,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { projectRoot } from '../project-root';
+import { projectRoot } from '../../src/runtime/project-root';
 
 /** The server version the cluster tier runs (the one `../shared/reference/temporal-cluster.md` measured). */
 export const TEMPORAL_SERVER_VERSION = '1.29.1';

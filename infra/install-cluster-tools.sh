@@ -5,11 +5,11 @@
 # store tests' object store), built once per version.
 set -euo pipefail
 . "$(dirname "$0")/apt-install.sh"
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 need=()
 if ! ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1; then need+=(postgresql); fi
 if ! command -v openssl >/dev/null 2>&1; then need+=(openssl); fi
 if ! command -v go >/dev/null 2>&1; then need+=(golang); fi
 apt_install "the cluster tier" "${need[@]}"
-node -e "require('./lib/src/runtime/cluster/server-binary').ensureServerBinaries(undefined, (l) => console.error('setup: ' + l))"
-node -e "require('./lib/src/runtime/cluster/minio').ensureMinioBinary(undefined, (l) => console.error('setup: ' + l))"
+node -e "require('./lib/infra/cluster/server-binary').ensureServerBinaries(undefined, (l) => console.error('setup: ' + l))"
+node -e "require('./lib/infra/cluster/minio').ensureMinioBinary(undefined, (l) => console.error('setup: ' + l))"

@@ -3,9 +3,9 @@
  * in-process budget store): `perMinute` refill, `burst` at once. Memory stays bounded: a bucket that
  * has refilled is forgotten, and past `maxKeys` the least recently used go first.
  */
-import { charge, isFull, take, type BucketLimit, type BucketState, type Taken } from '../limits/token-bucket';
+import { charge, isFull, take, type BucketLimit, type BucketState, type Taken } from './token-bucket';
 
-export { retryAfterSeconds } from '../limits/token-bucket';
+export { retryAfterSeconds } from './token-bucket';
 
 /** A limit as `RateLimiter` was first given one. */
 export type RateLimit = BucketLimit;

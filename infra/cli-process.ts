@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 
-export const BATON = join(__dirname, '..', '..', 'src', 'cli', 'main.js');
+export const BATON = join(__dirname, '..', 'src', 'cli', 'main.js');
 
 export interface CliRun {
   code: number | null;

@@ -8,7 +8,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { projectRoot } from '../project-root';
+import { projectRoot } from '../../src/runtime/project-root';
 
 /** The MinIO module version (MinIO tags releases by date; the proxy serves them as pseudo-versions). */
 export const MINIO_VERSION = 'v0.0.0-20260212201848-7aac2a2c5b7c';
