@@ -17,7 +17,7 @@ import { resolveAgent, type Resolved, type ResolveInput } from './agents';
 import type { ActivityContext } from './context';
 import { withDownloads } from './downloads';
 
-/** A streamed send to an agent that can be asked for its turns heartbeats the task once it has not settled for this long. */
+/** A streamed send to an agent that can be asked for its turns heartbeats the task once it has not come to rest for this long. */
 const HEARTBEAT_AFTER_MS = 50;
 
 /** What a send heartbeats once the agent named the task, so a retried attempt reads it instead of sending again. */
@@ -39,145 +39,148 @@ export type FirstSend = ResolveInput & {
   windowMaxMs?: number;
 };
 
-export function sendActivities(ctx: ActivityContext) {
-  const { agents, deps } = ctx;
-
-  /**
-   * After a send, reads the task with short, growing pauses (5, 20, 80, 320 ms) for up to `withinMs`:
-   * an agent that finishes at once is then done in this one activity. Returns the last task read,
-   * active or not, and the calls made.
-   */
-  async function readAfterSend(
-    client: AgentClient,
-    taskId: string,
-    withinMs: number,
-    maxCalls: number,
-    log: Logger,
-  ): Promise<{ task?: Task; calls: number }> {
-    const until = Date.now() + withinMs;
-    let pause = 5;
-    let calls = 0;
-    let task: Task | undefined;
-    while (calls < maxCalls && Date.now() + pause <= until && !cancellationSignal().aborted) {
-      await sleep(pause);
-      calls += 1;
-      let read: Task;
-      try {
-        read = await client.getTask(taskId, cancellationSignal());
-      } catch (err) {
-        // Whatever went wrong is the observing activity's to meet, with the task id in history by then.
-        log.info({ remoteTaskId: taskId, err: (err as Error).message }, 'read after send failed; observing instead');
-        break;
-      }
-      if (read.id !== taskId) break;
-      task = read;
-      if (!isActive(task.status.state)) {
-        log.info({ remoteTaskId: taskId, state: task.status.state }, 'remote state');
-        break;
-      }
-      pause *= 4;
-    }
-    return { task, calls };
-  }
-
-  /**
-   * Sends the turn on a stream (SendStreamingMessage) and follows it for up to `withinMs` once the task
-   * exists: an agent that finishes at once is done in this one call, and its stream's own copy of the
-   * task stands unless something about it was doubtful (`StreamedTask`). The window only starts
-   * counting down once the agent answered, so a send is never cut before the task id is known.
-   */
-  async function sendOnStream(
-    client: AgentClient,
-    turn: SendTurn,
-    withinMs: number,
-    streamed: StreamedTask,
-    canLookUp: boolean,
-    log: Logger,
-  ): Promise<SendResult | { kind: 'streamed'; streamed: StreamedTask; settled: boolean }> {
-    const window = new AbortController();
-    let over = false;
-    let answered = false;
-    const timer = setTimeout(() => {
-      over = true;
-      if (answered) window.abort();
-    }, withinMs);
-    let settled = false;
-    let beat: NodeJS.Timeout | undefined;
+/**
+ * After a send, reads the task with short, growing pauses (5, 20, 80, 320 ms) for up to `withinMs`:
+ * an agent that finishes at once is then done in this one activity. Returns the last task read,
+ * active or not, and the calls made.
+ */
+async function readAfterSend(
+  client: AgentClient,
+  taskId: string,
+  withinMs: number,
+  maxCalls: number,
+  log: Logger,
+): Promise<{ task?: Task; calls: number }> {
+  const until = Date.now() + withinMs;
+  let pause = 5;
+  let calls = 0;
+  let task: Task | undefined;
+  while (calls < maxCalls && Date.now() + pause <= until && !cancellationSignal().aborted) {
+    await sleep(pause);
+    calls += 1;
+    let read: Task;
     try {
-      for await (const event of client.sendStream(turn, AbortSignal.any([cancellationSignal(), window.signal]))) {
-        if (!answered && 'message' in event) return { kind: 'message', message: event.message };
-        const first = !answered;
-        answered = true;
-        streamed.apply(event);
-        const task = streamed.task;
-        if (!task) continue;
-        // A retry of this attempt must not send again: the heartbeat names the task it created. An agent
-        // that can be asked for the turn (ListTasks) is told only once it did not settle at once: a
-        // heartbeat is a write on the server, and a retry would find the turn by its messageId anyway.
-        if (first && !activityInfo().isLocal) {
-          const details: SentDetails = { sent: turn.messageId, taskId: task.id };
-          if (canLookUp) beat = setTimeout(() => heartbeat(details), HEARTBEAT_AFTER_MS);
-          else heartbeat(details);
-        }
-        // A follow-up turn's stream begins with the stored task, still showing the question it answers.
-        const stale = first && 'task' in event && turn.taskId !== undefined && isInterrupted(task.status.state);
-        if (!isActive(task.status.state) && !stale) {
-          settled = true;
-          break;
-        }
-        if (over) break;
-      }
+      read = await client.getTask(taskId, cancellationSignal());
     } catch (err) {
-      // Before the agent answered, this was the send itself failing: its retry looks for the turn first.
-      if (!answered || cancellationSignal().aborted) throw err;
-      // After it, the task exists: whatever went wrong (a drop, a malformed event) is the observing
-      // activity's to meet, with the task id in history by then.
-      if (!window.signal.aborted) log.info({ err: (err as Error).message }, 'the send stream broke; observing instead');
-    } finally {
-      clearTimeout(timer);
-      clearTimeout(beat);
-      window.abort();
+      // Whatever went wrong is the observing activity's to meet, with the task id in history by then.
+      log.info({ remoteTaskId: taskId, err: (err as Error).message }, 'read after send failed; observing instead');
+      break;
     }
-    if (!streamed.task) throw failure(FailureType.INVALID_AGENT_RESPONSE, `agent ${client.agentName}: SendStreamingMessage gave no task`);
-    return { kind: 'streamed', streamed, settled };
+    if (read.id !== taskId) break;
+    task = read;
+    if (!isActive(task.status.state)) {
+      log.info({ remoteTaskId: taskId, state: task.status.state }, 'remote state');
+      break;
+    }
+    pause *= 4;
   }
+  return { task, calls };
+}
 
-  /**
-   * A direct Message reply as history may hold it: inline when small, else stored, its parts replaced
-   * by one data part naming the stored bytes (an acceptance policy can fetch them by reference).
-   */
-  async function boundedReply(parts: Part[], inlineSoFar: number | undefined): Promise<Part[]> {
-    const inlineMax = Math.min(ctx.inlineMaxBytes, ctx.inlineRoom(inlineSoFar));
-    const bytes = Buffer.from(JSON.stringify(parts), 'utf8');
-    if (bytes.length <= inlineMax) return parts;
-    if (!deps.store)
-      return [{ text: `(the agent's reply of ${bytes.length} bytes was not kept: over ${inlineMax} and no artifact store)` }];
-    const stored = await deps.store.put(bytes);
-    return [
-      {
-        data: { storedReply: { ref: stored.ref, sha256: stored.sha256, size: stored.size, mediaType: 'application/json' } },
-        mediaType: 'application/json',
-      },
-    ];
+/**
+ * Sends the turn on a stream (SendStreamingMessage) and follows it for up to `withinMs` once the task
+ * exists: an agent that finishes at once is done in this one call, and its stream's own copy of the
+ * task stands unless something about it was doubtful (`StreamedTask`). The window only starts
+ * counting down once the agent answered, so a send is never cut before the task id is known.
+ */
+async function sendOnStream(
+  client: AgentClient,
+  turn: SendTurn,
+  withinMs: number,
+  streamed: StreamedTask,
+  canLookUp: boolean,
+  log: Logger,
+): Promise<SendResult | { kind: 'streamed'; streamed: StreamedTask; atRest: boolean }> {
+  const window = new AbortController();
+  let over = false;
+  let answered = false;
+  const timer = setTimeout(() => {
+    over = true;
+    if (answered) window.abort();
+  }, withinMs);
+  let atRest = false;
+  let beat: NodeJS.Timeout | undefined;
+  try {
+    for await (const event of client.sendStream(turn, AbortSignal.any([cancellationSignal(), window.signal]))) {
+      if (!answered && 'message' in event) return { kind: 'message', message: event.message };
+      const first = !answered;
+      answered = true;
+      streamed.apply(event);
+      const task = streamed.task;
+      if (!task) continue;
+      // A retry of this attempt must not send again: the heartbeat names the task it created. An agent
+      // that can be asked for the turn (ListTasks) is told only once it did not come to rest at once: a
+      // heartbeat is a write on the server, and a retry would find the turn by its messageId anyway.
+      if (first && !activityInfo().isLocal) {
+        const details: SentDetails = { sent: turn.messageId, taskId: task.id };
+        if (canLookUp) beat = setTimeout(() => heartbeat(details), HEARTBEAT_AFTER_MS);
+        else heartbeat(details);
+      }
+      // A follow-up turn's stream begins with the stored task, still showing the question it answers.
+      const stale = first && 'task' in event && turn.taskId !== undefined && isInterrupted(task.status.state);
+      if (!isActive(task.status.state) && !stale) {
+        atRest = true;
+        break;
+      }
+      if (over) break;
+    }
+  } catch (err) {
+    // Before the agent answered, this was the send itself failing: its retry looks for the turn first.
+    if (!answered || cancellationSignal().aborted) throw err;
+    // After it, the task exists: whatever went wrong (a drop, a malformed event) is the observing
+    // activity's to meet, with the task id in history by then.
+    if (!window.signal.aborted) log.info({ err: (err as Error).message }, 'the send stream broke; observing instead');
+  } finally {
+    clearTimeout(timer);
+    clearTimeout(beat);
+    window.abort();
   }
+  if (!streamed.task) throw failure(FailureType.INVALID_AGENT_RESPONSE, `agent ${client.agentName}: SendStreamingMessage gave no task`);
+  return { kind: 'streamed', streamed, atRest };
+}
+
+/**
+ * A direct Message reply as history may hold it: inline when small, else stored, its parts replaced
+ * by one data part naming the stored bytes (an acceptance policy can fetch them by reference).
+ */
+async function boundedReply(ctx: ActivityContext, parts: Part[], inlineSoFar: number | undefined): Promise<Part[]> {
+  const { deps } = ctx;
+  const inlineMax = Math.min(ctx.inlineMaxBytes, ctx.inlineRoom(inlineSoFar));
+  const bytes = Buffer.from(JSON.stringify(parts), 'utf8');
+  if (bytes.length <= inlineMax) return parts;
+  if (!deps.store) return [{ text: `(the agent's reply of ${bytes.length} bytes was not kept: over ${inlineMax} and no artifact store)` }];
+  const stored = await deps.store.put(bytes);
+  return [
+    {
+      data: { storedReply: { ref: stored.ref, sha256: stored.sha256, size: stored.size, mediaType: 'application/json' } },
+      mediaType: 'application/json',
+    },
+  ];
+}
+
+/** What `sendTurn` is given: the turn, the agent, and how far it may read the task after the send. */
+export interface SendTurnInput {
+  delegationId: string;
+  agent: ResolvedAgent;
+  turn: SendTurn;
+  readAfterSend?: { callBudget: number; windowMaxMs?: number };
+  /** Bytes the delegation's history holds inline already. */
+  inlineSoFar?: number;
+  /**
+   * An earlier try may have sent this turn though this is the activity's first attempt (a local
+   * activity run again, or the task-queue send after one): look for it first, among tasks changed since then (epoch ms).
+   */
+  mayHaveSent?: { since: number };
+}
+
+export function sendActivities(ctx: ActivityContext) {
+  const { agents } = ctx;
 
   /**
    * Sends one turn. `readAfterSend`: the delegation lets this send read the task for a moment after it
    * (the agent's `readAfterSendMs`), within a budget of calls (its remaining contract budget); default: not at all.
    */
-  async function sendTurn(input: {
-    delegationId: string;
-    agent: ResolvedAgent;
-    turn: SendTurn;
-    readAfterSend?: { callBudget: number; windowMaxMs?: number };
-    /** Bytes the delegation's history holds inline already. */
-    inlineSoFar?: number;
-    /**
-     * An earlier try may have sent this turn though this is the activity's first attempt (a local
-     * activity run again, or the task-queue send after one): look for it first, among tasks changed since then (epoch ms).
-     */
-    mayHaveSent?: { since: number };
-  }): Promise<SendOutcome> {
+  async function sendTurn(input: SendTurnInput): Promise<SendOutcome> {
     const log = ctx.logFor(input).child({ messageId: input.turn.messageId });
     const client = await agents.clientFor(input.agent);
     const sentAt = new Date().toISOString();
@@ -228,7 +231,11 @@ export function sendActivities(ctx: ActivityContext) {
     if (result.kind === 'message') {
       log.info({ replyMessageId: result.message.messageId }, 'agent replied with a direct Message');
       const { messageId, contextId } = result.message;
-      const reply = { messageId, parts: await boundedReply(result.message.parts, input.inlineSoFar), ...(contextId ? { contextId } : {}) };
+      const reply = {
+        messageId,
+        parts: await boundedReply(ctx, result.message.parts, input.inlineSoFar),
+        ...(contextId ? { contextId } : {}),
+      };
       return { kind: 'message', sentAt, reply, ...(reconciliation ? { reconciliation } : {}), calls };
     }
     let task = result.kind === 'task' ? result.task : (result.streamed.task as Task);
@@ -237,8 +244,8 @@ export function sendActivities(ctx: ActivityContext) {
       input.turn.taskId ? 'turn sent' : 'remote task created',
     );
     if (result.kind === 'streamed') {
-      // Settled, but the stream's copy is doubtful: the agent's own copy decides.
-      if (result.settled && !result.streamed.trusted) {
+      // At rest, but the stream's copy is doubtful: the agent's own copy decides.
+      if (result.atRest && !result.streamed.trusted) {
         log.info({ remoteTaskId: task.id, why: result.streamed.doubtful }, "reading the task: the stream's copy is doubtful");
         calls += 1;
         task = await client.getTask(task.id, cancellationSignal());

@@ -127,9 +127,9 @@ export async function followStream(ctx: ActivityContext, client: AgentClient, in
       },
       Math.max(50, Math.min(1_000, Math.floor(silenceMs / 4))),
     );
-    // This subscription's own copy of the task: it stands for the agent's when the stream settles on it.
+    // This subscription's own copy of the task: it stands for the agent's when the stream comes to rest on it.
     const streamed = ctx.streamedTask(input.taskId, input.inlineSoFar);
-    let settled = false;
+    let atRest = false;
     try {
       for await (const event of client.subscribe(
         input.taskId,
@@ -146,7 +146,7 @@ export async function followStream(ctx: ActivityContext, client: AgentClient, in
         if (!status) continue;
         log.info({ state: status.state, via: 'stream' }, 'remote state');
         if (!isActive(status.state) && statusKeyOf(status) !== input.staleStatusKey) {
-          settled = true;
+          atRest = true;
           break;
         }
       }
@@ -164,13 +164,13 @@ export async function followStream(ctx: ActivityContext, client: AgentClient, in
       clearInterval(beat);
       clearInterval(watchdog);
     }
-    // 👉 The stream settled on a copy of the task nothing made doubtful: no GetTask to confirm it.
-    const own = settled && !silent.signal.aborted ? streamed.trusted : undefined;
+    // 👉 The stream came to rest on a copy of the task nothing made doubtful: no GetTask to confirm it.
+    const own = atRest && !silent.signal.aborted ? streamed.trusted : undefined;
     if (own) {
       assembly?.discard();
       return { ...(await ctx.snapshot(own)), calls };
     }
-    if (settled) log.info({ why: streamed.doubtful }, "reading the task: the stream's copy is doubtful");
+    if (atRest) log.info({ why: streamed.doubtful }, "reading the task: the stream's copy is doubtful");
     const over = await readNow();
     if (over) return over;
     log.info({ round }, 'stream ended while the task was still active; subscribing again');

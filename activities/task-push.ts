@@ -24,10 +24,10 @@ import type { ActivityContext } from './context';
 /** The watch returns after this long without a change, so the workflow can continue as new between changes. */
 const WATCH_MAX_MS = 5 * 60_000;
 
-export function taskPushActivities(ctx: ActivityContext) {
-  const push: ServePushConfig = ctx.deps.config.serve?.push ?? ServePushSchema.parse({});
+/** Opens a caller's sealed webhook token or credentials with `serve.push.keys`; refuses (for good) what it cannot. */
+function secretOpener(push: ServePushConfig): (secret: SealedSecret) => string {
   let opener: EncryptionCodec | undefined;
-  const open = (secret: SealedSecret): string => {
+  return (secret: SealedSecret): string => {
     if (!push.keys)
       throw ApplicationFailure.nonRetryable(
         "the worker's config has no serve.push.keys to open the webhook's token and credentials: give it the serve section",
@@ -43,7 +43,11 @@ export function taskPushActivities(ctx: ActivityContext) {
       );
     }
   };
-  const guardedFetch = createGuardedFetch(
+}
+
+/** The fetch that posts to callers' webhooks: no redirect, bounded in time and size, addresses checked. */
+function webhookFetch(push: ServePushConfig, lookup: ActivityContext['deps']['lookup']): ReturnType<typeof createGuardedFetch> {
+  return createGuardedFetch(
     {
       allowHttp: push.allowHttp,
       allowPrivateNetwork: push.allowPrivateNetwork,
@@ -54,27 +58,35 @@ export function taskPushActivities(ctx: ActivityContext) {
       maxRedirects: 0,
       owner: 'serve.push',
     },
-    { ...(ctx.deps.lookup ? { lookup: ctx.deps.lookup } : {}) },
+    { ...(lookup ? { lookup } : {}) },
   );
+}
 
-  const readerFor = (ref: TaskRef): ServedTaskReader => {
-    const { client } = Context.current();
-    const dataConverter = batonDataConverter(ctx.deps.config);
-    const opts = {
-      namespace: client.options.namespace,
-      taskQueue: activityInfo().taskQueue,
-      caller: ref.caller,
-      ...(dataConverter ? { dataConverter } : {}),
-    };
-    const baton = new BatonClient(client.connection, opts);
-    const graphs = new GraphClient(client.connection, opts);
-    return new ServedTaskReader({
-      service: ref.service,
-      baton,
-      runner: taskReading(ref.runner, baton, graphs),
-      ...(ctx.deps.store ? { artifacts: ctx.deps.store } : {}),
-    });
+/** How the push workflow's activities read a served task: as its caller, through the served-task service's reader. */
+function servedTaskReader(ctx: ActivityContext, ref: TaskRef): ServedTaskReader {
+  const { client } = Context.current();
+  const dataConverter = batonDataConverter(ctx.deps.config);
+  const opts = {
+    namespace: client.options.namespace,
+    taskQueue: activityInfo().taskQueue,
+    caller: ref.caller,
+    ...(dataConverter ? { dataConverter } : {}),
   };
+  const baton = new BatonClient(client.connection, opts);
+  const graphs = new GraphClient(client.connection, opts);
+  return new ServedTaskReader({
+    service: ref.service,
+    baton,
+    runner: taskReading(ref.runner, baton, graphs),
+    ...(ctx.deps.store ? { artifacts: ctx.deps.store } : {}),
+  });
+}
+
+export function taskPushActivities(ctx: ActivityContext) {
+  const push: ServePushConfig = ctx.deps.config.serve?.push ?? ServePushSchema.parse({});
+  const open = secretOpener(push);
+  const guardedFetch = webhookFetch(push, ctx.deps.lookup);
+  const readerFor = (ref: TaskRef): ServedTaskReader => servedTaskReader(ctx, ref);
 
   return {
     /**

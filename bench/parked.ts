@@ -15,6 +15,7 @@ import { supplierQa } from '../src/demo/supplier-qa';
 import { startTemporal } from '../src/runtime/temporal-server';
 import { CliProcess, userEnv } from '../infra/cli-process';
 import { treeCpuSeconds, treeRssBytes } from './process-tree';
+import { mark, type Report } from './runner';
 
 /** The V8 heap cap docs/operations.md suggests for workers (each isolate: the main and the workflow thread). */
 export const HEAP_CAP = '--max-old-space-size=192';
@@ -178,3 +179,48 @@ if (require.main === module) {
     },
   );
 }
+
+/** The parked section of the main report: as shipped, and with the heap capped lower. */
+export function reportParked(report: Report, count: number, parked: ParkedFigures, capped: ParkedFigures): void {
+  report.push(
+    '',
+    `## ${count} delegations parked in WAITING_INPUT (one worker process)`,
+    '',
+    `| Figure | As shipped (256 MiB per heap) | Heap capped lower (\`NODE_OPTIONS=${HEAP_CAP}\`) | Target |`,
+    '|---|---|---|---|',
+  );
+  const mib = (b: number): string => `${(b / 2 ** 20).toFixed(0)} MiB`;
+  report.row([
+    'time to park them all',
+    `${parked.seconds.toFixed(0)} s (${(count / parked.seconds).toFixed(1)}/s)`,
+    `${capped.seconds.toFixed(0)} s (${(count / capped.seconds).toFixed(1)}/s)`,
+    '',
+  ]);
+  report.row([
+    'worker RSS idle → 30 s after the last parked',
+    `${mib(parked.rssIdle)} → ${mib(parked.rssParked)}`,
+    `${mib(capped.rssIdle)} → ${mib(capped.rssParked)}`,
+    '',
+  ]);
+  report.row([
+    'highest RSS while parking (sampled each tenth)',
+    mib(peakOf(parked)),
+    mib(peakOf(capped)),
+    `≤ 512 MiB ${mark(peakOf(parked) <= 512 * 2 ** 20)} / ${mark(peakOf(capped) <= 512 * 2 ** 20)}`,
+  ]);
+  report.row([
+    'activities running (100 sampled)',
+    parked.pendingActivities,
+    capped.pendingActivities,
+    `0 ${mark(parked.pendingActivities + capped.pendingActivities === 0)}`,
+  ]);
+  report.row([
+    'calls to the agent in 30 s while parked',
+    parked.callsWhileParked,
+    capped.callsWhileParked,
+    `0 ${mark(parked.callsWhileParked + capped.callsWhileParked === 0)}`,
+  ]);
+}
+
+/** The highest worker RSS while parking, in bytes. */
+export const peakOf = (f: ParkedFigures): number => Math.max(...f.curve.map((c) => c.rss));

@@ -7,8 +7,15 @@
  * (a few minutes of its own requests against one served agent), also alone.
  */
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { startTemporal } from '../src/runtime/temporal-server';
+
+/** `test/x.test.ts` (or `lib/test/x.test.js`, or a folder): the built file the test runner takes. */
+function builtPath(root: string, given: string): string {
+  const relativeToRepo = relative(join(root, '..'), resolve(given));
+  if (relativeToRepo.startsWith('lib/') || relativeToRepo.startsWith('..')) return given;
+  return join(root, relativeToRepo.replace(/\.ts$/, '.js'));
+}
 
 async function main(): Promise<number> {
   let server;
@@ -20,7 +27,8 @@ async function main(): Promise<number> {
   }
   process.stderr.write(`tests: Temporal at ${server.address}\n`);
   const root = join(__dirname, '..');
-  const named = process.argv.slice(2);
+  // A file or folder may be named as in the source tree (`test/integration/cli.test.ts`) or as built.
+  const named = process.argv.slice(2).map((n) => builtPath(root, n));
   const dirs = named.length
     ? named
     : [join(root, 'test', 'unit'), join(root, 'test', 'replay'), join(root, 'test', 'integration'), join(root, 'test', 'chaos')];

@@ -24,33 +24,55 @@ import { requestSignal } from './messages';
 export interface DelegateOptions {
   /** The agent's name in the worker's Baton config. */
   agent: string;
-  /** The first turn. Give `parts`, or `text` as a shorthand for one text part. */
+  /**
+   * The first turn. Give `parts`, or `text` as a shorthand for one text part.
+   * @default none: then `text` must be given
+   */
   parts?: Part[];
+  /**
+   * The first turn as one text part.
+   * @default none: then `parts` must be given
+   */
   text?: string;
   /** Who owns the delegation: only callers of this tenant may answer, review or cancel it. */
   caller: Caller;
   /**
-   * The delegation's workflow id. Default: `<this workflow's id>/<agent>-<n>`, where n counts this
-   * workflow's delegations to that agent, so a replay or retry gets the same id.
+   * The delegation's workflow id.
+   * @default `<this workflow's id>/<agent>-<n>`, where n counts this workflow's delegations to that
+   * agent, so a replay or retry gets the same id
    */
   id?: string;
-  /** Acceptance policy by name. Default: the one configured for the agent. */
+  /**
+   * Acceptance policy by name.
+   * @default the one configured for the agent (`agents.<name>.acceptance`)
+   */
   policy?: string;
-  /** Continue a remote conversation the agent started earlier. */
+  /**
+   * Continue a remote conversation the agent started earlier.
+   * @default none: the agent starts a new context
+   */
   contextId?: string;
-  /** Remote tasks this work refers to (sent as the message's `referenceTaskIds`). */
+  /**
+   * Remote tasks this work refers to (sent as the message's `referenceTaskIds`).
+   * @default none
+   */
   referenceTaskIds?: string[];
-  /** Limits over the agent's configured defaults (deadline, input rounds, remote calls). */
+  /**
+   * Limits over the agent's configured defaults (deadline, input rounds, remote calls).
+   * @default the agent's `contract` (no deadline, 10 input rounds, 500 remote calls)
+   */
   contract?: Contract;
   /**
-   * Task queue of the worker that runs Baton's workflow and activities. Default: this workflow's own
-   * queue (the worker was built with `withBaton`). Name Baton's queue to use a separate Baton worker.
+   * Task queue of the worker that runs Baton's workflow and activities. Name Baton's queue to use a
+   * separate Baton worker.
+   * @default this workflow's own queue (the worker was built with `withBaton`)
    */
   taskQueue?: string;
   /**
    * Called (inside this workflow) each time the delegation starts waiting for input, authentication
    * or review, with the request id an answer must name. Typically it starts a workflow, or signals
-   * one, that answers with `answerSignal`. Without it, answers come from outside (CLI, client, UI).
+   * one, that answers with `answerSignal`.
+   * @default none: answers come from outside (CLI, client, UI)
    */
   onRequest?: (notice: RequestNotice) => void | Promise<void>;
 }

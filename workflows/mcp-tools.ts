@@ -12,13 +12,19 @@ import { MCP_NON_RETRYABLE, type McpToolResult } from '../src/shared/mcp-tool-ty
 export interface CallMcpToolOptions<T> {
   /**
    * A schema the tool's structured result must pass (`output` is then the parsed value). The result is
-   * the server's word, untrusted: check it before acting on it. Default: not checked beyond the tool's
-   * own output schema.
+   * the server's word, untrusted: check it before acting on it.
+   * @default not checked beyond the tool's own output schema
    */
   output?: z.ZodType<T>;
-  /** Time for one attempt. Default '1 minute' (the server's own `timeoutMs` ends a call sooner). */
+  /**
+   * Time for one attempt.
+   * @default '1 minute' (the server's own `timeoutMs` ends a call sooner)
+   */
   startToCloseTimeout?: ActivityOptions['startToCloseTimeout'];
-  /** Attempts in all, 1 s to 30 s apart. Default 5: a tool that keeps failing is the workflow's to decide on. */
+  /**
+   * Attempts in all, 1 s to 30 s apart.
+   * @default 5: a tool that keeps failing is the workflow's to decide on
+   */
   maximumAttempts?: number;
 }
 

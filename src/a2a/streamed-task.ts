@@ -1,7 +1,7 @@
 /**
  * The task as one stream told it: the Task snapshot the stream began with, with every status and
  * artifact event after it applied the way the agent applies them (a status replaces the status, an
- * artifact replaces the one with its id, `append` adds its parts). When the stream reached a settled
+ * artifact replaces the one with its id, `append` adds its parts). When the stream reached an at-rest
  * state and nothing about it was doubtful, this copy is the agent's own and no GetTask is needed to
  * confirm it (decision 0020). Doubtful: the stream did not begin with the task, named another task,
  * repeated a chunk (decision 0015), appended to an artifact it never started, or outgrew `maxBytes`.
@@ -54,7 +54,7 @@ export class StreamedTask {
     if (!this.current) {
       if (this.taskId === undefined || update.taskId !== this.taskId) return this.distrust('an update came before the task snapshot');
       // A follow-up turn's stream may carry only updates (agents on the Python SDK answer a turn on an
-      // existing task so): the task is known, its copy starts from them and is read when it settles.
+      // existing task so): the task is known, its copy starts from them and is read when it comes to rest.
       this.current = {
         id: this.taskId,
         contextId: update.contextId,

@@ -9,6 +9,7 @@ export {
   RequestRefusedError,
   type StartDelegation,
 } from '../client/baton-client';
+export type { BatonClientOptions } from '../client/client-options';
 export { ConfigError, loadConfig, parseConfig, type LoadedConfig } from '../config/load';
 /** A client connection as the CLI makes it: environment, then `temporal` in the config, then Temporal's profile (TLS, API key). */
 export { connectTemporalClient } from '../runtime/connect';

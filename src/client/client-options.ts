@@ -11,7 +11,10 @@ export interface BatonClientOptions {
   namespace: string;
   taskQueue: string;
   caller: Caller;
-  /** Temporal's data converter: the one the worker uses (`batonDataConverter(config)` with encryption). */
+  /**
+   * Temporal's data converter: the one the worker uses (`batonDataConverter(config)` with encryption).
+   * @default Temporal's default converter (payloads as plain JSON)
+   */
   dataConverter?: DataConverter;
 }
 

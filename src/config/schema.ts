@@ -68,6 +68,7 @@ export const CardSignatureSchema = z
   .object({
     /** Refuse a card that carries no signature verifying against these keys. Default true. */
     required: z.boolean().default(true),
+    /** The agent's public keys, each `{ kid, jwk }` (a JWK as JSON; a private key is refused by `config check`). At least one. */
     keys: z
       .array(z.object({ kid: z.string().min(1), jwk: z.record(z.string(), z.unknown()) }).strict())
       .min(1, 'pin at least one public key (kid and jwk)'),
@@ -156,7 +157,7 @@ export const AgentEntrySchema = z
      * after pauses of 5, 20, 80 and 320 ms) before the observing activity takes over, so an agent that
      * finishes at once is done in one activity. Default 1000 ms; 0 turns it off (for agents known to be
      * slow); at most 10000 (the send's own timeout is 15 s), and at most 2000 for the first turn, which is sent
-     * inside the first workflow task (decision 0030). Formerly `settleWithinMs`.
+     * inside the first workflow task (decision 0030).
      */
     readAfterSendMs: z.number().int().min(0).max(10_000).default(1_000),
     /**
@@ -175,7 +176,12 @@ export const AgentEntrySchema = z
      * `after: 0s` never holds a slot (agents known to work for long).
      */
     sparsePoll: z
-      .object({ after: DurationSchema.default('2m'), every: DurationSchema.default('1m') })
+      .object({
+        /** How long one observing activity follows a task with no news before it lets its slot go. */
+        after: DurationSchema.default('2m'),
+        /** How often the task is read from then on. */
+        every: DurationSchema.default('1m'),
+      })
       .strict()
       .default({ after: '2m', every: '1m' }),
   })
@@ -187,6 +193,7 @@ export const DeclaredPolicySchema = z
   .object({
     /** A policy in code (built in, or registered by the application) that runs after the checks below. */
     base: z.string().optional(),
+    /** Artifacts an accepted result must carry, each `{ name, mediaType? }`. Default none. */
     requireArtifacts: z.array(z.object({ name: z.string().min(1), mediaType: z.string().optional() }).strict()).default([]),
     /** A person confirms an accepted result (status WAITING_REVIEW, `baton review`). Default false. */
     review: z.boolean().default(false),
@@ -195,9 +202,22 @@ export const DeclaredPolicySchema = z
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
 
+/** Where a server Baton starts listens. */
+const listenOn = (port: number) =>
+  z
+    .object({
+      /** The address to listen on. Default 127.0.0.1 (loopback): listening beyond it needs `api.callers`. */
+      host: z.string().min(1).default('127.0.0.1'),
+      /** The port; 0 takes any free one. */
+      port: z.number().int().min(0).max(65535).default(port),
+    })
+    .strict()
+    .default({ host: '127.0.0.1', port });
+
 /** An S3-compatible object store for artifact bytes (AWS S3, MinIO, and the like). */
 export const S3StoreSchema = z
   .object({
+    /** The bucket's name (`baton setup` creates it when missing). */
     bucket: z.string().min(3).max(63),
     /** Prepended to every object key, so several deployments can share a bucket. Default none. */
     prefix: z
@@ -216,6 +236,7 @@ export const S3StoreSchema = z
      * AWS_SECRET_ACCESS_KEY, a profile, an instance role).
      */
     accessKeyIdFromEnv: envName.optional(),
+    /** The variable holding the secret access key, with `accessKeyIdFromEnv`. */
     secretAccessKeyFromEnv: envName.optional(),
     /** Artifacts larger than this are uploaded in parts of this size. Default 8 MiB; at least 5 MiB (S3's minimum). */
     partSizeBytes: z
@@ -305,6 +326,7 @@ export const EncryptionSchema = z
      */
     codecServer: z
       .object({
+        /** Variables holding the tokens it accepts (16 characters or more). */
         tokensFromEnv: z
           .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'))
           .default(['BATON_CODEC_TOKEN']),
@@ -395,21 +417,28 @@ export const PushSchema = z
      * once (default 30); past it the webhook answers 429 with Retry-After (a push is only a hint).
      */
     rateLimit: z
-      .object({ pushesPerMinute: z.number().int().min(1).default(120), burst: z.number().int().min(1).default(30) })
+      .object({
+        /** Pushes a minute, sustained. */
+        pushesPerMinute: z.number().int().min(1).default(120),
+        /** Pushes at once. */
+        burst: z.number().int().min(1).default(30),
+      })
       .strict()
       .default({ pushesPerMinute: 120, burst: 30 }),
     /** Where `baton webhook` listens. Default 127.0.0.1:41240. */
-    listen: z
-      .object({ host: z.string().min(1).default('127.0.0.1'), port: z.number().int().min(0).max(65535).default(41240) })
-      .strict()
-      .default({ host: '127.0.0.1', port: 41240 }),
+    listen: listenOn(41240),
   })
   .strict();
 export type PushConfig = z.infer<typeof PushSchema>;
 
 const bucket = (perMinute: number, burst: number) =>
   z
-    .object({ perMinute: z.number().int().min(1).default(perMinute), burst: z.number().int().min(1).default(burst) })
+    .object({
+      /** How many a minute, sustained. */
+      perMinute: z.number().int().min(1).default(perMinute),
+      /** How many at once. */
+      burst: z.number().int().min(1).default(burst),
+    })
     .strict()
     .default({ perMinute, burst });
 
@@ -450,6 +479,7 @@ export const LimitsSchema = z
       .object({
         postgres: z
           .object({
+            /** The variable holding the PostgreSQL connection URL. */
             urlFromEnv: z
               .string()
               .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')
@@ -467,10 +497,7 @@ export type LimitsConfig = z.infer<typeof LimitsSchema>;
 export const ApiSchema = z
   .object({
     /** Where they listen. Default 127.0.0.1:41230. */
-    listen: z
-      .object({ host: z.string().min(1).default('127.0.0.1'), port: z.number().int().min(0).max(65535).default(41230) })
-      .strict()
-      .default({ host: '127.0.0.1', port: 41230 }),
+    listen: listenOn(41230),
     /**
      * Who may call, each by a bearer token read from the environment (never from this file). Default
      * none: then `baton ui` and `baton dev` make one token for the config's caller and print it, and
@@ -494,7 +521,12 @@ export const ApiSchema = z
      * of tasks); past it, 429 with Retry-After (gRPC: RESOURCE_EXHAUSTED). The web app needs about 40 a minute.
      */
     rateLimit: z
-      .object({ requestsPerMinute: z.number().int().min(1).default(600), burst: z.number().int().min(1).default(120) })
+      .object({
+        /** Requests a minute, sustained. */
+        requestsPerMinute: z.number().int().min(1).default(600),
+        /** Requests at once. */
+        burst: z.number().int().min(1).default(120),
+      })
       .strict()
       .default({ requestsPerMinute: 600, burst: 120 }),
     /** Serve MCP (Streamable HTTP) at `/mcp` for the same callers and tokens (docs/mcp.md). Default true. */
@@ -555,6 +587,7 @@ export const ServedAgentSchema = z
     description: z.string().min(1).max(2000),
     /** The card's version. Default 1.0.0. */
     version: z.string().min(1).max(64).default('1.0.0'),
+    /** The skills the card lists, each `{ id, name, description, tags }`: at least one, at most 32. */
     skills: z.array(ServedSkillSchema).min(1).max(32),
     /** Media types callers may send. Default text/plain and application/json. */
     inputModes: z.array(z.string().min(1)).min(1).default(['text/plain', 'application/json']),
@@ -577,7 +610,9 @@ export const ServedAgentSchema = z
      */
     graph: z
       .object({
+        /** `fail-fast` skips the rest once a node fails; `continue` runs every node that can run. */
         failurePolicy: z.enum(['fail-fast', 'continue']).default('fail-fast'),
+        /** Nodes running at once, per task. */
         concurrency: z.number().int().min(1).max(100).default(4),
         /** At most 100 nodes: a served task reads its whole graph on every look. */
         nodes: z.array(ServedNodeSchema).min(1).max(100),
@@ -591,6 +626,7 @@ export const ServedAgentSchema = z
      */
     workflow: z
       .object({
+        /** The workflow type's name, as the application's worker registers it. */
         type: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'must be a workflow type name (letters, digits and _)'),
         /** The task queue its worker polls. Default: Baton's (`temporal.taskQueue`). */
         taskQueue: z.string().min(1).max(200).optional(),
@@ -618,7 +654,9 @@ export const ServePushSchema = z
      */
     keys: z
       .object({
+        /** The id of the key new secrets are sealed with. */
         currentKey: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'use letters, digits and . _ -'),
+        /** Every key that may have sealed a secret still in history, by id: `{ fromEnv }` or `{ fromFile }`. */
         keys: z.record(z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'use letters, digits and . _ -'), KeySourceSchema),
       })
       .strict()
@@ -677,30 +715,30 @@ export const ServeSchema = z
         privateKeyFile: z.string().min(1),
         /** The key id callers pin it under. */
         kid: z.string().min(1).max(200),
+        /** The JWS algorithm, matching the key. */
         alg: z.enum(['ES256', 'RS256', 'EdDSA']).default('ES256'),
       })
       .strict()
       .optional(),
     /** Where `baton serve` (the A2A endpoints alone) listens. Default 127.0.0.1:41250. */
-    listen: z
-      .object({ host: z.string().min(1).default('127.0.0.1'), port: z.number().int().min(0).max(65535).default(41250) })
-      .strict()
-      .default({ host: '127.0.0.1', port: 41250 }),
+    listen: listenOn(41250),
     /**
      * Serve the agents over gRPC too (the A2A 1.0 binding), on a port of its own. Default: off.
      * Without `tls`, plaintext: keep it on loopback or behind a proxy that terminates TLS.
      */
     grpc: z
       .object({
-        listen: z
-          .object({ host: z.string().min(1).default('127.0.0.1'), port: z.number().int().min(0).max(65535).default(41251) })
-          .strict()
-          .default({ host: '127.0.0.1', port: 41251 }),
+        listen: listenOn(41251),
         /** host:port callers reach, written into the cards. Default: the listen address. */
         publicAddress: z.string().min(3).optional(),
         /** PEM files of the server's certificate and private key. */
         tls: z
-          .object({ certFile: z.string().min(1), keyFile: z.string().min(1) })
+          .object({
+            /** PEM file of the server's certificate (chain). */
+            certFile: z.string().min(1),
+            /** PEM file of its private key. */
+            keyFile: z.string().min(1),
+          })
           .strict()
           .optional(),
       })
@@ -829,7 +867,9 @@ export const ConfigSchema = z
       .object({
         /** host:port of an existing server; unset means Baton finds or starts one (see docs/temporal-server.md). */
         address: z.string().optional(),
+        /** The namespace Baton's workflows run in; TEMPORAL_NAMESPACE wins. */
         namespace: z.string().default('default'),
+        /** The task queue Baton's workers poll and its clients start workflows on. */
         taskQueue: z.string().default('baton'),
         /**
          * A profile of Temporal's own config file (temporal.toml, as the `temporal` CLI reads it) to start
@@ -861,7 +901,12 @@ export const ConfigSchema = z
       .strict()
       .default({ namespace: 'default', taskQueue: 'baton' }),
     caller: z
-      .object({ tenant: tenantName.default('local'), user: z.string().min(1).max(200).default('dev') })
+      .object({
+        /** The tenant the CLI acts for: letters, digits and `. _ @ -`, at most 100, no `:` (it prefixes the ids its callers choose, `<tenant>:<id>`); BATON_TENANT wins. */
+        tenant: tenantName.default('local'),
+        /** The user the CLI acts as; BATON_USER wins. */
+        user: z.string().min(1).max(200).default('dev'),
+      })
       .strict()
       .default({ tenant: 'local', user: 'dev' }),
     agents: z.record(name, AgentEntrySchema).default({}),

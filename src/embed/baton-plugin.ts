@@ -12,7 +12,10 @@ import { batonDataConverter } from '../codec/data-converter';
 import { batonWorkflowsPath, configOf, withBaton, type WithBatonOptions } from './with-baton';
 
 export interface BatonPluginOptions extends WithBatonOptions {
-  /** Check the namespace has Baton's search attributes before the worker starts. Default true: every delegation sets them. */
+  /**
+   * Check the namespace has Baton's search attributes before the worker starts.
+   * @default true: every delegation sets them, and a start without them fails
+   */
   checkSearchAttributes?: boolean;
 }
 

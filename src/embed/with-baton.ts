@@ -23,20 +23,30 @@ import { activeTracing, type Tracing } from '../telemetry/tracing';
 export interface WithBatonOptions {
   /**
    * Baton's config: a path to a config file, an object of the config file's shape (validated the same
-   * way), or a config already parsed. Default: `$BATON_CONFIG`, else `./baton.config.yaml`.
+   * way), or a config already parsed.
+   * @default `$BATON_CONFIG`, else `./baton.config.yaml` (as the CLI reads it)
    */
   config?: string | BatonConfig | Record<string, unknown>;
-  /** Where Baton's activities log. Default: pino on stderr at `$BATON_LOG_LEVEL` (info). */
+  /**
+   * Where Baton's activities log.
+   * @default pino on stderr at `$BATON_LOG_LEVEL` (info)
+   */
   logger?: Logger;
-  /** Acceptance policies written in code, beside the built-in and the config's declared ones. */
+  /**
+   * Acceptance policies written in code, beside the built-in and the config's declared ones.
+   * @default the built-in policies and the config's declared ones only
+   */
   policies?: PolicyRegistry;
-  /** Where artifact bytes go, when the application keeps them itself. Default: the store `artifacts` configures. */
+  /**
+   * Where artifact bytes go, when the application keeps them itself.
+   * @default the store the config's `artifacts` section configures
+   */
   artifactStore?: ArtifactStore;
   /**
    * Trace the worker's workflows and activities (docs/observability.md): the span processor and
-   * resource of the application's own OpenTelemetry SDK. Default: what `startTracing` started in this
-   * process, else off. A prebuilt `workflowBundle` must have been built with
+   * resource of the application's own OpenTelemetry SDK. A prebuilt `workflowBundle` must have been built with
    * `TRACING_INTERCEPTOR_MODULES` as its workflow interceptor modules.
+   * @default what `startTracing` started in this process, else off
    */
   tracing?: Pick<Tracing, 'spanProcessor' | 'resource'>;
 }

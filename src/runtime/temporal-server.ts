@@ -83,21 +83,50 @@ export function findTemporal(opts: { configAddress?: string; allowDownload?: boo
 }
 
 export interface DevServerOptions {
-  /** Front-end gRPC port; 0 or unset: a free port, read back from `RunningServer.address`. */
+  /**
+   * Front-end gRPC port; 0: a free port, read back from `RunningServer.address`.
+   * @default 0 (a free port: several servers may run at once)
+   */
   port?: number;
-  /** Web UI port; 0: a free one; `false` for a headless server. Default: port + 1000. */
+  /**
+   * Web UI port; 0: a free one; `false` for a headless server.
+   * @default port + 1000 (the `temporal` CLI's own habit)
+   */
   uiPort?: number | false;
-  /** SQLite file that keeps workflows across restarts; in-memory when unset. */
+  /**
+   * SQLite file that keeps workflows across restarts.
+   * @default in memory (nothing survives the server)
+   */
   dbFile?: string;
+  /**
+   * The namespace the server creates at start.
+   * @default 'default'
+   */
   namespace?: string;
+  /**
+   * Where the start is logged: which CLI, the address, a retry.
+   * @default none: nothing is logged
+   */
   logger?: Logger;
-  /** How long to wait for the server to answer. Default 60 s. */
+  /**
+   * How long to wait for the server to answer.
+   * @default 60_000 (a cold start on two busy cores takes seconds)
+   */
   readyTimeoutMs?: number;
-  /** Start a server of our own even when TEMPORAL_ADDRESS names one (chaos runs stop and restart it). */
+  /**
+   * Start a server of our own even when TEMPORAL_ADDRESS names one (chaos runs stop and restart it).
+   * @default false
+   */
   own?: boolean;
-  /** The codec server the Web UI decodes payloads with (`--ui-codec-endpoint`). Default none. */
+  /**
+   * The codec server the Web UI decodes payloads with (`--ui-codec-endpoint`).
+   * @default none
+   */
   codecEndpoint?: string;
-  /** Picks a free port where one is to be chosen. Default `freePort` (tests choose to provoke a collision). */
+  /**
+   * Picks a free port where one is to be chosen (tests choose to provoke a collision).
+   * @default freePort
+   */
   pickPort?: () => Promise<number>;
 }
 

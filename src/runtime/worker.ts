@@ -28,21 +28,31 @@ export interface BatonWorkerOptions {
   taskQueue: string;
   config: Pick<BatonConfig, 'agents'> & Partial<Pick<BatonConfig, 'policies' | 'artifacts' | 'push' | 'worker' | 'encryption' | 'serve'>>;
   logger: Logger;
-  /** Extra acceptance policies beside the built-in ones. */
+  /**
+   * Extra acceptance policies beside the built-in ones.
+   * @default the built-in policies and the config's declared ones only
+   */
   policies?: PolicyRegistry;
   /**
-   * Where artifact bytes go: an `ArtifactStore` of the application's own. Default: the store
-   * `artifacts` configures (a folder, or S3 checked at start so a wrong bucket fails here).
+   * Where artifact bytes go: an `ArtifactStore` of the application's own.
+   * @default the store `artifacts` configures (a folder, or S3 checked at start so a wrong bucket fails here)
    */
   artifactStore?: ArtifactStore;
   /**
-   * Prebuilt workflow code. Default: `lib/workflow-bundle.js` when setup built it and it is not older
-   * than the compiled workflows, else the workflows are bundled at start (a few seconds).
+   * Prebuilt workflow code.
+   * @default `lib/workflow-bundle.js` when setup built it and it is not older than the compiled
+   * workflows, else the workflows are bundled at start (a few seconds)
    */
   workflowBundle?: { code: string } | { codePath: string };
-  /** Passed to the activities (tests shorten the poll interval). */
+  /**
+   * Passed to the activities (tests shorten the poll interval).
+   * @default none: each setting's own default (ActivityDeps)
+   */
   activityOverrides?: Partial<Pick<ActivityDeps, 'poll' | 'lookup' | 'cardTtlMs' | 'streamSilenceMs'>>;
-  /** Extra worker options (slots, shutdown grace; interceptors: tests on the time-skipping server hold its clock during activities). */
+  /**
+   * Extra worker options (slots, shutdown grace; interceptors: tests on the time-skipping server hold its clock during activities).
+   * @default none: the config's `worker` section and the SDK's defaults
+   */
   workerOptions?: Partial<
     Pick<
       WorkerOptions,

@@ -37,12 +37,12 @@ import {
   changesBetween,
   fingerprintOf,
   INTERRUPTED_STATES,
-  servedTask,
+  wireTaskOf,
   TERMINAL_STATES,
   withHistoryLength,
   type WireTask,
 } from '../served-tasks/task-view';
-import type { TaskPushConfigs } from './push-configs';
+import type { CallerWebhooks } from './caller-webhooks';
 import type { CallerBudget } from '../limits/caller-budget';
 
 /** The caller a bearer token named, as the SDK's handlers pass it on. */
@@ -67,7 +67,7 @@ export interface ServedAgentOptions {
   /** The key task ids are made with (`serve.taskIdKeyFromEnv`). */
   taskIdKey: Buffer;
   /** The tasks' push configs (callers' webhooks). */
-  pushConfigs: TaskPushConfigs;
+  pushConfigs: CallerWebhooks;
   /** How often a blocking send or an open stream reads the task, in ms. */
   pollMs: number;
   /** The callers' budget: each task a ListTasks page reads is charged as a request. Default: not charged. */
@@ -325,7 +325,7 @@ export class ServedAgent implements A2ARequestHandler {
     const { facts, state } = await this.o.tasks.read(taskId, caller);
     if (message.contextId && message.contextId !== facts.contextId)
       throw new RequestMalformedError(`task ${taskId} is in context ${facts.contextId}, not ${message.contextId}`);
-    const task = servedTask(state, facts);
+    const task = wireTaskOf(state, facts);
     if (TERMINAL_STATES.has(task.status.state))
       throw new UnsupportedOperationError(
         `task ${taskId} has ended (${task.status.state}) and takes no more messages: start a new task in context ${facts.contextId}`,

@@ -12,7 +12,7 @@ import type { BatonClient } from '../client/baton-client';
 import { ConfigError } from '../config/load';
 import type { BatonConfig, ServeConfig, ServedAgentConfig } from '../config/schema';
 import { ServedAgent } from './served-agent';
-import { TaskPushConfigs } from './push-configs';
+import { CallerWebhooks } from './caller-webhooks';
 import { encryptionCodec } from '../codec/data-converter';
 import { DelegationRunner, GraphRunner, servedGraphSpec, WorkflowRunner } from '../served-tasks/task-runners';
 import { ServedTasks } from '../served-tasks/served-tasks';
@@ -129,7 +129,7 @@ export function createServedAgents(opts: ServedAgentsOptions): Map<string, Serve
         config: service,
         card: () => (card ??= build()),
         tasks: new ServedTasks({ service: name, baton: opts.baton, runner, ...(opts.artifacts ? { artifacts: opts.artifacts } : {}) }),
-        pushConfigs: new TaskPushConfigs({
+        pushConfigs: new CallerWebhooks({
           service: name,
           runner: workflowType,
           baton: opts.baton,

@@ -13,7 +13,7 @@ import type { Part, TaskState } from '../shared/a2a-types';
 import type { Caller } from '../shared/delegation-types';
 import { SA_SERVED_CONTEXT, SA_SERVICE, SA_TENANT } from '../shared/search-attributes';
 import { ServedTaskReader, type ServedTaskFactsRead } from './task-reader';
-import { authorizeDelegation, type PendingTurn, type TaskRunner } from './task-runners';
+import { authorizeDelegation, type TaskRequest, type TaskRunner } from './task-runners';
 import { visibilityClauseFor, type WireTask } from './task-view';
 
 /** One page of a service's tasks, as visibility lists them (newest first). */
@@ -72,12 +72,12 @@ export class ServedTasks {
   }
 
   /** Answers the input request `pending` of a task the caller just read. */
-  answer(caller: Caller, pending: PendingTurn, parts: Part[], updateId: string): Promise<void> {
+  answer(caller: Caller, pending: TaskRequest, parts: Part[], updateId: string): Promise<void> {
     return this.o.runner.answer(caller, pending, parts, updateId);
   }
 
   /** Answers the authentication request `pending` of a task the caller just read, with a credential by name. */
-  authorize(caller: Caller, pending: PendingTurn, credential: string, updateId: string): Promise<void> {
+  authorize(caller: Caller, pending: TaskRequest, credential: string, updateId: string): Promise<void> {
     return authorizeDelegation(this.o.baton, caller, pending, credential, updateId);
   }
 

@@ -13,7 +13,7 @@ import type { Part } from '../shared/a2a-types';
 import type { Caller, DelegationRecord } from '../shared/delegation-types';
 import { SA_SERVED_CONTEXT, SA_SERVICE, SA_TENANT } from '../shared/search-attributes';
 import { servedContextId } from './task-id';
-import { servedTask, type WireTask } from './task-view';
+import { wireTaskOf, type WireTask } from './task-view';
 import type { TaskRead, TaskRunner } from './task-runners';
 
 /** How long one read of a task's state may take before it counts as unanswered (and is tried again). */
@@ -42,7 +42,7 @@ export class ServedTaskReader {
     const { facts, state, results, artifacts: own, turns } = await this.read(id, caller);
     const artifacts =
       state.state === 'TASK_STATE_COMPLETED' && opts.artifacts !== false ? (own ?? (await this.artifactsOf(results))) : undefined;
-    return servedTask(state, { ...facts, ...(artifacts ? { artifacts } : {}), ...(turns ? { turns } : {}) });
+    return wireTaskOf(state, { ...facts, ...(artifacts ? { artifacts } : {}), ...(turns ? { turns } : {}) });
   }
 
   /**

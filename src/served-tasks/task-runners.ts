@@ -1,8 +1,9 @@
 /**
  * What runs a served task: one delegation (`delegate`), a task graph (`graph`), or the application's
- * own workflow (`workflow`). Each starts the workflow under the task's id, reads it as a ServedState,
+ * own workflow (`workflow`). Each starts the workflow under the task's id, reads it as a ServedStatus,
  * passes the caller's answer on, and cancels it; the served agent does the protocol around them.
- * Every read goes through the clients' tenant checks.
+ * Ownership is checked once, by the reader's describe (`ServedTaskReader.owned`); what a runner does
+ * next relies on it, and the workflow's validators check the caller's tenant again.
  */
 import type { BatonClient } from '../client/baton-client';
 import type { GraphClient } from '../client/graph-client';
@@ -18,11 +19,11 @@ import { sendUpdate } from '../client/send-update';
 import { temporalCall } from '../client/temporal-call';
 import { SA_SERVED_CONTEXT, SA_SERVICE, SA_TENANT } from '../shared/search-attributes';
 import type { ServedArtifact, ServedTaskInput, ServedTaskState } from '../shared/served-task-types';
-import { delegationState, endNodes, graphState, TERMINAL_STATES, type ServedState } from './task-view';
+import { delegationStatus, endNodes, graphStatus, TERMINAL_STATES, type ServedStatus } from './task-view';
 
 /** A served task, read: its state and, once COMPLETED, its result (delegations' artifacts, or the workflow's own). */
 export interface TaskRead {
-  state: ServedState;
+  state: ServedStatus;
   /** The accepted delegations whose artifacts are the task's result. */
   results: DelegationRecord[];
   /** The result's artifacts as the workflow gave them (an application's workflow). */
@@ -32,7 +33,7 @@ export interface TaskRead {
 }
 
 /** The request a served task waits for (its state's `pending`). */
-export type PendingTurn = NonNullable<ServedState['pending']>;
+export type TaskRequest = NonNullable<ServedStatus['pending']>;
 
 export interface TaskRunner {
   /** The workflow type a task of this service is. */
@@ -42,7 +43,7 @@ export interface TaskRunner {
   /** The task, read; `status` is its workflow's execution status (RUNNING, COMPLETED, CANCELLED…). */
   read(caller: Caller, id: string, status: string): Promise<TaskRead>;
   /** Passes the caller's answer to the input request `pending`; `updateId` makes a retried message apply once. */
-  answer(caller: Caller, pending: PendingTurn, parts: Part[], updateId: string): Promise<void>;
+  answer(caller: Caller, pending: TaskRequest, parts: Part[], updateId: string): Promise<void>;
   cancel(caller: Caller, id: string): Promise<void>;
 }
 
@@ -50,7 +51,7 @@ export interface TaskRunner {
  * A delegation's or a graph node's question, answered through the delegation's `answer` Update. The
  * served task's ownership was checked when it was read: the Update goes out without another describe.
  */
-async function answerDelegation(baton: BatonClient, caller: Caller, pending: PendingTurn, parts: Part[], updateId: string): Promise<void> {
+async function answerDelegation(baton: BatonClient, caller: Caller, pending: TaskRequest, parts: Part[], updateId: string): Promise<void> {
   const handle = baton.client.workflow.getHandle(pending.delegationId);
   await callTemporal(baton, () =>
     sendUpdate(
@@ -69,7 +70,7 @@ async function answerDelegation(baton: BatonClient, caller: Caller, pending: Pen
 export async function authorizeDelegation(
   baton: BatonClient,
   caller: Caller,
-  pending: PendingTurn,
+  pending: TaskRequest,
   credential: string,
   updateId: string,
 ): Promise<void> {
@@ -117,7 +118,7 @@ export class DelegationRunner implements TaskRunner {
     return readDelegationTask(this.baton, id, status === 'COMPLETED');
   }
 
-  answer(caller: Caller, pending: PendingTurn, parts: Part[], updateId: string): Promise<void> {
+  answer(caller: Caller, pending: TaskRequest, parts: Part[], updateId: string): Promise<void> {
     return answerDelegation(this.baton, caller, pending, parts, updateId);
   }
 
@@ -163,7 +164,7 @@ export class GraphRunner implements TaskRunner {
     return readGraphTask(this.baton, this.graphs, caller, id, status);
   }
 
-  answer(caller: Caller, pending: PendingTurn, parts: Part[], updateId: string): Promise<void> {
+  answer(caller: Caller, pending: TaskRequest, parts: Part[], updateId: string): Promise<void> {
     return answerDelegation(this.baton, caller, pending, parts, updateId);
   }
 
@@ -176,7 +177,7 @@ export class GraphRunner implements TaskRunner {
 async function readDelegationTask(baton: BatonClient, id: string, closed: boolean): Promise<TaskRead> {
   const handle = baton.client.workflow.getHandle(id);
   const record = readRecord(closed ? await handle.result() : await handle.query(statusQuery));
-  return { state: delegationState(record), results: record.outcome?.kind === 'ACCEPTED' ? [record] : [], turns: record.turns };
+  return { state: delegationStatus(record), results: record.outcome?.kind === 'ACCEPTED' ? [record] : [], turns: record.turns };
 }
 
 /**
@@ -188,19 +189,19 @@ async function readGraphTask(batonClient: BatonClient, graphs: GraphClient, call
   const baton = batonClient.as(caller);
   if (graph.status === 'SETTLED') {
     const results = graph.outcome?.kind === 'ACCEPTED' ? await Promise.all(endNodes(graph).map((d) => baton.show(d))) : [];
-    return { state: graphState(graph), results: results.filter((r) => r.outcome?.kind === 'ACCEPTED') };
+    return { state: graphStatus(graph), results: results.filter((r) => r.outcome?.kind === 'ACCEPTED') };
   }
   // A node that waits makes the task wait: its question is the task's (the first such node, in spec order).
   const asking = graph.nodes.find((n) => n.status === 'RUNNING' && WAITING.has(n.delegation?.status ?? ''));
   const waiting = asking
     ? readRecord(await callTemporal(batonClient, () => batonClient.client.workflow.getHandle(asking.delegationId).query(statusQuery)))
     : undefined;
-  return { state: graphState(graph, waiting), results: [] };
+  return { state: graphStatus(graph, waiting), results: [] };
 }
 
 /**
  * The application's own workflow (`workflow`): started with a ServedTaskInput; it shows its state
- * through `servedTask()` (the `servedTask` Query) and takes answers through its `servedMessage` Update.
+ * through `wireTaskOf()` (the `servedTask` Query) and takes answers through its `servedMessage` Update.
  */
 export class WorkflowRunner implements TaskRunner {
   readonly workflowType: string;
@@ -241,7 +242,7 @@ export class WorkflowRunner implements TaskRunner {
     return readWorkflowTask(this.baton, id, status);
   }
 
-  async answer(caller: Caller, pending: PendingTurn, parts: Part[], updateId: string): Promise<void> {
+  async answer(caller: Caller, pending: TaskRequest, parts: Part[], updateId: string): Promise<void> {
     const handle = this.baton.client.workflow.getHandle(pending.delegationId);
     await sendUpdate(
       `the answer to ${pending.requestId}`,
@@ -257,7 +258,7 @@ export class WorkflowRunner implements TaskRunner {
 }
 
 /** How an execution that ended without completing its task is shown. */
-const ENDED_AS: Record<string, ServedState['state']> = { CANCELLED: 'TASK_STATE_CANCELED' };
+const ENDED_AS: Record<string, ServedStatus['state']> = { CANCELLED: 'TASK_STATE_CANCELED' };
 
 /** An application's served workflow, read: its `servedTask` Query, or how its execution ended. */
 async function readWorkflowTask(baton: BatonClient, id: string, status: string): Promise<TaskRead> {

@@ -40,7 +40,7 @@ export const TERMINAL_STATES: ReadonlySet<TaskState> = new Set([
 
 export const INTERRUPTED_STATES: ReadonlySet<TaskState> = new Set(['TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_AUTH_REQUIRED']);
 
-export function servedState(record: Pick<DelegationRecord, 'status' | 'outcome'>): TaskState {
+export function taskStateOf(record: Pick<DelegationRecord, 'status' | 'outcome'>): TaskState {
   return record.status === 'SETTLED' && record.outcome ? STATE_OF_OUTCOME[record.outcome.kind] : STATE_OF_STATUS[record.status];
 }
 
@@ -61,7 +61,7 @@ export function visibilityClauseFor(state: TaskState): string {
  * A served task's state, from whatever runs it (one delegation, or a graph of them): what the view
  * needs, and where a caller's next message goes.
  */
-export interface ServedState {
+export interface ServedStatus {
   state: TaskState;
   /** While INPUT_REQUIRED or AUTH_REQUIRED: the delegation that asks, and its request. */
   pending?: { delegationId: string } & Pick<PendingRequest, 'kind' | 'requestId' | 'prompt' | 'credentials' | 'observedAt'>;
@@ -74,8 +74,8 @@ export interface ServedState {
 }
 
 /** The state of a task that is one delegation. */
-export function delegationState(record: DelegationRecord): ServedState {
-  const state = servedState(record);
+export function delegationStatus(record: DelegationRecord): ServedStatus {
+  const state = taskStateOf(record);
   const p = record.pending;
   const times = [...record.remote.history.map((h) => h.observedAt), p?.observedAt ?? ''].filter(Boolean);
   return {
@@ -108,10 +108,10 @@ const STATE_OF_GRAPH_OUTCOME: Record<GraphOutcomeKind, TaskState> = {
  * The state of a task that is a graph: its outcome once settled; while it runs, the question of a
  * node that waits (`waiting`, that node's delegation, read by the caller of this function), else working.
  */
-export function graphState(graph: GraphRecord, waiting?: DelegationRecord): ServedState {
+export function graphStatus(graph: GraphRecord, waiting?: DelegationRecord): ServedStatus {
   if (graph.status === 'SETTLED' && graph.outcome)
     return { state: STATE_OF_GRAPH_OUTCOME[graph.outcome.kind], status: graph.status, outcome: graph.outcome };
-  const asked = waiting ? delegationState(waiting) : undefined;
+  const asked = waiting ? delegationStatus(waiting) : undefined;
   if (asked?.pending) return { ...asked, status: graph.status };
   return { state: 'TASK_STATE_WORKING', status: graph.status };
 }
@@ -167,7 +167,7 @@ export interface WireTask {
 }
 
 /** The status message: the agent's question while it waits, the reasons once it ends without acceptance. */
-function statusMessage(s: ServedState, facts: ServedTaskFacts): WireMessage | undefined {
+function statusMessage(s: ServedStatus, facts: ServedTaskFacts): WireMessage | undefined {
   const base = { contextId: facts.contextId, taskId: facts.id, role: 'ROLE_AGENT' as const };
   if (INTERRUPTED_STATES.has(s.state) && s.pending) {
     const p = s.pending;
@@ -190,7 +190,7 @@ function statusMessage(s: ServedState, facts: ServedTaskFacts): WireMessage | un
 }
 
 /** The served task as A2A wire JSON. Artifacts only when COMPLETED, and only those `facts` carries. */
-export function servedTask(s: ServedState, facts: ServedTaskFacts): WireTask {
+export function wireTaskOf(s: ServedStatus, facts: ServedTaskFacts): WireTask {
   const message = statusMessage(s, facts);
   const timestamp = s.changedAt && s.changedAt > facts.startedAt ? s.changedAt : facts.startedAt;
   return {

@@ -16,7 +16,7 @@ import { ConfigSchema, ServeSchema } from '../../src/config/schema';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
 import { supplierQa } from '../../src/demo/supplier-qa';
 import { freePort } from '../../src/runtime/temporal-server';
-import { pushWorkflowId } from '../../src/serve/push-configs';
+import { pushWorkflowId } from '../../src/serve/caller-webhooks';
 import { servedTaskId } from '../../src/served-tasks/task-id';
 import type { TaskPushView } from '../../src/shared/task-push-types';
 import { pushStateQuery } from '../../workflows/messages';

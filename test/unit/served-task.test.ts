@@ -7,9 +7,9 @@ import type { DelegationRecord } from '../../src/shared/delegation-types';
 import { servedContextId, servedTaskId, turnUpdateId } from '../../src/served-tasks/task-id';
 import {
   changesBetween,
-  delegationState,
-  servedState,
-  servedTask,
+  delegationStatus,
+  taskStateOf,
+  wireTaskOf,
   visibilityClauseFor,
   withHistoryLength,
 } from '../../src/served-tasks/task-view';
@@ -36,7 +36,7 @@ const verdict = { artifactId: 'v', name: 'verdict', parts: [{ data: { verdict: '
 describe('served task view', () => {
   it('completes only with an accepted outcome; every other outcome keeps its own state and says why', () => {
     const settled = (kind: NonNullable<DelegationRecord['outcome']>['kind']) =>
-      servedTask(delegationState(record({ status: 'SETTLED', outcome: { kind, reasons: ['because'] } })), {
+      wireTaskOf(delegationStatus(record({ status: 'SETTLED', outcome: { kind, reasons: ['because'] } })), {
         ...facts,
         artifacts: [verdict],
       });
@@ -63,7 +63,7 @@ describe('served task view', () => {
       { messageId: 'a2a-svc-1/turn-2', sentAt: 't2', parts: [{ text: 'SN-1' }], question: [{ text: 'Serial?' }] },
       { messageId: 'old-record-turn', sentAt: 't3' },
     ];
-    const task = servedTask(delegationState(record({ turns })), { ...facts, turns });
+    const task = wireTaskOf(delegationStatus(record({ turns })), { ...facts, turns });
     assert.deepEqual(
       task.history.map((m) => [m.role, m.messageId, m.parts[0]?.text, m.taskId, m.contextId]),
       [
@@ -78,7 +78,7 @@ describe('served task view', () => {
       withHistoryLength(task, 2).history.map((m) => m.messageId),
       ['a2a-svc-1/turn-2/question', 'a2a-svc-1/turn-2'],
     );
-    assert.equal(servedTask(delegationState(record()), facts).history.length, 0, 'a graph’s task, or none kept: no history');
+    assert.equal(wireTaskOf(delegationStatus(record()), facts).history.length, 0, 'a graph’s task, or none kept: no history');
   });
 
   it('shows the agent question while waiting, with the request id as the message id', () => {
@@ -91,25 +91,25 @@ describe('served task view', () => {
       observedAt: '2026-12-04T10:00:05.000Z',
       statusKey: 'k',
     };
-    const task = servedTask(delegationState(record({ status: 'WAITING_INPUT', pending })), facts);
+    const task = wireTaskOf(delegationStatus(record({ status: 'WAITING_INPUT', pending })), facts);
     assert.equal(task.status.state, 'TASK_STATE_INPUT_REQUIRED');
     assert.equal(task.status.message?.messageId, 'a2a-svc-1/request-1');
     assert.deepEqual(task.status.message?.parts, [{ text: 'Which serial?' }]);
     assert.equal(task.status.timestamp, '2026-12-04T10:00:05.000Z');
-    const auth = servedTask(
-      delegationState(record({ status: 'WAITING_AUTH', pending: { ...pending, kind: 'auth', credentials: ['portal'] } })),
+    const auth = wireTaskOf(
+      delegationStatus(record({ status: 'WAITING_AUTH', pending: { ...pending, kind: 'auth', credentials: ['portal'] } })),
       facts,
     );
     assert.equal(auth.status.state, 'TASK_STATE_AUTH_REQUIRED');
     assert.deepEqual(auth.status.message?.metadata?.credentials, ['portal']);
     // A review is Baton's own step: the caller sees work going on.
-    assert.equal(servedState({ status: 'WAITING_REVIEW' }), 'TASK_STATE_WORKING');
-    assert.equal(servedState({ status: 'STARTING' }), 'TASK_STATE_SUBMITTED');
+    assert.equal(taskStateOf({ status: 'WAITING_REVIEW' }), 'TASK_STATE_WORKING');
+    assert.equal(taskStateOf({ status: 'STARTING' }), 'TASK_STATE_SUBMITTED');
   });
 
   it('streams the artifacts before the status that completes, and nothing when nothing changed', () => {
-    const working = servedTask(delegationState(record()), facts);
-    const done = servedTask(delegationState(record({ status: 'SETTLED', outcome: { kind: 'ACCEPTED', reasons: [] } })), {
+    const working = wireTaskOf(delegationStatus(record()), facts);
+    const done = wireTaskOf(delegationStatus(record({ status: 'SETTLED', outcome: { kind: 'ACCEPTED', reasons: [] } })), {
       ...facts,
       artifacts: [verdict],
     });
@@ -117,7 +117,7 @@ describe('served task view', () => {
       changesBetween(working, done).map((e) => Object.keys(e)[0]),
       ['artifactUpdate', 'statusUpdate'],
     );
-    assert.deepEqual(changesBetween(working, servedTask(delegationState(record()), facts)), []);
+    assert.deepEqual(changesBetween(working, wireTaskOf(delegationStatus(record()), facts)), []);
   });
 
   it('names the delegations a ListTasks status means', () => {

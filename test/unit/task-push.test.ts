@@ -10,7 +10,7 @@ import type { TaskPushNotificationConfig } from '@a2a-js/sdk';
 import { PushNotificationNotSupportedError, RequestMalformedError } from '@a2a-js/sdk/errors';
 import { EncryptionCodec } from '../../src/codec/encryption-codec';
 import { ServePushSchema } from '../../src/config/schema';
-import { TaskPushConfigs } from '../../src/serve/push-configs';
+import { CallerWebhooks } from '../../src/serve/caller-webhooks';
 import { MAX_OWED, MAX_PUSH_TARGETS, TaskPushBook } from '../../src/shared/task-push-book';
 import type { TaskChange } from '../../src/shared/task-push-types';
 
@@ -133,7 +133,7 @@ describe('push configs from callers', () => {
     'mixed.example.com': ['93.184.215.14', '127.0.0.1'],
   };
   const configs = (push: Record<string, unknown> = {}, withSealer = true) =>
-    new TaskPushConfigs({
+    new CallerWebhooks({
       service: 's',
       runner: 'delegationWorkflow',
       baton: undefined as never,

@@ -1,5 +1,6 @@
 /**
- * The push configs of served tasks (A2A Create/Get/List/DeleteTaskPushNotificationConfig): each task's
+ * Caller webhooks: the push notification configs of served tasks (A2A Create/Get/List/Delete-
+ * TaskPushNotificationConfig; "caller webhook" in the glossary, never "push"). Each task's
  * webhooks are kept by a workflow of their own (`<task id>.push`, taskPushWorkflow), started by the
  * first config and ended after the task's end has been delivered. A config's URL is checked here,
  * and its token and credentials sealed with `serve.push.keys` before they reach history.
@@ -42,7 +43,7 @@ export interface TaskPushConfigsOptions {
   lookup?: Lookup;
 }
 
-export class TaskPushConfigs {
+export class CallerWebhooks {
   constructor(private readonly o: TaskPushConfigsOptions) {}
 
   /**
