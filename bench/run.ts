@@ -28,7 +28,7 @@ import { measureMcpTools, writeMcp } from './mcp-tools';
 import { HEAP_CAP, measureParked, peakOf, reportParked } from './parked';
 import { measureRemoteCalls, reportRemoteCalls } from './remote-calls';
 import type { ServerKind } from './report-section';
-import { connectBench, Report, say, sizeOf, startBenchRun, startBenchServer, type BenchServer } from './runner';
+import { benchTarget, connectBench, Report, say, sizeOf, startBenchRun, startBenchServer, type BenchServer } from './runner';
 import { measureServed, writeServed } from './served';
 import { measureTelemetryCost, writeTelemetry } from './telemetry-cost';
 import { measureThroughput, reportThroughput } from './throughput';
@@ -80,8 +80,7 @@ const PARTS: SinglePart[] = [
     run: (o, at) => {
       const samples = o.quick ? 30 : 200;
       say(`${samples} order lookups each: a plain activity, callMcpTool over stdio and HTTP, kept and per call…`);
-      const target = o.onCluster ? {} : at.address;
-      return measureMcpTools({ client: at.client, target, namespace: at.namespace, samples, say });
+      return measureMcpTools({ client: at.client, target: benchTarget(o.onCluster, at), namespace: at.namespace, samples, say });
     },
     write: writeMcp,
   },

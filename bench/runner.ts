@@ -182,7 +182,6 @@ export interface BenchRun {
 export async function startBenchRun(size: BenchSize, onCluster: boolean, server: BenchServer, connection: Connection): Promise<BenchRun> {
   const quiet = pino({ level: 'error' }, pino.destination(2));
   const client = new Client({ connection, namespace: server.namespace });
-  const target = onCluster ? {} : server.address;
   const secret = randomUUID();
   process.env.BATON_BENCH_PUSH_SECRET = secret;
   const webhook = await startWebhook({
@@ -193,7 +192,7 @@ export async function startBenchRun(size: BenchSize, onCluster: boolean, server:
   const agents = await startAgents();
   const push = PushSchema.parse({ url: webhook.url, secretFromEnv: 'BATON_BENCH_PUSH_SECRET', backstopPoll: '5m' });
   const taskQueue = 'bench';
-  const native = await connectTemporalWorker(target);
+  const native = await connectTemporalWorker(benchTarget(onCluster, server));
   const worker = await Worker.create({
     ...(await withBaton(
       {
@@ -279,7 +278,12 @@ async function startBareWorker(address: string, namespace: string, queue: string
   return { pid: w.pid ?? 0, stop: async () => void (w.kill('SIGTERM'), await exited) };
 }
 
-/** A client connection to the bench server: the dev server's address, or the cluster through the environment. */
+/** Where clients and workers reach the bench server: the dev server's address, or the cluster through the environment. */
+export function benchTarget(onCluster: boolean, server: Pick<BenchServer, 'address'>): string | Record<string, never> {
+  return onCluster ? {} : server.address;
+}
+
+/** A client connection to the bench server. */
 export function connectBench(onCluster: boolean, server: BenchServer): Promise<Connection> {
-  return connectTemporalClient(onCluster ? {} : server.address);
+  return connectTemporalClient(benchTarget(onCluster, server));
 }

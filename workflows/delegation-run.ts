@@ -40,8 +40,8 @@ import { isTerminal } from '../src/shared/remote-state';
 import type { SendOutcome } from '../src/shared/send-outcome';
 import type { Resolved } from '../activities/agents';
 import type { FirstSend } from '../activities/send';
-import { SA_BATON_VERSION, searchAttributesOf } from '../src/shared/search-attributes';
-import { refuseOutsideWindow } from '../src/shared/support-window';
+import { searchAttributesOf } from '../src/shared/search-attributes';
+import { startedInWindow } from './refusal';
 import { inFirstTask, local, observing, quick, RETRY, sending, sparseReads } from './activity-stubs';
 import { remoteTaskSignal, requestSignal, settledSignal } from './messages';
 import { resultOf, settledNotice } from '../src/shared/delegation-result';
@@ -84,11 +84,7 @@ export class DelegationRun {
     private readonly input: DelegationInput,
     carried?: DelegationCarry,
   ) {
-    const startedBy = workflowInfo().typedSearchAttributes.get(SA_BATON_VERSION);
-    const outside = refuseOutsideWindow('delegation', startedBy);
-    // 👉 A plain Error fails the workflow task, not the workflow: the history stays as it is, and a
-    // worker that can run it (an older release's) takes it up.
-    if (outside) throw new Error(outside);
+    const startedBy = startedInWindow('delegation');
     // Taken here, before any handler runs: a push signalled to the new run adds to the carried ones.
     this.state = carried ? DelegationState.resumed(input, carried) : new DelegationState(id, input, startedBy);
   }
@@ -344,7 +340,6 @@ export class DelegationRun {
     await this.announceRequest();
     // 👉 Waiting for a person holds no activity slot: only this condition, until an answer is queued.
     await condition(() => this.state.hasQueued || this.mayCarry);
-    if (!this.state.hasQueued) return { kind: 'interrupted' };
     const queued = this.state.takeQueued();
     if (!queued) return { kind: 'interrupted' };
     const sent = await this.send(queued);

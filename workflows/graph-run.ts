@@ -23,11 +23,10 @@ import { NODE_STATE_CODES, type GraphCarry } from '../src/shared/graph-carry';
 import { DEFAULT_GRAPH_BACKSTOP } from '../src/shared/graph-limits';
 import { GraphState } from '../src/shared/graph-state';
 import type { FollowUp, GraphInput, GraphNodeSpec, GraphRecord } from '../src/shared/graph-types';
-import { SA_BATON_VERSION, startingAttributes } from '../src/shared/search-attributes';
-import { refuseOutsideWindow } from '../src/shared/support-window';
+import { startingAttributes } from '../src/shared/search-attributes';
 import { checking, describing } from './activity-stubs';
 import { delegationWorkflow } from './delegation';
-import { refuse } from './refusal';
+import { refuse, startedInWindow } from './refusal';
 
 /*
  * Patches from before the support window (docs/decisions/0033-support-window.md): every history a
@@ -58,11 +57,7 @@ export class GraphRun {
     private readonly input: GraphInput,
     carried?: GraphCarry,
   ) {
-    const startedBy = workflowInfo().typedSearchAttributes.get(SA_BATON_VERSION);
-    const outside = refuseOutsideWindow('graph', startedBy);
-    // 👉 A plain Error fails the workflow task, not the workflow (see DelegationRun).
-    if (outside) throw new Error(outside);
-    this.state = new GraphState(id, input, startedBy, carried);
+    this.state = new GraphState(id, input, startedInWindow('graph'), carried);
     this.afterEvents = carried?.afterEvents ?? DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS;
     this.backstop = carried?.backstop ?? DEFAULT_GRAPH_BACKSTOP;
     if (carried === undefined) deprecatePatch(GRAPH_CONTINUE_AS_NEW);

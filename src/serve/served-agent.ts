@@ -205,7 +205,7 @@ export class ServedAgent implements A2ARequestHandler {
           .filter((t) => after === undefined || Date.parse(t.status.timestamp) > after)
           .map((t) => withHistoryLength(t, params.historyLength))
           .map((t) => SdkTask.fromJSON(params.includeArtifacts ? t : { ...t, artifacts: [] })),
-        nextPageToken: page.nextPageToken ? this.sealPageToken(Buffer.from(page.nextPageToken), caller, page.query) : '',
+        nextPageToken: page.nextPageToken ? this.sealPageToken(Buffer.from(page.nextPageToken), caller, query) : '',
         pageSize,
         totalSize: page.total,
       };

@@ -46,11 +46,6 @@ export class ServedTasks {
     });
   }
 
-  /** The workflow type this service's tasks are. */
-  get workflowType(): string {
-    return this.o.runner.workflowType;
-  }
-
   /** The task's description if it is this service's and the caller's tenant's, else TaskNotFoundError. */
   owned(id: string, caller: Caller): Promise<WorkflowExecutionDescription> {
     return this.reader.owned(id, caller);
@@ -93,10 +88,10 @@ export class ServedTasks {
   async list(
     caller: Caller,
     filter: { pageSize: number; contextId?: string; state?: TaskState; nextPageToken?: Buffer },
-  ): Promise<ServedTaskPage & { query: string }> {
+  ): Promise<ServedTaskPage> {
     const query = this.listQuery(caller, filter);
     const temporal = this.o.baton.client;
-    const page = await this.call(() =>
+    const page = await this.reader.call(() =>
       temporal.workflowService.listWorkflowExecutions({
         namespace: temporal.options.namespace,
         query,
@@ -105,8 +100,8 @@ export class ServedTasks {
       }),
     );
     const ids = (page.executions ?? []).map((e) => e.execution?.workflowId ?? '').filter(Boolean);
-    const total = await this.call(() => temporal.workflow.count(query));
-    return { ids, ...(page.nextPageToken?.length ? { nextPageToken: page.nextPageToken } : {}), total: total.count, query };
+    const total = await this.reader.call(() => temporal.workflow.count(query));
+    return { ids, ...(page.nextPageToken?.length ? { nextPageToken: page.nextPageToken } : {}), total: total.count };
   }
 
   /** The visibility query of `list`: what a page token is bound to. */
@@ -120,10 +115,5 @@ export class ServedTasks {
     if (filter.contextId) clauses.push(`${SA_SERVED_CONTEXT.name} = ${quoted('contextId', filter.contextId)}`);
     if (filter.state && this.o.runner.workflowType === 'delegationWorkflow') clauses.push(visibilityClauseFor(filter.state));
     return clauses.join(' AND ');
-  }
-
-  /** A call to Temporal, its failures turned into Baton's (Unavailable, NotFound…). */
-  call<T>(fn: () => Promise<T>): Promise<T> {
-    return this.reader.call(fn);
   }
 }

@@ -13,8 +13,15 @@ import { CredentialNameSchema, type Caller, type DelegationRecord, type Turn } f
 import { InvalidRequestError } from '../client/errors';
 import type { GraphSpecInput } from '../shared/graph-types';
 import { readRecord } from '../shared/record-version';
-import { answerUpdate, authorizeUpdate, servedMessageUpdate, servedTaskQuery, statusQuery } from '../../workflows/messages';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import {
+  answerUpdate,
+  authorizeUpdate,
+  servedMessageUpdate,
+  servedTaskQuery,
+  statusQuery,
+  type DelegationWorkflow,
+} from '../../workflows/messages';
+import { WorkflowExecutionAlreadyStartedError, type WorkflowHandle } from '@temporalio/client';
 import { sendUpdate } from '../client/send-update';
 import { temporalCall } from '../client/temporal-call';
 import { SA_SERVED_CONTEXT, SA_SERVICE, SA_TENANT } from '../shared/search-attributes';
@@ -48,24 +55,35 @@ export interface TaskRunner {
 }
 
 /**
- * A delegation's or a graph node's question, answered through the delegation's `answer` Update. The
- * served task's ownership was checked when it was read: the Update goes out without another describe.
+ * Sends `update` to the delegation that asked `pending`: a delegation's or a graph node's. The served
+ * task's ownership was checked when it was read, so the Update goes out without another describe.
  */
-async function answerDelegation(baton: BatonClient, caller: Caller, pending: TaskRequest, parts: Part[], updateId: string): Promise<void> {
-  const handle = baton.client.workflow.getHandle(pending.delegationId);
+async function updateAsked(
+  baton: BatonClient,
+  pending: TaskRequest,
+  what: string,
+  update: (handle: WorkflowHandle<DelegationWorkflow>) => Promise<unknown>,
+): Promise<void> {
+  const handle = baton.client.workflow.getHandle<DelegationWorkflow>(pending.delegationId);
   await callTemporal(baton, () =>
     sendUpdate(
-      `the answer to ${pending.requestId}`,
-      () => handle.executeUpdate(answerUpdate, { args: [{ requestId: pending.requestId, parts, caller }], updateId }),
+      what,
+      () => update(handle),
       () => handle.describe(),
     ),
   );
 }
 
+/** A delegation's or a graph node's question, answered through the delegation's `answer` Update. */
+function answerDelegation(baton: BatonClient, caller: Caller, pending: TaskRequest, parts: Part[], updateId: string): Promise<void> {
+  return updateAsked(baton, pending, `the answer to ${pending.requestId}`, (handle) =>
+    handle.executeUpdate(answerUpdate, { args: [{ requestId: pending.requestId, parts, caller }], updateId }),
+  );
+}
+
 /**
  * A delegation's or a graph node's authentication request, answered with a credential by name through
- * the `authorize` Update (no describe: see `answerDelegation`). A name the request does not list is
- * refused here; the workflow checks it again.
+ * the `authorize` Update. A name the request does not list is refused here; the workflow checks it again.
  */
 export async function authorizeDelegation(
   baton: BatonClient,
@@ -79,13 +97,8 @@ export async function authorizeDelegation(
     throw new InvalidRequestError(
       `credential "${credential}" is not one this task may send; it accepts: ${allowed?.join(', ') || '(none configured)'}`,
     );
-  const handle = baton.client.workflow.getHandle(pending.delegationId);
-  await callTemporal(baton, () =>
-    sendUpdate(
-      `the authorization of ${pending.requestId}`,
-      () => handle.executeUpdate(authorizeUpdate, { args: [{ requestId: pending.requestId, credential, caller }], updateId }),
-      () => handle.describe(),
-    ),
+  return updateAsked(baton, pending, `the authorization of ${pending.requestId}`, (handle) =>
+    handle.executeUpdate(authorizeUpdate, { args: [{ requestId: pending.requestId, credential, caller }], updateId }),
   );
 }
 
@@ -216,7 +229,7 @@ export class WorkflowRunner implements TaskRunner {
   async start(caller: Caller, id: string, parts: Part[], served: { service: string; contextId: string }): Promise<void> {
     const input: ServedTaskInput = { parts, caller, ...served };
     const client = this.baton.client;
-    await temporalCall({ connection: client.connection, namespace: client.options.namespace }, () =>
+    await callTemporal(this.baton, () =>
       client.workflow
         .start(this.workflow.type, {
           workflowId: id,
