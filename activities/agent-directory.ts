@@ -4,7 +4,8 @@
  */
 import { msToNumber } from '@temporalio/common';
 import { AgentClient } from '../src/a2a/agent-client';
-import { createAgentFetch, credentialOf, readSecret } from '../src/a2a/agent-fetch';
+import { createAgentFetch, readSecret } from '../src/a2a/agent-fetch';
+import { credentialsFor } from '../src/a2a/agent-credentials';
 import { grpcChannel } from '../src/a2a/grpc-channel';
 import { fetchCard, type FetchedCard } from '../src/a2a/card';
 import { failure } from '../src/a2a/errors';
@@ -85,7 +86,7 @@ export class AgentDirectory {
       createAgentFetch(resolved.name, entry, { lookup: this.deps.lookup }),
       async () => ({
         channel: await grpcChannel(resolved.interface.url, fetched.url, entry, this.deps.lookup),
-        headers: entry.auth ? { [entry.auth.header]: credentialOf(resolved.name, entry.auth) } : {},
+        headers: async () => (await credentialsFor(resolved.name, entry, this.deps.lookup ? { lookup: this.deps.lookup } : {})).headers,
       }),
     );
     this.clients.set(key, client);

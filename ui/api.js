@@ -5,6 +5,40 @@ export const TOKEN_KEY = 'baton.token';
 
 export const token = () => sessionStorage.getItem(TOKEN_KEY) || '';
 
+// Signed in with OpenID Connect: the session cookie goes by itself; changes carry its CSRF token.
+let csrf = '';
+export const useSession = (csrfToken) => {
+  csrf = csrfToken;
+};
+export const inSession = () => !token() && !!csrf;
+
+/** The headers that say who this tab is: its bearer token, or (a session) the CSRF token on changes. */
+export function authHeaders(method = 'GET') {
+  if (token()) return { Authorization: `Bearer ${token()}` };
+  return csrf && method !== 'GET' ? { 'X-CSRF-Token': csrf } : {};
+}
+
+/** The session the cookie names, if any: { tenant, user, csrf }, or null. */
+export async function currentSession() {
+  const res = await fetch('/auth/session', { credentials: 'same-origin' });
+  if (!res.ok) return null;
+  const s = await res.json();
+  return s.signedIn ? s : null;
+}
+
+/** Whether the server offers OpenID Connect sign-in. */
+export async function oidcOffered() {
+  const res = await fetch('/auth/config');
+  return res.ok && !!(await res.json()).oidc;
+}
+
+/** Ends the session (and forgets a token), then shows the sign-in page. */
+export async function signOut() {
+  if (csrf) await fetch('/auth/sign-out', { method: 'POST', headers: { 'X-CSRF-Token': csrf } });
+  csrf = '';
+  sessionStorage.removeItem(TOKEN_KEY);
+}
+
 export class ApiError extends Error {
   constructor(status, type, message) {
     super(message);
@@ -17,7 +51,7 @@ export class ApiError extends Error {
 export async function api(path, opts = {}) {
   const res = await fetch(`/api/v1${path}`, {
     method: opts.method || 'GET',
-    headers: { Authorization: `Bearer ${token()}`, ...(opts.body ? { 'Content-Type': 'application/json' } : {}) },
+    headers: { ...authHeaders(opts.method || 'GET'), ...(opts.body ? { 'Content-Type': 'application/json' } : {}) },
     body: opts.body ? JSON.stringify(opts.body) : undefined,
     signal: opts.signal,
   });
@@ -32,7 +66,7 @@ export async function api(path, opts = {}) {
  */
 export async function followEvents(id, signal, onEvent) {
   const res = await fetch(`/api/v1/delegations/${encodeURIComponent(id)}/events`, {
-    headers: { Authorization: `Bearer ${token()}` },
+    headers: authHeaders(),
     signal,
   });
   if (!res.ok || !res.body) throw new ApiError(res.status, 'Internal', `event stream: HTTP ${res.status}`);
@@ -63,7 +97,7 @@ export async function followEvents(id, signal, onEvent) {
  */
 export async function downloadArtifact(id, artifact) {
   const res = await fetch(`/api/v1/delegations/${encodeURIComponent(id)}/artifacts/${encodeURIComponent(artifact.artifactId)}/content`, {
-    headers: { Authorization: `Bearer ${token()}` },
+    headers: authHeaders(),
   });
   if (!res.ok) {
     const body = await res.json().catch(() => ({}));

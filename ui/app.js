@@ -1,7 +1,7 @@
 // Baton's web app: the inbox, the delegations and graphs, a delegation's page, a graph's page. It speaks only the HTTP API
 // (/api/v1, the same one other services use) and never puts remote text into markup: everything an
 // agent wrote is set as textContent. Browser ES modules, no build step; this one routes.
-import { api, TOKEN_KEY } from './api.js';
+import { api, currentSession, signOut, TOKEN_KEY, useSession } from './api.js';
 import { fill, notice } from './dom.js';
 import { delegationPage } from './pages/delegation.js';
 import { delegationsPage } from './pages/delegations.js';
@@ -36,7 +36,17 @@ async function route() {
     offered = '';
     return confirmSignInPage(token, route);
   }
-  if (!sessionStorage.getItem(TOKEN_KEY)) return signInPage(route);
+  const signOutButton = document.getElementById('sign-out');
+  if (!sessionStorage.getItem(TOKEN_KEY)) {
+    // No token in this tab: an OpenID Connect session (its cookie), or the sign-in page.
+    const session = await currentSession().catch(() => null);
+    if (!session) {
+      signOutButton.hidden = true;
+      return signInPage(route);
+    }
+    useSession(session.csrf);
+  }
+  signOutButton.hidden = false;
   try {
     const me = await api('/whoami', { signal: controller.signal });
     document.getElementById('whoami').textContent = `${me.tenant}/${me.user}`;
@@ -61,5 +71,6 @@ document.getElementById('open-graph').addEventListener('submit', (e) => {
   const id = e.target.elements.graph.value.trim();
   if (id) location.hash = `#/g/${encodeURIComponent(id)}`;
 });
+document.getElementById('sign-out').addEventListener('click', () => void signOut().then(route));
 window.addEventListener('hashchange', route);
 route();

@@ -23,8 +23,8 @@ export interface SendTurn {
 /** What a gRPC interface needs besides the card: the channel (checked address, TLS) and the entry's auth header. */
 export interface GrpcAccess {
   channel: GrpcChannel;
-  /** Sent as metadata with every call (the entry's `auth`, read when the client is made). */
-  headers: Record<string, string>;
+  /** Metadata for each call (the entry's credentials, read or fetched when the call is made). */
+  headers: () => Promise<Record<string, string>>;
 }
 
 export class AgentClient {
@@ -33,8 +33,8 @@ export class AgentClient {
     private readonly client: Client,
     /** The chosen interface's binding (JSONRPC, HTTP+JSON, GRPC): a label of every call's span and metrics. */
     private readonly binding: string,
-    /** Metadata for every call: the auth header over gRPC (over HTTP the fetch adds it). */
-    private readonly serviceParameters: Record<string, string> = {},
+    /** Metadata for each call: the credentials over gRPC (over HTTP the fetch adds them). */
+    private readonly serviceParameters: () => Promise<Record<string, string>> = () => Promise.resolve({}),
   ) {}
 
   static async create(
@@ -47,7 +47,7 @@ export class AgentClient {
     // 👉 With legacyCompat the factories give a 0.3 transport for an interface marked 0.3, a 1.0 one otherwise.
     const legacyCompat = { enabled: true };
     let transport;
-    let headers: Record<string, string> = {};
+    let headers: () => Promise<Record<string, string>> = () => Promise.resolve({});
     if (iface.binding === 'GRPC') {
       if (!grpc) throw new Error(`agent ${agentName}: a gRPC interface needs its channel`);
       const access = await grpc();
@@ -68,8 +68,8 @@ export class AgentClient {
   }
 
   /** The options of one call: its signal, the auth metadata and the trace context. */
-  private call(signal: AbortSignal | undefined, traceHeaders: Record<string, string>) {
-    return { signal, serviceParameters: { ...this.serviceParameters, ...traceHeaders } };
+  private async call(signal: AbortSignal | undefined, traceHeaders: Record<string, string>) {
+    return { signal, serviceParameters: { ...(await this.serviceParameters()), ...traceHeaders } };
   }
 
   private named(method: string, taskId?: string): RemoteCall {
@@ -95,7 +95,7 @@ export class AgentClient {
                   taskPushNotificationConfig: undefined,
                 },
               },
-              this.call(signal, trace),
+              await this.call(signal, trace),
             ),
           ),
         (r) => (r.kind === 'task' ? r.task.id : undefined),
@@ -121,7 +121,7 @@ export class AgentClient {
               metadata: undefined,
               configuration: { acceptedOutputModes: [], returnImmediately: false, historyLength: 0, taskPushNotificationConfig: undefined },
             },
-            this.call(signal, trace),
+            await this.call(signal, trace),
           );
           for await (const event of events) yield streamEventFromSdk(event);
         }.bind(this),
@@ -136,7 +136,7 @@ export class AgentClient {
   async cancel(taskId: string, signal?: AbortSignal): Promise<Task> {
     try {
       return await instrumentCall(this.named('CancelTask', taskId), async (trace) =>
-        taskFromSdk(await this.client.cancelTask({ tenant: '', id: taskId, metadata: undefined }, this.call(signal, trace))),
+        taskFromSdk(await this.client.cancelTask({ tenant: '', id: taskId, metadata: undefined }, await this.call(signal, trace))),
       );
     } catch (err) {
       throw toFailure(err, `agent ${this.agentName}: CancelTask ${taskId}`);
@@ -156,8 +156,8 @@ export class AgentClient {
     try {
       if (opts.taskId) {
         const id = opts.taskId;
-        const task = await instrumentCall(this.named('GetTask', id), (trace) =>
-          this.client.getTask({ tenant: '', id, historyLength: 100 }, this.call(opts.signal, trace)),
+        const task = await instrumentCall(this.named('GetTask', id), async (trace) =>
+          this.client.getTask({ tenant: '', id, historyLength: 100 }, await this.call(opts.signal, trace)),
         );
         return has(task) ? taskFromSdk(task) : undefined;
       }
@@ -165,7 +165,7 @@ export class AgentClient {
       let pageToken = '';
       for (let page = 0; page < 5; page++) {
         const token = pageToken;
-        const res = await instrumentCall(this.named('ListTasks'), (trace) =>
+        const res = await instrumentCall(this.named('ListTasks'), async (trace) =>
           this.client.listTasks(
             {
               tenant: '',
@@ -177,7 +177,7 @@ export class AgentClient {
               statusTimestampAfter: opts.since,
               includeArtifacts: true,
             },
-            this.call(opts.signal, trace),
+            await this.call(opts.signal, trace),
           ),
         );
         const found = res.tasks.find(has);
@@ -203,7 +203,7 @@ export class AgentClient {
       yield* instrumentStream(
         this.named('SubscribeToTask', taskId),
         async function* (this: AgentClient, trace: Record<string, string>) {
-          for await (const event of this.client.resubscribeTask({ tenant: '', id: taskId }, this.call(signal, trace)))
+          for await (const event of this.client.resubscribeTask({ tenant: '', id: taskId }, await this.call(signal, trace)))
             yield streamEventFromSdk(event);
         }.bind(this),
       );
@@ -223,7 +223,7 @@ export class AgentClient {
       let pageToken = '';
       for (let page = 0; page < 5; page++) {
         const token = pageToken;
-        const res = await instrumentCall(this.named('ListTasks'), (trace) =>
+        const res = await instrumentCall(this.named('ListTasks'), async (trace) =>
           this.client.listTasks(
             {
               tenant: '',
@@ -235,7 +235,7 @@ export class AgentClient {
               statusTimestampAfter: '',
               includeArtifacts: false,
             },
-            this.call(signal, trace),
+            await this.call(signal, trace),
           ),
         );
         const found = res.tasks.find((t) => t.id === taskId);
@@ -255,10 +255,10 @@ export class AgentClient {
    */
   async createPushConfig(taskId: string, url: string, token: string, signal?: AbortSignal): Promise<void> {
     try {
-      await instrumentCall(this.named('CreateTaskPushNotificationConfig', taskId), (trace) =>
+      await instrumentCall(this.named('CreateTaskPushNotificationConfig', taskId), async (trace) =>
         this.client.createTaskPushNotificationConfig(
           { tenant: '', id: '', taskId, url, token, authentication: { scheme: 'Bearer', credentials: token } },
-          this.call(signal, trace),
+          await this.call(signal, trace),
         ),
       );
     } catch (err) {
@@ -274,7 +274,7 @@ export class AgentClient {
   async getTask(taskId: string, signal?: AbortSignal): Promise<Task> {
     try {
       return await instrumentCall(this.named('GetTask', taskId), async (trace) =>
-        taskFromSdk(await this.client.getTask({ tenant: '', id: taskId, historyLength: 0 }, this.call(signal, trace))),
+        taskFromSdk(await this.client.getTask({ tenant: '', id: taskId, historyLength: 0 }, await this.call(signal, trace))),
       );
     } catch (err) {
       throw toFailure(err, `agent ${this.agentName}: GetTask ${taskId}`);

@@ -3,81 +3,19 @@
  * credential (read at call time from the environment or a file, so it never enters history), plus
  * HTTP statuses that say "authentication refused" or "try later" turned into typed errors.
  */
-import { readFileSync } from 'node:fs';
 import type { AgentAuth, AgentEntry } from '../config/schema';
 import { findOneofViolation } from '../shared/wire-checks';
-import { createGuardedFetch, type FetchPolicy, type Lookup } from './guarded-fetch';
+import { createGuardedFetch, type Lookup } from './guarded-fetch';
+import { readFileSync } from 'node:fs';
+import { AgentHttpError, MalformedAnswerError, MissingCredentialError, parseRetryAfter, RETRY_STATUSES } from './agent-http-errors';
+import { credentialsFor } from './agent-credentials';
+import { agentTokens, type AgentTokens } from './agent-tokens';
+import { policyOf } from './agent-policy';
+import { readSecret } from '../secrets/read-secret';
 
-/** An HTTP answer that decides the outcome by its status alone. */
-export class AgentHttpError extends Error {
-  /** The kind an HTTP status alone says: 401/403 auth, other 4xx refused, 408, 429 and 5xx retry. */
-  static forStatus(status: number, message: string, retryAfterMs?: number): AgentHttpError {
-    const kind = status === 401 || status === 403 ? 'auth' : status >= 500 || RETRY_STATUSES.has(status) ? 'retry' : 'refused';
-    return new AgentHttpError(status, kind, message, retryAfterMs);
-  }
-
-  constructor(
-    readonly status: number,
-    readonly kind: 'auth' | 'refused' | 'retry',
-    message: string,
-    /** From `Retry-After`, when the agent sent one. */
-    readonly retryAfterMs?: number,
-  ) {
-    super(message);
-    this.name = 'AgentHttpError';
-  }
-}
-
-/** A credential that cannot be read: a configuration problem, not the agent's. */
-export class MissingCredentialError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'MissingCredentialError';
-  }
-}
-
-const RETRY_STATUSES = new Set([408, 429, 502, 503, 504]);
-
-/** Parses `Retry-After` (seconds or an HTTP date) into ms; undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
-  if (!value) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const at = Date.parse(trimmed);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
-
-export function policyOf(entry: AgentEntry, maxResponseBytes = entry.limits.maxResponseBytes): FetchPolicy {
-  return {
-    allowHttp: entry.allowHttp,
-    allowPrivateNetwork: entry.allowPrivateNetwork,
-    maxResponseBytes,
-    connectTimeoutMs: entry.limits.connectTimeoutMs,
-    readTimeoutMs: entry.limits.readTimeoutMs,
-    maxRedirects: entry.limits.maxRedirects,
-  };
-}
-
-/**
- * Reads a secret now from its variable or file; `field` names where it is configured (for the
- * message). Throws MissingCredentialError naming the variable or file; never says the value.
- */
-export function readSecret(source: { fromEnv?: string; fromFile?: string }, field: string): string {
-  if (source.fromEnv) {
-    const value = process.env[source.fromEnv];
-    if (!value) throw new MissingCredentialError(`${field}.fromEnv names ${source.fromEnv}, which is not set`);
-    return value;
-  }
-  if (!source.fromFile) throw new MissingCredentialError(`${field} names neither fromEnv nor fromFile`);
-  let value: string;
-  try {
-    value = readFileSync(source.fromFile, 'utf8').replace(/\r?\n$/, '');
-  } catch (err) {
-    throw new MissingCredentialError(`${field}.fromFile ${source.fromFile} cannot be read (${(err as Error).message})`);
-  }
-  if (!value) throw new MissingCredentialError(`${field}.fromFile ${source.fromFile} is empty`);
-  return value;
-}
+export { AgentHttpError, MalformedAnswerError, MissingCredentialError, parseRetryAfter } from './agent-http-errors';
+export { policyOf } from './agent-policy';
+export { readSecret } from '../secrets/read-secret';
 
 /** Reads the agent's own credential (`auth`) now. Throws MissingCredentialError naming the variable or file. */
 export function credentialOf(agentName: string, auth: AgentAuth): string {
@@ -88,14 +26,6 @@ export function credentialOf(agentName: string, auth: AgentAuth): string {
 export function authValueOf(auth: AgentAuth, field: string): string {
   const value = readSecret(auth, field);
   return auth.scheme ? `${auth.scheme} ${value}` : value;
-}
-
-/** An answer whose JSON breaks the protocol's shape before any reader sees it. */
-export class MalformedAnswerError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'MalformedAnswerError';
-  }
 }
 
 /**
@@ -127,15 +57,41 @@ async function checkedJson(agentName: string, res: Response): Promise<Response> 
 export function createAgentFetch(
   agentName: string,
   entry: AgentEntry,
-  opts: { lookup?: Lookup; maxResponseBytes?: number } = {},
+  opts: {
+    lookup?: Lookup;
+    maxResponseBytes?: number;
+    /** What the fetch is for: a card is public, so no OAuth token is fetched for it. Default call. */
+    purpose?: 'card' | 'call';
+    tokens?: AgentTokens;
+  } = {},
 ): typeof fetch {
-  const guarded = createGuardedFetch(policyOf(entry, opts.maxResponseBytes), { lookup: opts.lookup });
-  return (async (input: string | URL | Request, init: RequestInit = {}) => {
+  const guarded = createGuardedFetch(policyOf(entry, opts.maxResponseBytes), { lookup: opts.lookup, ...tlsOf(entry) });
+  const tokens = opts.tokens ?? agentTokens;
+  const withCredentials = entry.oauth2 && opts.purpose === 'card' ? { ...entry, oauth2: undefined } : entry;
+  const send = async (input: string | URL | Request, init: RequestInit): Promise<{ res: Response; token?: string }> => {
+    const creds = await credentialsFor(agentName, withCredentials, { ...(opts.lookup ? { lookup: opts.lookup } : {}), tokens });
     const headers = new Headers(init.headers);
-    if (entry.auth) headers.set(entry.auth.header, credentialOf(agentName, entry.auth));
-    const res = await guarded(input, { ...init, headers });
+    for (const [k, v] of Object.entries(creds.headers)) headers.set(k, v);
+    let target = input;
+    if (creds.query && typeof input === 'string') {
+      const url = new URL(input);
+      url.searchParams.set(creds.query.name, creds.query.value);
+      target = url.toString();
+    }
+    const res = (await guarded(target, { ...init, headers })) as unknown as Response;
+    return { res, ...(creds.token ? { token: creds.token } : {}) };
+  };
+  return (async (input: string | URL | Request, init: RequestInit = {}) => {
+    let { res, token } = await send(input, init);
+    // A refused OAuth token (revoked, or expired early) is forgotten and a fresh one tried, once.
+    if (res.status === 401 && token && (init.body === undefined || typeof init.body === 'string')) {
+      void res.body?.cancel();
+      tokens.refused(agentName, entry, token);
+      ({ res, token } = await send(input, init));
+    }
     if (res.status === 401 || res.status === 403) {
       void res.body?.cancel();
+      if (token) tokens.refused(agentName, entry, token);
       throw new AgentHttpError(res.status, 'auth', `agent ${agentName}: authentication refused (HTTP ${res.status})`);
     }
     if (RETRY_STATUSES.has(res.status)) {
@@ -150,4 +106,25 @@ export function createAgentFetch(
     }
     return checkedJson(agentName, res);
   }) as typeof fetch;
+}
+
+/** The client certificate (and CAs) the entry presents, read now, for the connection's TLS. */
+export function tlsOf(entry: Pick<AgentEntry, 'tls'>): { tls?: { cert: Buffer; key: Buffer; ca?: Buffer } } {
+  if (!entry.tls) return {};
+  const read = (file: string, field: string): Buffer => {
+    try {
+      return readFileSync(file);
+    } catch (err) {
+      throw new MissingCredentialError(
+        `${field} ${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      );
+    }
+  };
+  return {
+    tls: {
+      cert: read(entry.tls.certFile, 'tls.certFile'),
+      key: read(entry.tls.keyFile, 'tls.keyFile'),
+      ...(entry.tls.caFile ? { ca: read(entry.tls.caFile, 'tls.caFile') } : {}),
+    },
+  };
 }

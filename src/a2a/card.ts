@@ -12,9 +12,11 @@ import { z } from 'zod';
 import type { AgentEntry } from '../config/schema';
 import type { ChosenInterface } from '../shared/delegation-types';
 import { FailureType } from '../shared/failure-types';
-import { AgentHttpError, createAgentFetch, parseRetryAfter } from './agent-fetch';
+import { AgentHttpError, createAgentFetch, parseRetryAfter, policyOf } from './agent-fetch';
+import { rememberCardTokenUrl } from './agent-tokens';
+import { cardTokenSources, onOrigins, refuseCardSecurity } from './card-security';
 import { failure, toFailure } from './errors';
-import type { Lookup } from './guarded-fetch';
+import { createGuardedFetch, type Lookup } from './guarded-fetch';
 
 const SUPPORTED_BINDINGS = ['JSONRPC', 'HTTP+JSON', 'GRPC'] as const;
 /** Protocol versions Baton speaks, best first. */
@@ -97,9 +99,58 @@ async function verifySignature(agentName: string, entry: AgentEntry, card: Agent
   }
 }
 
+/**
+ * The card's security requirements (read from the card as served) against the entry (CONFIG_INVALID, one line, when none can be
+ * met), and, for an OAuth entry without a `tokenUrl`, the token endpoint the card names, taken only
+ * from an origin the entry lists (TRUST_REFUSED otherwise: no client secret goes where a card says).
+ */
+async function checkSecurity(agentName: string, entry: AgentEntry, json: Record<string, unknown>, lookup?: Lookup): Promise<void> {
+  const why = refuseCardSecurity(agentName, entry, json);
+  if (why) throw failure(FailureType.CONFIG_INVALID, why, { refusal: 'card-security' });
+  if (!entry.oauth2 || entry.oauth2.tokenUrl) return;
+  const origins = entry.oauth2.cardTokenOrigins;
+  const { tokenUrls, discoveryUrls } = cardTokenSources(json);
+  const direct = tokenUrls.find((u) => onOrigins(u, origins));
+  if (direct) return rememberCardTokenUrl(agentName, direct);
+  const named = [...tokenUrls];
+  for (const url of discoveryUrls) {
+    if (!onOrigins(url, origins)) {
+      named.push(url);
+      continue;
+    }
+    const discovered = await discoveredTokenUrl(agentName, entry, url, lookup);
+    if (discovered && onOrigins(discovered, origins)) return rememberCardTokenUrl(agentName, discovered);
+    if (discovered) named.push(discovered);
+  }
+  const at = `agents.${agentName}.oauth2`;
+  throw failure(
+    FailureType.TRUST_REFUSED,
+    named.length
+      ? `agent ${agentName}: its card names a token endpoint on ${[...new Set(named.map((u) => originOf(u) ?? u.slice(0, 100)))].join(', ')}, an origin ${at}.cardTokenOrigins does not list; no client secret is sent there: set ${at}.tokenUrl, or list the origin if it is the agent's identity provider`
+      : `agent ${agentName}: ${at} sets no tokenUrl and the card names no token endpoint: set ${at}.tokenUrl`,
+    { refusal: 'token-endpoint-origin' },
+  );
+}
+
+/** The `token_endpoint` of an OpenID discovery document the card names (on an allowed origin). */
+async function discoveredTokenUrl(agentName: string, entry: AgentEntry, url: string, lookup?: Lookup): Promise<string | undefined> {
+  const fetchImpl = createGuardedFetch({ ...policyOf(entry, 256 * 1024), maxRedirects: 0, owner: `agents.${agentName}` }, { lookup });
+  try {
+    const res = await fetchImpl(url, { headers: { accept: 'application/json' } });
+    const doc = (await res.json()) as { token_endpoint?: unknown };
+    return typeof doc.token_endpoint === 'string' ? doc.token_endpoint : undefined;
+  } catch (err) {
+    throw toFailure(err, `agent ${agentName}: OpenID discovery ${url}`);
+  }
+}
+
 export async function fetchCard(agentName: string, entry: AgentEntry, opts: { lookup?: Lookup } = {}): Promise<FetchedCard> {
   const url = cardUrlOf(entry);
-  const fetchImpl = createAgentFetch(agentName, entry, { lookup: opts.lookup, maxResponseBytes: entry.limits.maxCardBytes });
+  const fetchImpl = createAgentFetch(agentName, entry, {
+    lookup: opts.lookup,
+    maxResponseBytes: entry.limits.maxCardBytes,
+    purpose: 'card',
+  });
   let body: Buffer;
   try {
     body = await instrumentCall({ agent: agentName, binding: 'HTTP', method: 'GetAgentCard' }, async (trace) => {
@@ -139,6 +190,7 @@ export async function fetchCard(agentName: string, entry: AgentEntry, opts: { lo
     );
   }
   await verifySignature(agentName, entry, card);
+  await checkSecurity(agentName, entry, json as Record<string, unknown>, opts.lookup);
   const sha256 = createHash('sha256').update(body).digest('hex');
   return { url, card, sha256, snapshot: { url, sha256, fetchedAt: new Date().toISOString(), json } };
 }

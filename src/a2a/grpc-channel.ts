@@ -11,6 +11,7 @@ import { isIP, isIPv6 } from 'node:net';
 import { checkServerIdentity } from 'node:tls';
 import type { AgentEntry } from '../config/schema';
 import { FetchRefusedError, refusedResolution, type Lookup } from './guarded-fetch';
+import { tlsOf } from './agent-fetch';
 
 export interface GrpcChannel {
   /** `ip:port` (`[ip]:port` for IPv6): the checked address the channel connects to. */
@@ -28,7 +29,7 @@ function resolveAll(lookup: Lookup, host: string): Promise<LookupAddress[]> {
 export async function grpcChannel(
   target: string,
   cardUrl: string,
-  entry: Pick<AgentEntry, 'allowHttp' | 'allowPrivateNetwork'>,
+  entry: Pick<AgentEntry, 'allowHttp' | 'allowPrivateNetwork'> & Partial<Pick<AgentEntry, 'tls'>>,
   lookup: Lookup = dnsLookup,
 ): Promise<GrpcChannel> {
   const url = new URL(`${new URL(cardUrl).protocol}//${target}`);
@@ -42,8 +43,11 @@ export async function grpcChannel(
   const refused = refusedResolution(host, addresses, entry.allowPrivateNetwork);
   if (refused) throw new FetchRefusedError('address', `${target}: ${refused.message}`);
   const address = addresses[0] as string;
+  const tls = tlsOf(entry).tls;
   const credentials = secure
-    ? grpc.credentials.createSsl(null, null, null, { checkServerIdentity: (_name, cert) => checkServerIdentity(host, cert) })
+    ? grpc.credentials.createSsl(tls?.ca ?? null, tls?.key ?? null, tls?.cert ?? null, {
+        checkServerIdentity: (_name, cert) => checkServerIdentity(host, cert),
+      })
     : grpc.credentials.createInsecure();
   return { target: isIPv6(address) ? `[${address}]:${port}` : `${address}:${port}`, credentials };
 }

@@ -144,9 +144,17 @@ function keepOnly(headers: Headers, names: string[]): Headers {
 }
 
 /** Builds a policy-bound fetch. `lookup` is for tests that need a name to resolve somewhere chosen. */
-export function createGuardedFetch(policy: FetchPolicy, opts: { lookup?: Lookup } = {}): typeof fetch {
+export function createGuardedFetch(
+  policy: FetchPolicy,
+  opts: {
+    lookup?: Lookup;
+    /** A client certificate to present (mutual TLS), and the CAs to check the server against. Default: none, the system's CAs. */
+    tls?: { cert: Buffer; key: Buffer; ca?: Buffer };
+  } = {},
+): typeof fetch {
   const dispatcher = new Agent({
     connect: {
+      ...(opts.tls ? { cert: opts.tls.cert, key: opts.tls.key, ...(opts.tls.ca ? { ca: opts.tls.ca } : {}) } : {}),
       timeout: policy.connectTimeoutMs,
       lookup: guardedLookup(policy.allowPrivateNetwork, opts.lookup ?? dnsLookup, policy.owner),
     },

@@ -5,6 +5,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ApiConfig } from '../config/schema';
 import type { Caller } from '../shared/delegation-types';
+import { EVERY_PERMISSION, type Permission, type Principal } from './permissions';
 
 /** A token's SHA-256: tokens are kept and compared only as digests. */
 export const digest = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest();
@@ -13,10 +14,14 @@ export const digest = (token: string): Buffer => createHash('sha256').update(tok
 export const bearerToken = (authorization: string | undefined): string | undefined => /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
 
 export class CallerTokens {
-  private readonly entries: { digest: Buffer; caller: Caller }[];
+  private readonly entries: { digest: Buffer; caller: Caller; may: ReadonlySet<Permission> }[];
 
-  constructor(entries: { token: string; caller: Caller }[]) {
-    this.entries = entries.map((e) => ({ digest: digest(e.token), caller: e.caller }));
+  constructor(entries: { token: string; caller: Caller; permissions?: readonly Permission[] }[]) {
+    this.entries = entries.map((e) => ({
+      digest: digest(e.token),
+      caller: e.caller,
+      may: e.permissions ? new Set(e.permissions) : EVERY_PERMISSION,
+    }));
   }
 
   /**
@@ -26,7 +31,13 @@ export class CallerTokens {
   static fromConfig(api: ApiConfig, env: NodeJS.ProcessEnv = process.env): CallerTokens {
     const [problem] = callerTokenProblems(api, env);
     if (problem) throw new Error(problem);
-    return new CallerTokens(api.callers.map((c) => ({ token: env[c.tokenFromEnv] as string, caller: { tenant: c.tenant, user: c.user } })));
+    return new CallerTokens(
+      api.callers.map((c) => ({
+        token: env[c.tokenFromEnv] as string,
+        caller: { tenant: c.tenant, user: c.user },
+        ...(c.permissions ? { permissions: c.permissions } : {}),
+      })),
+    );
   }
 
   /** One fresh random token for one caller: the development default when no callers are configured. */
@@ -41,11 +52,15 @@ export class CallerTokens {
   /** The caller an `Authorization: Bearer …` header names, or undefined. */
   callerFor(authorization: string | undefined): Caller | undefined {
     const token = bearerToken(authorization);
-    if (!token) return undefined;
+    return token ? this.principalFor(token)?.caller : undefined;
+  }
+
+  /** The caller `token` is, with what it may do, or undefined. */
+  principalFor(token: string): Principal | undefined {
     const given = digest(token);
-    let found: Caller | undefined;
+    let found: Principal | undefined;
     // Every entry is compared, found or not, so timing does not tell how far the list was read.
-    for (const e of this.entries) if (timingSafeEqual(e.digest, given) && !found) found = e.caller;
+    for (const e of this.entries) if (timingSafeEqual(e.digest, given) && !found) found = { caller: e.caller, may: e.may, via: 'token' };
     return found;
   }
 }

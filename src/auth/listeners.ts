@@ -1,18 +1,25 @@
 /**
  * Who may call a listener Baton opens (the web app and API, the served agents, their gRPC port):
- * the configured callers, or on loopback only, one generated token for the config's caller.
+ * the configured callers and the tokens of the configured issuers, or on loopback only, one generated
+ * token for the config's caller.
  */
 import { ConfigError } from '../config/config-error';
 import type { BatonConfig } from '../config/schema';
 import { CallerTokens } from './caller-tokens';
+import { Callers } from './callers';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 export const isLoopback = (host: string): boolean => LOOPBACK.has(host);
 
+/** Whether anyone is configured to call (static callers or issuers): else only loopback, with a generated token. */
+export const hasConfiguredCallers = (config: Pick<BatonConfig, 'api'>): boolean =>
+  config.api.callers.length > 0 || config.api.issuers.length > 0;
+
 /**
- * Who may call a server that listens on `host`: the callers of `api.callers`, or, when none are
- * configured, one fresh token for the config's caller (`generated`), and then only on loopback.
+ * Who may call a server that listens on `host`: the callers of `api.callers` and the JWTs of
+ * `api.issuers`, or, when neither is configured, one fresh token for the config's caller
+ * (`generated`), and then only on loopback.
  */
 export function callerTokensFor(
   config: BatonConfig,
@@ -20,18 +27,22 @@ export function callerTokensFor(
   hostField: string,
   /** The token to give the config's caller when none are configured. Default: a fresh random one. */
   devToken?: string,
-): { tokens: CallerTokens; generated?: string } {
-  if (config.api.callers.length) {
+  /** Hears why a JWT was refused, for the server's log. */
+  onRefusedJwt?: (why: string) => void,
+): { tokens: CallerTokens; callers: Callers; generated?: string } {
+  if (hasConfiguredCallers(config)) {
+    let tokens: CallerTokens;
     try {
-      return { tokens: CallerTokens.fromConfig(config.api) };
+      tokens = CallerTokens.fromConfig(config.api);
     } catch (err) {
       throw new ConfigError((err as Error).message);
     }
+    return { tokens, callers: Callers.fromConfig(config, tokens, onRefusedJwt) };
   }
   if (!LOOPBACK.has(host))
     throw new ConfigError(
-      `${hostField} is ${host}, but no api.callers are configured: list the callers and their tokens (api.callers) before listening beyond loopback`,
+      `${hostField} is ${host}, but no api.callers or api.issuers are configured: list the callers (api.callers) or the identity providers whose tokens they bring (api.issuers) before listening beyond loopback`,
     );
   const { tokens, token } = CallerTokens.single(config.caller, devToken);
-  return { tokens, generated: token };
+  return { tokens, callers: new Callers(tokens), generated: token };
 }

@@ -7,6 +7,7 @@ import type { TemporalTarget } from './temporal-target';
 import { ContractSchema, DurationSchema, identifier } from '../shared/delegation-types';
 import { PartSchema } from '../shared/a2a-types';
 import { TENANT_NAME } from '../shared/ids';
+import { AgentApiKeySchema, AgentOAuthSchema, AgentTlsSchema, IssuerSchema, OidcSignInSchema, PermissionSchema } from './identity-schema';
 
 /** A tenant's name: it prefixes the ids its callers choose (`<tenant>:<id>`), so it holds no `:` and no `/`. */
 const tenantName = z.string().regex(TENANT_NAME, 'use letters, digits and . _ @ - (at most 100, starting with a letter or digit)');
@@ -137,6 +138,9 @@ export const AgentEntrySchema = z
     /** Origins besides the card's own that its interface URLs may point at. Default none. */
     allowedOrigins: z.array(origin).default([]),
     auth: AgentAuthSchema.optional(),
+    oauth2: AgentOAuthSchema.optional(),
+    apiKey: AgentApiKeySchema.optional(),
+    tls: AgentTlsSchema.optional(),
     /**
      * Credentials that may be sent to this agent when it asks for authentication, by name (lower-case
      * letters, digits and -). Default none: an AUTH_REQUIRED cannot be answered. Nothing else can be sent.
@@ -185,7 +189,11 @@ export const AgentEntrySchema = z
       .strict()
       .default({ after: '2m', every: '1m' }),
   })
-  .strict();
+  .strict()
+  .refine((e) => !(e.oauth2 && e.auth?.header.toLowerCase() === 'authorization'), {
+    message: 'oauth2 sends Authorization: Bearer itself: give auth another header, or drop it',
+    path: ['auth'],
+  });
 export type AgentEntry = z.infer<typeof AgentEntrySchema>;
 
 /** An acceptance policy declared in config: a code policy as its base, required artifacts, a review gate. */
@@ -510,10 +518,19 @@ export const ApiSchema = z
             tokenFromEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'),
             tenant: tenantName,
             user: z.string().min(1).max(200),
+            /** What this caller may do. Default all (read, delegate, answer, cancel, admin). */
+            permissions: z.array(PermissionSchema).min(1).optional(),
           })
           .strict(),
       )
       .default([]),
+    /**
+     * Identity providers whose JWT access tokens callers may bring, beside the static tokens of
+     * `callers` (docs/identity.md). Default none.
+     */
+    issuers: z.array(IssuerSchema).max(20).default([]),
+    /** How operators sign in to the web app besides a token link: `{ oidc }` (docs/identity.md). Default: tokens only. */
+    signIn: z.object({ oidc: OidcSignInSchema }).strict().optional(),
     /**
      * Requests one caller may make, on every surface together (the API, the served agents over HTTP and
      * gRPC, MCP): `requestsPerMinute` sustained (default 600), `burst` at once (default 120). A request
@@ -925,6 +942,7 @@ export const ConfigSchema = z
     api: ApiSchema.default({
       listen: { host: '127.0.0.1', port: 41230 },
       callers: [],
+      issuers: [],
       rateLimit: { requestsPerMinute: 600, burst: 120 },
       mcp: true,
       limits: LIMIT_DEFAULTS,

@@ -40,8 +40,14 @@ export interface RunningAgent {
   close(): Promise<void>;
 }
 
-export function demoCard(def: DemoAgentDefinition, baseUrl: string, protocol: '1.0' | '0.3' = '1.0'): AgentCard {
+export function demoCard(
+  def: DemoAgentDefinition,
+  baseUrl: string,
+  protocol: '1.0' | '0.3' = '1.0',
+  security: AgentServerOptions['cardSecurity'] = undefined,
+): AgentCard {
   return AgentCard.fromJSON({
+    ...(security ?? {}),
     name: def.name,
     description: def.description,
     version: '0.1.0',
@@ -68,6 +74,10 @@ export interface AgentServerOptions {
   signer?: AgentCardSignatureGenerator;
   /** A credential every A2A call must carry in `Authorization`; the card stays public. */
   requireAuthorization?: string;
+  /** Decides whether an A2A call may go on (401 otherwise), e.g. by validating its access token; the card stays public. */
+  authorize?: (req: express.Request) => boolean | Promise<boolean>;
+  /** `securitySchemes` and `securityRequirements` for the card, in A2A's JSON form. Default none. */
+  cardSecurity?: { securitySchemes: Record<string, unknown>; securityRequirements: unknown[] };
   /**
    * Holds the HTTP response of a JSON-RPC call for the returned number of ms (0: answer at once),
    * after the agent has acted on it: a response lost in transit, for fault tests.
@@ -100,7 +110,7 @@ export async function startAgentServer(def: DemoAgentDefinition, opts: AgentServ
   // The card names its own URLs, so the handlers are mounted once the port is known.
   const baseUrl = (opts.publicUrl ?? `http://${host}:${port}`).replace(/\/$/, '');
   const protocol = opts.protocol ?? '1.0';
-  const card = demoCard(def, baseUrl, protocol);
+  const card = demoCard(def, baseUrl, protocol, opts.cardSecurity);
   const pushStore = def.push ? new InMemoryPushNotificationStore() : undefined;
   const pushSender = pushStore ? faulty(new DefaultPushNotificationSender(pushStore, { timeout: 5_000 }), opts.pushFault) : undefined;
   const requestHandler = new DefaultRequestHandler(
@@ -119,6 +129,12 @@ export async function startAgentServer(def: DemoAgentDefinition, opts: AgentServ
     app.use('/a2a', (req, res, next) =>
       req.headers.authorization === expected ? next() : res.status(401).json({ error: 'unauthorized' }),
     );
+  }
+  if (opts.authorize) {
+    const authorize = opts.authorize;
+    app.use('/a2a', (req, res, next) => {
+      void Promise.resolve(authorize(req)).then((ok) => (ok ? next() : res.status(401).json({ error: 'unauthorized' })), next);
+    });
   }
   if (opts.holdResponse) {
     const hold = opts.holdResponse;

@@ -22,12 +22,15 @@ import { graphRoutes } from './routes/graphs';
 import { inboxRoutes } from './routes/inbox';
 import { mountMcp } from './routes/mcp';
 import type { CallerTokens } from '../auth/caller-tokens';
+import type { Callers } from '../auth/callers';
+import { apiPermission, type Principal } from '../auth/permissions';
+import type { OidcSignIn } from './oidc-sign-in';
 import { codecRouter, type CodecServerOptions } from './codec-server';
 import type { ArtifactStore } from '../artifacts/store';
 import { openApiDocument } from './openapi';
 import type { AgentEntry } from '../config/schema';
 import { RateLimitedError, type CallerBudget } from '../limits/caller-budget';
-import { CallerGate } from '../limits/caller-gate';
+import { CallerGate, requirePermission } from '../limits/caller-gate';
 import { defaultBudget } from '../limits/configured-budget';
 import { InboxCache } from '../client/inbox-cache';
 import { MAX_NESTING, nestsDeeperThan } from '../shared/nesting';
@@ -36,8 +39,13 @@ export interface ApiServerOptions {
   /** Clients on the Temporal connection; each request acts as its own caller through them. */
   baton: BatonClient;
   graphs: GraphClient;
-  tokens: CallerTokens;
+  /** Who may call: static tokens, or those and the JWTs of configured issuers. */
+  tokens: CallerTokens | Callers;
   logger: Logger;
+  /** Operators' OpenID Connect sign-in (`api.signIn.oidc`), with its session cookie. Default: tokens only. */
+  signIn?: OidcSignIn;
+  /** Baton's public signing keys, served at `/.well-known/jwks.json` (webhook JWTs). Default: not served. */
+  jwks?: () => Promise<{ keys: unknown[] }>;
   /** How often a status stream reads the delegation, in ms. Default 500. */
   pollMs?: number;
   /** Folder of the web app's files. Default `ui/` in the package; null serves the API alone. */
@@ -105,16 +113,39 @@ export function createApiApp(opts: ApiServerOptions): express.Express & { closeS
   api.get('/openapi.json', (_req, res) => void res.json(openApiDocument()));
 
   // Everything below acts as the caller the token names.
-  const callers = new WeakMap<Request, { baton: BatonClient; graphs: GraphClient; caller: Caller }>();
+  const callers = new WeakMap<Request, { baton: BatonClient; graphs: GraphClient; caller: Caller; principal: Principal }>();
+  // A web app session (no Authorization header, the sign-in cookie), with its CSRF token on changes.
+  const admit = (req: Request): Promise<Principal> => {
+    const session = !req.get('authorization') ? opts.signIn?.sessionOf(req) : undefined;
+    if (!session) return gate.admit(req.get('authorization'), req.ip);
+    opts.signIn?.checkCsrf(req, session);
+    return gate.admitKnown(session.principal);
+  };
   // Before any body is read: an address that has used up its unknown tokens, an unknown token, or a
   // caller past its budget is answered without reading a byte of the body.
-  const authenticate = (req: Request, _res: Response, next: NextFunction): void =>
-    void gate.admit(req.get('authorization'), req.ip).then((caller) => {
-      callers.set(req, { baton: opts.baton.as(caller), graphs: opts.graphs.as(caller), caller });
+  const authenticate = (req: Request, _res: Response, next: NextFunction): void => {
+    let admitted: Promise<Principal>;
+    try {
+      admitted = admit(req);
+    } catch (err) {
+      return next(err);
+    }
+    void admitted.then((principal) => {
+      const { caller } = principal;
+      callers.set(req, { baton: opts.baton.as(caller), graphs: opts.graphs.as(caller), caller, principal });
       next();
     }, next);
+  };
   api.use(authenticate);
-  const as = (req: Request) => callers.get(req) as { baton: BatonClient; graphs: GraphClient; caller: Caller };
+  api.use((req, _res, next) => {
+    try {
+      requirePermission((callers.get(req) as { principal: Principal }).principal, apiPermission(req.method, req.path));
+      next();
+    } catch (err) {
+      next(err);
+    }
+  });
+  const as = (req: Request) => callers.get(req) as { baton: BatonClient; graphs: GraphClient; caller: Caller; principal: Principal };
   api.use(express.json({ limit: '1mb' }));
   // Deeper data would make later steps (history's JSON) run out of stack: refused here, as malformed.
   api.use((req, _res, next) =>
@@ -136,6 +167,9 @@ export function createApiApp(opts: ApiServerOptions): express.Express & { closeS
     res.status(e.httpStatus).json({ error: { type: e.kind, message: e.message } });
   });
   app.use('/api/v1', api);
+  if (opts.signIn) app.use(opts.signIn.router());
+  const { jwks } = opts;
+  if (jwks) app.get('/.well-known/jwks.json', (_req, res, next) => void jwks().then((k) => res.json(k), next));
   if (opts.mcp) app.closeSessions = mountMcp(app, authenticate, kit, opts, opts.mcp);
   if (opts.servedAgents) app.use('/a2a', opts.servedAgents);
   if (opts.codec) app.use('/codec', codecRouter(opts.codec));

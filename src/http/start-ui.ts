@@ -12,7 +12,9 @@ import type { BatonConfig } from '../config/schema';
 import { startApiServer } from './api-server';
 import { codecTokens } from './codec-server';
 import { prepareServing } from '../serve/serving';
-import { callerTokensFor } from '../auth/listeners';
+import { callerTokensFor, isLoopback } from '../auth/listeners';
+import { publicJwks } from '../serve/signing-key';
+import { OidcSignIn } from './oidc-sign-in';
 import { CallerGate } from '../limits/caller-gate';
 import { configuredBudget } from '../limits/configured-budget';
 
@@ -46,7 +48,9 @@ export async function startUi(
 ): Promise<RunningUi> {
   const host = listen.host ?? config.api.listen.host;
   const port = listen.port ?? config.api.listen.port;
-  const { tokens, generated } = callerTokensFor(config, host, 'api.listen.host', listen.callerToken);
+  const { callers, generated } = callerTokensFor(config, host, 'api.listen.host', listen.callerToken, (why) =>
+    logger.warn({ why }, 'a JWT was refused'),
+  );
   const tokensForCodec = codecTokens(config, listen.codecToken);
   const codec = configuredCodec(config);
   const codecServer =
@@ -61,7 +65,7 @@ export async function startUi(
         }
       : undefined;
   // One budget per caller for every surface of this process (and, with a shared store, of every replica).
-  const gate = new CallerGate(tokens, configuredBudget(config.api));
+  const gate = new CallerGate(callers, configuredBudget(config.api));
   const connection: Connection = await connectTemporalClient(temporal).catch(async (err: unknown) => {
     await gate.budget.close();
     throw err;
@@ -69,11 +73,16 @@ export async function startUi(
   try {
     const { baton, graphs, artifacts } = configuredClients(connection, config, logger);
     const serving = await prepareServing(config, { baton, graphs, gate, artifacts, logger });
+    let base = '';
+    const oidc = config.api.signIn?.oidc;
+    const signing = config.serve?.signing;
     const server = await startApiServer({
       baton,
       graphs,
-      tokens,
+      tokens: callers,
       logger,
+      ...(oidc ? { signIn: new OidcSignIn(oidc, { baseUrl: () => base, secureCookie: !isLoopback(host), logger }) } : {}),
+      ...(signing ? { jwks: () => Promise.resolve(publicJwks(signing)) } : {}),
       host,
       port,
       budget: gate.budget,
@@ -86,6 +95,7 @@ export async function startUi(
       await serving?.close();
       throw err;
     });
+    base = server.url;
     serving?.listening(server.url);
     return {
       url: server.url,

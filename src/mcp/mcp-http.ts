@@ -9,6 +9,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import express, { type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { Caller } from '../shared/delegation-types';
+import { mcpPermission, refusePermission, type Permission } from '../auth/permissions';
 import { MAX_NESTING, nestsDeeperThan } from '../shared/nesting';
 import type { BatonMcp } from './baton-mcp-server';
 import { RateLimitedError, type CallerBudget } from '../limits/caller-budget';
@@ -19,6 +20,8 @@ export interface McpHttpOptions {
   serverFor: (caller: Caller) => BatonMcp;
   /** The caller the request was authenticated as. */
   callerOf: (req: Request) => Caller;
+  /** What that caller may do. Default: everything (embedding with static tokens). */
+  mayOf?: (req: Request) => ReadonlySet<Permission>;
   logger: Logger;
   /** Each caller's sessions at most (`api.limits.mcpSessions`): an initialize beyond them is refused (429). */
   budget: CallerBudget;
@@ -70,6 +73,9 @@ export function mcpRouter(opts: McpHttpOptions): McpHttp {
   router.all('/', (req, res) => {
     if (nestsDeeperThan(req.body)) return rpcError(res, 400, `the request nests deeper than ${MAX_NESTING} levels`);
     const caller = opts.callerOf(req);
+    // A tool that acts needs its permission, like the same act over the API.
+    const forbidden = opts.mayOf && refusePermission(opts.mayOf(req), mcpPermission(req.body));
+    if (forbidden) return rpcError(res, 403, `Forbidden: ${forbidden}`);
     const sessionId = req.get('mcp-session-id');
     const handle = (s: Session): Promise<void> => {
       s.usedAt = Date.now();

@@ -25,9 +25,9 @@ import { ConfigError } from '../config/load';
 import { asBatonError } from '../errors/as-baton-error';
 import type { Lease } from '../limits/budget-store';
 import { RateLimitedError } from '../limits/caller-budget';
-import type { CallerGate } from '../limits/caller-gate';
+import { requirePermission, type CallerGate } from '../limits/caller-gate';
 import { grpcUse, takeServedUse } from '../limits/served-request';
-import type { Caller } from '../shared/delegation-types';
+import { grpcPermission, type Principal } from '../auth/permissions';
 import { CallerUser, type ServedAgent } from './served-agent';
 
 /** Routes each call to the served agent its request's tenant names. */
@@ -122,15 +122,16 @@ function refusal(err: unknown): grpc.StatusObject {
   if (known?.kind === 'Unauthorized')
     return { code: grpc.status.UNAUTHENTICATED, details: 'send authorization: Bearer <token> with a token Baton issued', metadata };
   if (known?.kind === 'InvalidRequest') return { code: grpc.status.INVALID_ARGUMENT, details: known.message, metadata };
+  if (known?.kind === 'Forbidden') return { code: grpc.status.PERMISSION_DENIED, details: known.message, metadata };
   return { code: grpc.status.INTERNAL, details: 'internal error (see the server log)', metadata };
 }
 
 export async function startServedGrpc(opts: ServedGrpcOptions): Promise<RunningGrpc> {
   const { gate } = opts;
-  const callers = new WeakMap<grpc.Metadata, Caller>();
+  const callers = new WeakMap<grpc.Metadata, Principal>();
   // Refused before the SDK's service sees the call: UNAUTHENTICATED and RESOURCE_EXHAUSTED are gRPC's own answers.
   const interceptor: grpc.ServerInterceptor = (method, call) => {
-    let caller: Caller | undefined;
+    let principal: Principal | undefined;
     let lease: Lease | undefined;
     const release = (): void => {
       void lease?.release();
@@ -145,7 +146,7 @@ export async function startServedGrpc(opts: ServedGrpcOptions): Promise<RunningG
         next({
           onReceiveMetadata: (metadata, passOn) => {
             void gate.admit(authorizationOf(metadata), peerAddress(call.getPeer())).then((admitted) => {
-              caller = admitted;
+              principal = admitted;
               callers.set(metadata, admitted);
               passOn(metadata);
             }, refuse);
@@ -153,8 +154,13 @@ export async function startServedGrpc(opts: ServedGrpcOptions): Promise<RunningG
           // What the call starts or holds, from its decoded request, before the SDK's handler runs.
           onReceiveMessage: (message, passOn) => {
             const agent = opts.agents.get(String((message as { tenant?: unknown }).tenant ?? ''));
-            if (!caller) return passOn(message);
-            void takeServedUse(gate.budget, caller, grpcUse(method.path, message), agent?.workCost ?? 1).then((held) => {
+            if (!principal) return passOn(message);
+            try {
+              requirePermission(principal, grpcPermission(method.path, message));
+            } catch (err) {
+              return refuse(err);
+            }
+            void takeServedUse(gate.budget, principal.caller, grpcUse(method.path, message), agent?.workCost ?? 1).then((held) => {
               lease = held;
               passOn(message);
             }, refuse);
@@ -175,8 +181,8 @@ export async function startServedGrpc(opts: ServedGrpcOptions): Promise<RunningG
         requestHandler: new TenantDispatch(opts.agents),
         userBuilder: (call) => {
           // The interceptor let only admitted callers through, and kept who each was.
-          const caller = callers.get(call.metadata) ?? gate.tokens.callerFor(authorizationOf(call.metadata));
-          return caller ? Promise.resolve(new CallerUser(caller)) : Promise.reject(new Error('unauthenticated'));
+          const admitted = callers.get(call.metadata);
+          return admitted ? Promise.resolve(new CallerUser(admitted.caller)) : Promise.reject(new Error('unauthenticated'));
         },
       }),
     ),

@@ -12,10 +12,10 @@ import { servedCardHandler } from './served-card';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { RateLimitedError } from '../limits/caller-budget';
-import type { CallerGate } from '../limits/caller-gate';
+import { requirePermission, type CallerGate } from '../limits/caller-gate';
+import { jsonRpcPermission, restPermission, type Principal } from '../auth/permissions';
 import { jsonRpcUse, restUse, takeServedUse, type ServedRequestUse } from '../limits/served-request';
 import { asBatonError } from '../errors/as-baton-error';
-import type { Caller } from '../shared/delegation-types';
 import { MAX_NESTING, nestsDeeperThan } from '../shared/nesting';
 import { CallerUser, type ServedAgent } from './served-agent';
 
@@ -79,8 +79,8 @@ export function servedAgentsRouter(agents: Map<string, ServedAgent>, opts: Serve
   const router = express.Router();
   const log = opts.logger.child({ component: 'served-agents' });
   const { gate } = opts;
-  const callers = new WeakMap<Request, Caller>();
-  const userBuilder = (req: Request) => Promise.resolve(new CallerUser(callers.get(req) as Caller));
+  const callers = new WeakMap<Request, Principal>();
+  const userBuilder = (req: Request) => Promise.resolve(new CallerUser((callers.get(req) as Principal).caller));
   // A caller's traceparent is continued: its task's workflow joins the caller's trace.
   router.use(traceRequests('A2A server', undefined, recordServedRequest));
 
@@ -97,6 +97,7 @@ export function servedAgentsRouter(agents: Map<string, ServedAgent>, opts: Serve
       return refuse(res, binding, 401, 'UNAUTHENTICATED', 'send Authorization: Bearer <token> with a token Baton issued');
     }
     if (known?.kind === 'InvalidRequest') return refuse(res, binding, 400, 'INVALID_ARGUMENT', known.message);
+    if (known?.kind === 'Forbidden') return refuse(res, binding, 403, 'PERMISSION_DENIED', known.message);
     log.error({ err }, 'served agent request could not be admitted');
     refuse(res, binding, 500, 'INTERNAL', 'internal error (see the server log)');
   };
@@ -130,10 +131,16 @@ export function servedAgentsRouter(agents: Map<string, ServedAgent>, opts: Serve
           'the body is not a JSON-RPC 2.0 request object ({"jsonrpc": "2.0", "method": ..., "params": ..., "id": ...}); batches are not taken',
           INVALID_REQUEST,
         );
-      const caller = callers.get(req) as Caller;
-      const use: ServedRequestUse =
-        bindingOf(req) === 'jsonrpc' ? jsonRpcUse(req.body) : restUse(req.method, req.path.replace(/^\/rest/, ''), req.body);
-      void takeServedUse(gate.budget, caller, use, agent.workCost).then(
+      const principal = callers.get(req) as Principal;
+      const jsonRpc = bindingOf(req) === 'jsonrpc';
+      const restPath = req.path.replace(/^\/rest/, '');
+      try {
+        requirePermission(principal, jsonRpc ? jsonRpcPermission(req.body) : restPermission(req.method, restPath, req.body));
+      } catch (err) {
+        return refused(req, res, err);
+      }
+      const use: ServedRequestUse = jsonRpc ? jsonRpcUse(req.body) : restUse(req.method, restPath, req.body);
+      void takeServedUse(gate.budget, principal.caller, use, agent.workCost).then(
         (lease) => {
           if (lease) res.once('close', () => void lease.release());
           next();

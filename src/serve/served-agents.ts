@@ -3,6 +3,7 @@
  * every transport that serves them (HTTP at `<base>/a2a/<name>`, and gRPC with the service's name as
  * the interface's tenant).
  */
+import type { IssuerConfig } from '../config/identity-schema';
 import { AgentCard, generateAgentCardSignature, type AgentCardSignatureGenerator } from '@a2a-js/sdk';
 import { createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -33,6 +34,8 @@ export interface ServedAgentsOptions {
   signer?: AgentCardSignatureGenerator;
   /** The gRPC address callers reach (`serve.grpc.publicAddress`, else its listen address), once known; unset: no gRPC. */
   grpcAddress?: () => string | undefined;
+  /** The schemes the cards declare. Default: bearer tokens alone. */
+  security?: CardSecurity;
   artifacts?: ArtifactStore;
   /** The key served task ids are made with (`serve.taskIdKeyFromEnv`). */
   taskIdKey: Buffer;
@@ -72,7 +75,14 @@ export function checkServices(serve: ServeConfig, agents: BatonConfig['agents'])
  * The card of service `name`, served at `base`, in the protocol's JSON form (what is served and what
  * a signature covers: the SDK's own object form is not what other SDKs read).
  */
-export function servedCard(name: string, service: ServedAgentConfig, base: string, grpcAddress?: string): CardJson {
+export function servedCard(
+  name: string,
+  service: ServedAgentConfig,
+  base: string,
+  grpcAddress?: string,
+  security: CardSecurity = { bearer: true, issuers: [] },
+): CardJson {
+  const { securitySchemes, securityRequirements } = cardSecurity(security);
   const url = `${base.replace(/\/$/, '')}/a2a/${name}`;
   // Through the SDK's types and back: the JSON form, its defaults and spellings, as every parser reads it.
   return AgentCard.toJSON(
@@ -88,15 +98,44 @@ export function servedCard(name: string, service: ServedAgentConfig, base: strin
         ...(grpcAddress ? [{ url: grpcAddress, protocolBinding: 'GRPC', protocolVersion: '1.0', tenant: name }] : []),
       ],
       capabilities: { streaming: true, pushNotifications: true },
-      securitySchemes: {
-        bearer: { httpAuthSecurityScheme: { scheme: 'Bearer', description: 'a token Baton issued to the caller (api.callers)' } },
-      },
-      securityRequirements: [{ schemes: { bearer: { list: [] } } }],
+      securitySchemes,
+      securityRequirements,
       defaultInputModes: service.inputModes,
       defaultOutputModes: service.outputModes,
       skills: service.skills,
     }),
   ) as CardJson;
+}
+
+/** What a served card declares: exactly the schemes the servers enforce. */
+export interface CardSecurity {
+  /** Static tokens are taken (api.callers, or the token a development server generated). */
+  bearer: boolean;
+  /** The issuers whose JWTs are taken (api.issuers). */
+  issuers: readonly Pick<IssuerConfig, 'issuer' | 'scopes'>[];
+}
+
+/** The card's schemes and requirements (any one requirement satisfies) for `security`. */
+export function cardSecurity(security: CardSecurity): { securitySchemes: Record<string, unknown>; securityRequirements: unknown[] } {
+  const securitySchemes: Record<string, unknown> = {};
+  const securityRequirements: unknown[] = [];
+  if (security.bearer) {
+    securitySchemes.bearer = {
+      httpAuthSecurityScheme: { scheme: 'Bearer', description: 'a token Baton issued to the caller (api.callers)' },
+    };
+    securityRequirements.push({ schemes: { bearer: { list: [] } } });
+  }
+  security.issuers.forEach((i, n) => {
+    const key = n === 0 ? 'oidc' : `oidc-${n + 1}`;
+    securitySchemes[key] = {
+      openIdConnectSecurityScheme: {
+        openIdConnectUrl: `${i.issuer.replace(/\/$/, '')}/.well-known/openid-configuration`,
+        description: `an access token (JWT) from ${i.issuer}; scopes ${Object.values(i.scopes).join(', ')} grant read, delegate, answer, cancel and admin`,
+      },
+    };
+    securityRequirements.push({ schemes: { [key]: { list: [i.scopes.delegate] } } });
+  });
+  return { securitySchemes, securityRequirements };
 }
 
 /** A card as served: A2A's JSON form. */
@@ -113,7 +152,7 @@ export function createServedAgents(opts: ServedAgentsOptions): Map<string, Serve
     let card: Promise<CardJson> | undefined;
     // The signer canonicalizes what it is given through the SDK's JSON form, and adds `signatures` to it.
     const build = async (): Promise<CardJson> => {
-      const unsigned = servedCard(name, service, opts.baseUrl(), opts.grpcAddress?.());
+      const unsigned = servedCard(name, service, opts.baseUrl(), opts.grpcAddress?.(), opts.security);
       return opts.signer ? ((await opts.signer(unsigned as never)) as unknown as CardJson) : unsigned;
     };
     const runner = service.graph

@@ -11,7 +11,7 @@ import type { BatonConfig } from '../config/schema';
 import type { CallerGate } from '../limits/caller-gate';
 import { startServedGrpc, type RunningGrpc } from './grpc-server';
 import { ConfigError } from '../config/load';
-import { isLoopback } from '../auth/listeners';
+import { hasConfiguredCallers, isLoopback } from '../auth/listeners';
 import { cardSigner, createServedAgents } from './served-agents';
 import { servedAgentsRouter } from './served-agents-router';
 import { taskIdKey } from '../served-tasks/task-id';
@@ -53,6 +53,7 @@ export async function prepareServing(
     graphs: deps.graphs,
     baseUrl,
     ...(serve.signing ? { signer: cardSigner(serve.signing) } : {}),
+    security: { bearer: deps.gate.tokens.size > 0, issuers: config.api.issuers },
     grpcAddress: () => (serve.grpc ? (serve.grpc.publicAddress ?? grpc?.address) : undefined),
     ...(deps.artifacts ? { artifacts: deps.artifacts } : {}),
     budget: deps.gate.budget,
@@ -61,9 +62,9 @@ export async function prepareServing(
     logger: deps.logger,
   });
   if (serve.grpc) {
-    if (!config.api.callers.length && !isLoopback(serve.grpc.listen.host))
+    if (!hasConfiguredCallers(config) && !isLoopback(serve.grpc.listen.host))
       throw new ConfigError(
-        `serve.grpc.listen.host is ${serve.grpc.listen.host}, but no api.callers are configured: list the callers and their tokens (api.callers) before listening beyond loopback`,
+        `serve.grpc.listen.host is ${serve.grpc.listen.host}, but no api.callers or api.issuers are configured: list the callers (api.callers) or the identity providers whose tokens they bring (api.issuers) before listening beyond loopback`,
       );
     grpc = await startServedGrpc({
       agents,

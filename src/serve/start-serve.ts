@@ -8,6 +8,7 @@ import { configuredClients } from '../client/configured-clients';
 import { ConfigError } from '../config/load';
 import type { BatonConfig } from '../config/schema';
 import { callerTokensFor } from '../auth/listeners';
+import { publicJwks } from './signing-key';
 import { connectTemporalClient } from '../runtime/connect';
 import { listen } from '../runtime/listen';
 import type { TemporalSection } from '../config/temporal-target';
@@ -36,9 +37,11 @@ export async function startServe(
     throw new ConfigError('there is nothing to serve: name the A2A agents Baton offers under serve.services (docs/serving-a2a.md)');
   const host = at.host ?? config.serve.listen.host;
   const port = at.port ?? config.serve.listen.port;
-  const { tokens, generated } = callerTokensFor(config, host, 'serve.listen.host');
+  const { callers, generated } = callerTokensFor(config, host, 'serve.listen.host', undefined, (why) =>
+    logger.warn({ why }, 'a JWT was refused'),
+  );
   // One budget per caller for both bindings of this process (and, with a shared store, of every replica).
-  const gate = new CallerGate(tokens, configuredBudget(config.api));
+  const gate = new CallerGate(callers, configuredBudget(config.api));
   const connection = await connectTemporalClient(temporal).catch(async (err: unknown) => {
     await gate.budget.close();
     throw err;
@@ -51,6 +54,8 @@ export async function startServe(
     app.disable('x-powered-by');
     app.set('trust proxy', config.api.trustProxy);
     app.use('/a2a', serving.router);
+    const signing = config.serve.signing;
+    if (signing) app.get('/.well-known/jwks.json', (_req, res) => void res.json(publicJwks(signing)));
     app.use(
       (_req, res) =>
         void res.status(404).json({ error: { code: 404, status: 'NOT_FOUND', message: 'the served agents are under /a2a/<name>' } }),

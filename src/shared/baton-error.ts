@@ -10,6 +10,8 @@ export const ERROR_KINDS = {
   InvalidRequest: { exitCode: 2, httpStatus: 400 },
   /** No valid credentials came with the request. */
   Unauthorized: { exitCode: 1, httpStatus: 401 },
+  /** The caller is known, but its token does not grant what the request needs (a scope). */
+  Forbidden: { exitCode: 1, httpStatus: 403 },
   /** No such delegation or graph for this caller (another tenant's is reported the same). */
   NotFound: { exitCode: 1, httpStatus: 404 },
   /** The delegation or graph refused: a stale request id, not waiting, already settled, an id in use. */

@@ -9,6 +9,8 @@ import type { AddressInfo } from 'node:net';
 export interface Pushed {
   path: string;
   headers: IncomingHttpHeaders;
+  /** The body as it came. */
+  raw: string;
   body: {
     task?: { id: string; status: { state: string }; artifacts?: { name?: string; parts: { data?: unknown }[] }[] };
     statusUpdate?: { taskId: string; status: { state: string } };
@@ -33,7 +35,8 @@ export class Webhook {
       req.on('end', () => {
         const path = req.url ?? '';
         const status = this.answers.get(path)?.() ?? 200;
-        this.received.push({ path, headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Pushed['body'] });
+        const raw = Buffer.concat(chunks).toString('utf8');
+        this.received.push({ path, headers: req.headers, raw, body: JSON.parse(raw) as Pushed['body'] });
         res.writeHead(status).end();
         for (const w of this.waiters.splice(0)) w();
       });

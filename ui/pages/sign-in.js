@@ -1,6 +1,6 @@
 // Sign-in: a token pasted by hand, or the one a link carried (`baton ui` prints such a link), which
 // signs the tab in only once the person has seen whose it is and said yes.
-import { TOKEN_KEY } from '../api.js';
+import { oidcOffered, TOKEN_KEY } from '../api.js';
 import { fill, h, notice } from '../dom.js';
 
 export function signInPage(route) {
@@ -22,6 +22,23 @@ export function signInPage(route) {
       h('button', { type: 'submit' }, 'Use token'),
     ),
   );
+  // With OpenID Connect configured: the provider signs the operator in (the server keeps the session).
+  void oidcOffered().then((offered) => {
+    if (!offered) return;
+    document
+      .getElementById('main')
+      .prepend(
+        h(
+          'p',
+          {},
+          h(
+            'button',
+            { type: 'button', 'data-action': 'oidc-sign-in', onclick: () => location.assign('/auth/oidc/start') },
+            'Sign in with OpenID Connect',
+          ),
+        ),
+      );
+  });
 }
 
 /** Who `token` signs in as, or null when the server does not know it. */

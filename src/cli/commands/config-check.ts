@@ -15,6 +15,7 @@ import { callerTokenProblems } from '../../auth/caller-tokens';
 import { limitsStoreProblem } from '../../limits/configured-budget';
 import { taskIdKeyProblem } from '../../served-tasks/task-id';
 import { printJson } from '../output';
+import { agentIdentityProblems, callerIdentityProblems, identityReport, type IdentityReport } from './identity-report';
 
 export interface ConfigReport {
   file?: string;
@@ -25,6 +26,8 @@ export interface ConfigReport {
   warnings: string[];
   /** What Baton would connect to Temporal with, each setting with its source; never a secret. */
   temporal?: TemporalReport;
+  /** Which identity each agent and each class of caller would use; never a secret. */
+  identity?: IdentityReport;
 }
 
 export interface TemporalReport {
@@ -177,6 +180,7 @@ export function checkConfig(configPath?: string): ConfigReport {
   }
   problems.push(...agentSecretProblems(loaded.config), ...mcpServerProblems(loaded.config));
   problems.push(...callerTokenProblems(loaded.config.api));
+  problems.push(...agentIdentityProblems(loaded.config), ...callerIdentityProblems(loaded.config));
   const limitsStore = limitsStoreProblem(loaded.config.api);
   if (limitsStore) problems.push(limitsStore);
   const push = loaded.config.push;
@@ -217,6 +221,7 @@ export function checkConfig(configPath?: string): ConfigReport {
     problems,
     warnings: loaded.warnings,
     ...(temporal ? { temporal } : {}),
+    identity: identityReport(loaded.config),
   };
 }
 
@@ -240,6 +245,10 @@ export function configCheckCommand(opts: { json?: boolean; config?: string }): P
       : [`${file}: ${report.problems.length} problem(s)`, ...report.problems.map((p) => `  - ${p}`)];
     lines.push(...report.warnings.map((w) => `  warning: ${w}`));
     if (report.temporal) lines.push(...temporalLines(report.temporal));
+    if (report.identity) {
+      for (const [name, how] of Object.entries(report.identity.agents)) lines.push(`  agent ${name}: ${how}`);
+      for (const how of report.identity.callers) lines.push(`  callers: ${how}`);
+    }
     process.stdout.write(`${lines.join('\n')}\n`);
   }
   return Promise.resolve(report.ok ? 0 : 1);

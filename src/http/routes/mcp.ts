@@ -33,6 +33,7 @@ export function mountMcp(
     /* eslint-enable @typescript-eslint/no-require-imports */
     return (loaded = mcpRouter({
       callerOf: (req) => kit.as(req).caller,
+      mayOf: (req) => kit.as(req).principal.may,
       budget: kit.budget,
       serverFor: (caller) =>
         createBatonMcpServer({

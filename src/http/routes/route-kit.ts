@@ -3,6 +3,7 @@
  * the caller budget, parsing with one error shape, and async handlers whose rejections become the
  * typed error response.
  */
+import type { Principal } from '../../auth/permissions';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
@@ -20,6 +21,8 @@ export interface ActingAs {
   baton: BatonClient;
   graphs: GraphClient;
   caller: Caller;
+  /** The caller with what it may do (its token's scopes). */
+  principal: Principal;
 }
 
 export interface RouteKit {
