@@ -6,6 +6,7 @@ import { msToNumber } from '@temporalio/common';
 import { AgentClient } from '../src/a2a/agent-client';
 import { createAgentFetch, readSecret } from '../src/a2a/agent-fetch';
 import { credentialsFor } from '../src/a2a/agent-credentials';
+import { agentTokens } from '../src/a2a/agent-tokens';
 import { grpcChannel } from '../src/a2a/grpc-channel';
 import { fetchCard, type FetchedCard } from '../src/a2a/card';
 import { failure } from '../src/a2a/errors';
@@ -79,6 +80,8 @@ export class AgentDirectory {
       );
     }
     const entry = this.entryOf(resolved.name);
+    // The OAuth token the last gRPC call carried, to forget when the agent refuses it.
+    let lastToken: string | undefined;
     const client = await AgentClient.create(
       resolved.name,
       fetched.card,
@@ -86,7 +89,12 @@ export class AgentDirectory {
       createAgentFetch(resolved.name, entry, { lookup: this.deps.lookup }),
       async () => ({
         channel: await grpcChannel(resolved.interface.url, fetched.url, entry, this.deps.lookup),
-        headers: async () => (await credentialsFor(resolved.name, entry, this.deps.lookup ? { lookup: this.deps.lookup } : {})).headers,
+        headers: async () => {
+          const creds = await credentialsFor(resolved.name, entry, this.deps.lookup ? { lookup: this.deps.lookup } : {});
+          lastToken = creds.token;
+          return creds.headers;
+        },
+        refused: () => (lastToken ? agentTokens.refused(resolved.name, entry, lastToken) : false),
       }),
     );
     this.clients.set(key, client);

@@ -7,7 +7,9 @@ import type { AgentCard } from '@a2a-js/sdk';
 import { instrumentCall, instrumentStream, type RemoteCall } from '../telemetry/a2a-call';
 import type { Part, StreamEvent, Task } from '../shared/a2a-types';
 import type { ChosenInterface } from '../shared/delegation-types';
-import { toFailure } from './errors';
+import type { ApplicationFailure } from '@temporalio/common';
+import { FailureType } from '../shared/failure-types';
+import { failure, toFailure } from './errors';
 import type { GrpcChannel } from './grpc-channel';
 import { GrpcTransportFactory } from './grpc-transport';
 import { sendResultFromSdk, streamEventFromSdk, taskFromSdk, userMessageToSdk, type SendResult } from './wire';
@@ -25,6 +27,8 @@ export interface GrpcAccess {
   channel: GrpcChannel;
   /** Metadata for each call (the entry's credentials, read or fetched when the call is made). */
   headers: () => Promise<Record<string, string>>;
+  /** The agent refused the last call's credentials: forget its token; true when a fresh one is worth a try. */
+  refused?: () => boolean;
 }
 
 export class AgentClient {
@@ -35,7 +39,27 @@ export class AgentClient {
     private readonly binding: string,
     /** Metadata for each call: the credentials over gRPC (over HTTP the fetch adds them). */
     private readonly serviceParameters: () => Promise<Record<string, string>> = () => Promise.resolve({}),
+    /** Over gRPC: the agent refused the credentials (UNAUTHENTICATED); true when a fresh token is worth a try. */
+    private readonly credentialsRefused?: () => boolean,
   ) {}
+
+  /**
+   * The failure `err` means, with one turn for a refused OAuth token over gRPC: the first refusal is
+   * retried with a fresh token (over HTTP the fetch does that itself), a refusal of the fresh one is final.
+   */
+  private failure(err: unknown, what: string): ApplicationFailure {
+    const f = toFailure(err, what);
+    const grpcCode = (f.details?.[0] as { grpcCode?: number } | undefined)?.grpcCode;
+    if (grpcCode === 16 && this.credentialsRefused?.())
+      return failure(
+        FailureType.RETRY_LATER,
+        `${what}: the agent refused its access token; a fresh one is fetched and the call tried again`,
+        {
+          reason: 'TOKEN_REFUSED',
+        },
+      );
+    return f;
+  }
 
   static async create(
     agentName: string,
@@ -48,10 +72,12 @@ export class AgentClient {
     const legacyCompat = { enabled: true };
     let transport;
     let headers: () => Promise<Record<string, string>> = () => Promise.resolve({});
+    let refused: (() => boolean) | undefined;
     if (iface.binding === 'GRPC') {
       if (!grpc) throw new Error(`agent ${agentName}: a gRPC interface needs its channel`);
       const access = await grpc();
       headers = access.headers;
+      refused = access.refused;
       transport = await new GrpcTransportFactory({ grpcChannelCredentials: access.channel.credentials, legacyCompat }).create(
         access.channel.target,
         card,
@@ -64,7 +90,7 @@ export class AgentClient {
       transport = await factory.create(iface.url, card);
     }
     if (iface.tenant) transport = new TenantTransportDecorator(transport, iface.tenant);
-    return new AgentClient(agentName, new Client(transport, card, { polling: true }), iface.binding, headers);
+    return new AgentClient(agentName, new Client(transport, card, { polling: true }), iface.binding, headers, refused);
   }
 
   /** The options of one call: its signal, the auth metadata and the trace context. */
@@ -101,7 +127,7 @@ export class AgentClient {
         (r) => (r.kind === 'task' ? r.task.id : undefined),
       );
     } catch (err) {
-      throw toFailure(err, `agent ${this.agentName}: SendMessage`);
+      throw this.failure(err, `agent ${this.agentName}: SendMessage`);
     }
   }
 
@@ -128,7 +154,7 @@ export class AgentClient {
         taskIdOfEvent,
       );
     } catch (err) {
-      throw toFailure(err, `agent ${this.agentName}: SendStreamingMessage`);
+      throw this.failure(err, `agent ${this.agentName}: SendStreamingMessage`);
     }
   }
 
@@ -139,7 +165,7 @@ export class AgentClient {
         taskFromSdk(await this.client.cancelTask({ tenant: '', id: taskId, metadata: undefined }, await this.call(signal, trace))),
       );
     } catch (err) {
-      throw toFailure(err, `agent ${this.agentName}: CancelTask ${taskId}`);
+      throw this.failure(err, `agent ${this.agentName}: CancelTask ${taskId}`);
     }
   }
 
@@ -187,10 +213,10 @@ export class AgentClient {
       }
       return undefined;
     } catch (err) {
-      const failure = toFailure(err, `agent ${this.agentName}: looking for turn ${messageId}`);
-      const reason = (failure.details?.[0] as { reason?: string } | undefined)?.reason;
+      const failed = this.failure(err, `agent ${this.agentName}: looking for turn ${messageId}`);
+      const reason = (failed.details?.[0] as { reason?: string } | undefined)?.reason;
       if (reason === 'UNSUPPORTED_OPERATION' || reason === 'METHOD_NOT_FOUND') return 'unsupported';
-      throw failure;
+      throw failed;
     }
   }
 
@@ -208,7 +234,7 @@ export class AgentClient {
         }.bind(this),
       );
     } catch (err) {
-      throw toFailure(err, `agent ${this.agentName}: SubscribeToTask ${taskId}`);
+      throw this.failure(err, `agent ${this.agentName}: SubscribeToTask ${taskId}`);
     }
   }
 
@@ -245,7 +271,7 @@ export class AgentClient {
       }
       return undefined;
     } catch (err) {
-      throw toFailure(err, `agent ${this.agentName}: ListTasks in context ${contextId}`);
+      throw this.failure(err, `agent ${this.agentName}: ListTasks in context ${contextId}`);
     }
   }
 
@@ -262,7 +288,7 @@ export class AgentClient {
         ),
       );
     } catch (err) {
-      throw toFailure(err, `agent ${this.agentName}: CreateTaskPushNotificationConfig for ${taskId}`);
+      throw this.failure(err, `agent ${this.agentName}: CreateTaskPushNotificationConfig for ${taskId}`);
     }
   }
 
@@ -277,7 +303,7 @@ export class AgentClient {
         taskFromSdk(await this.client.getTask({ tenant: '', id: taskId, historyLength: 0 }, await this.call(signal, trace))),
       );
     } catch (err) {
-      throw toFailure(err, `agent ${this.agentName}: GetTask ${taskId}`);
+      throw this.failure(err, `agent ${this.agentName}: GetTask ${taskId}`);
     }
   }
 }

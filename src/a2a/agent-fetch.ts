@@ -84,9 +84,13 @@ export function createAgentFetch(
   return (async (input: string | URL | Request, init: RequestInit = {}) => {
     let { res, token } = await send(input, init);
     // A refused OAuth token (revoked, or expired early) is forgotten and a fresh one tried, once.
-    if (res.status === 401 && token && (init.body === undefined || typeof init.body === 'string')) {
+    if (
+      res.status === 401 &&
+      token &&
+      (init.body === undefined || typeof init.body === 'string') &&
+      tokens.refused(agentName, entry, token)
+    ) {
       void res.body?.cancel();
-      tokens.refused(agentName, entry, token);
       ({ res, token } = await send(input, init));
     }
     if (res.status === 401 || res.status === 403) {

@@ -22,6 +22,8 @@ interface Held {
   expiresAt: number;
   /** When it was fetched: the margin is a share of its lifetime. */
   fetchedAt: number;
+  /** Fetched to replace a token the agent refused: if this one is refused too, the refusal is final. */
+  replacement?: boolean;
 }
 
 /** Token endpoints the agents' cards named, by agent (set at resolve, when the entry allows the origin). */
@@ -54,6 +56,8 @@ const errorCode = (body: unknown): string | undefined => {
 export class AgentTokens {
   private readonly held = new Map<string, Held>();
   private readonly inFlight = new Map<string, Promise<Held>>();
+  /** Keys whose token the agent refused: the next token fetched for them is a replacement. */
+  private readonly refusedKeys = new Set<string>();
   /** Tokens fetched so far, by agent: for the benchmark and the tests. */
   readonly fetches = new Map<string, number>();
 
@@ -75,14 +79,23 @@ export class AgentTokens {
       this.inFlight.set(key, pending);
     }
     const fresh = await pending;
+    if (this.refusedKeys.delete(key)) fresh.replacement = true;
     this.held.set(key, fresh);
     return fresh.token;
   }
 
-  /** The agent refused `token`: forget it, so the next call fetches another. */
-  refused(agent: string, entry: AgentEntry, token: string): void {
+  /**
+   * The agent refused `token`: it is forgotten, so the next call fetches another. Says whether trying
+   * again is worth it: not when `token` itself replaced a refused one (the refusal is the agent's word).
+   */
+  refused(agent: string, entry: AgentEntry, token: string): boolean {
     const key = this.keyOf(agent, entry.oauth2 as AgentOAuth);
-    if (this.held.get(key)?.token === token) this.held.delete(key);
+    const held = this.held.get(key);
+    if (held?.token !== token) return true;
+    this.held.delete(key);
+    if (held.replacement) return false;
+    this.refusedKeys.add(key);
+    return true;
   }
 
   private async clientAuth(

@@ -7,6 +7,7 @@
 import type { JWTPayload } from 'jose' with { 'resolution-mode': 'import' };
 import type { IssuerConfig } from '../config/identity-schema';
 import { CallerSchema } from '../shared/delegation-types';
+import { TENANT_NAME } from '../shared/ids';
 import { PERMISSIONS, type Permission, type Principal } from './permissions';
 
 type Jose = typeof import('jose', { with: { 'resolution-mode': 'import' } });
@@ -44,6 +45,8 @@ export function principalOf(
 ): Principal | undefined {
   const tenant = mapping.tenant ?? claimOf(payload, mapping.tenantClaim as string);
   const user = claimOf(payload, mapping.userClaim);
+  // A tenant prefixes the ids its callers choose: one with `:` or `/` could reach into another's.
+  if (!tenant || !TENANT_NAME.test(tenant)) return undefined;
   const parsed = CallerSchema.safeParse({ tenant, user });
   return parsed.success ? { caller: parsed.data, may, via } : undefined;
 }

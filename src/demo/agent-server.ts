@@ -5,6 +5,9 @@
 import { traceRequests } from '../telemetry/http-server-span';
 import { serviceTracer } from '../telemetry/tracing';
 import { listen } from '../runtime/listen';
+import { createServer as createHttpsServer } from 'node:https';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import express from 'express';
 import type { z } from 'zod';
 import type { AgentEntrySchema } from '../config/schema';
@@ -76,6 +79,8 @@ export interface AgentServerOptions {
   requireAuthorization?: string;
   /** Decides whether an A2A call may go on (401 otherwise), e.g. by validating its access token; the card stays public. */
   authorize?: (req: express.Request) => boolean | Promise<boolean>;
+  /** Serve over TLS, asking every caller for a client certificate signed by `ca` (mutual TLS). Default: plain http. */
+  tls?: { cert: Buffer; key: Buffer; ca: Buffer };
   /** `securitySchemes` and `securityRequirements` for the card, in A2A's JSON form. Default none. */
   cardSecurity?: { securitySchemes: Record<string, unknown>; securityRequirements: unknown[] };
   /**
@@ -106,9 +111,11 @@ export async function startAgentServer(def: DemoAgentDefinition, opts: AgentServ
   app.use(traceRequests(def.name, serviceTracer(def.name)));
   // 👉 The SDK's handlers would otherwise parse bodies with express's 100 kB default.
   app.use(express.json({ limit: '10mb', type: ['application/json', 'application/a2a+json'] }));
-  const { server, port } = await listen(app, host, opts.port ?? 0, '--port, or --agents-port for baton dev');
+  const { server, port } = opts.tls
+    ? await listenTls(app, host, opts.port ?? 0, opts.tls)
+    : await listen(app, host, opts.port ?? 0, '--port, or --agents-port for baton dev');
   // The card names its own URLs, so the handlers are mounted once the port is known.
-  const baseUrl = (opts.publicUrl ?? `http://${host}:${port}`).replace(/\/$/, '');
+  const baseUrl = (opts.publicUrl ?? `${opts.tls ? 'https' : 'http'}://${host}:${port}`).replace(/\/$/, '');
   const protocol = opts.protocol ?? '1.0';
   const card = demoCard(def, baseUrl, protocol, opts.cardSecurity);
   const pushStore = def.push ? new InMemoryPushNotificationStore() : undefined;
@@ -183,6 +190,20 @@ export async function startAgentServer(def: DemoAgentDefinition, opts: AgentServ
         server.close(() => resolveClose());
       }),
   };
+}
+
+/** Listens over TLS, refusing a connection without a client certificate `tls.ca` signed. */
+function listenTls(
+  app: express.Express,
+  host: string,
+  port: number,
+  tls: { cert: Buffer; key: Buffer; ca: Buffer },
+): Promise<{ server: Server; port: number }> {
+  const server = createHttpsServer({ ...tls, requestCert: true, rejectUnauthorized: true }, app);
+  return new Promise((resolveListen, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolveListen({ server, port: (server.address() as AddressInfo).port }));
+  });
 }
 
 /** Wraps a push sender so a test can lose or duplicate pushes. */

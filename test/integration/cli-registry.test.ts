@@ -257,4 +257,51 @@ describe('baton agents and baton config check', () => {
     assert.equal(checked.code, 1, checked.stdout);
     assert.match(checked.stdout, /agents\.slow: .*settleWithinMs/);
   });
+
+  it('says which identity each agent and caller class uses, never a secret, and what it cannot read', async () => {
+    const config = join(dir, 'identity.yaml');
+    const secret = 'identity-check-secret-0123456789';
+    writeFileSync(
+      config,
+      [
+        'agents:',
+        '  erp:',
+        '    card: "https://erp.example"',
+        '    oauth2: { tokenUrl: "https://login.example/oauth2/token", clientId: baton-erp, clientSecret: { fromEnv: BATON_TEST_ERP_SECRET }, scopes: [erp.read], resource: "https://erp.example" }',
+        '  ledger:',
+        '    card: "https://ledger.example"',
+        '    apiKey: { in: header, name: X-Api-Key, fromEnv: BATON_TEST_LEDGER_KEY }',
+        '    tls: { certFile: /nonexistent/client.pem, keyFile: /nonexistent/client.key }',
+        'api:',
+        '  issuers: [{ issuer: "https://login.example", audience: baton, tenantClaim: tid }]',
+        '  signIn: { oidc: { issuer: "https://login.example", clientId: baton-web, tenantClaim: tid } }',
+      ].join('\n'),
+    );
+    const run = await runCli(
+      ['--config', config, 'config', 'check'],
+      userEnv({ BATON_TEST_ERP_SECRET: secret, BATON_TEST_LEDGER_KEY: undefined }),
+    );
+    assert.equal(run.code, 1, run.stdout);
+    assert.ok(!run.stdout.includes(secret), 'no secret is printed');
+    assert.match(
+      run.stdout,
+      /agent erp: OAuth 2\.0 client credentials at https:\/\/login\.example\/oauth2\/token as client baton-erp \(client_secret_basic with the secret in \$BATON_TEST_ERP_SECRET\), scopes erp\.read, resource https:\/\/erp\.example/,
+    );
+    assert.match(
+      run.stdout,
+      /agent ledger: API key in header X-Api-Key from \$BATON_TEST_LEDGER_KEY; client certificate \/nonexistent\/client\.pem/,
+    );
+    assert.match(run.stdout, /agents\.ledger\.apiKey\.fromEnv names BATON_TEST_LEDGER_KEY, which is not set/);
+    assert.match(run.stdout, /agents\.ledger\.tls: \/nonexistent\/client\.pem cannot be read/);
+    assert.match(
+      run.stdout,
+      /callers: JWT access tokens from https:\/\/login\.example \(audience baton, RS256\/PS256\/ES256\/EdDSA, keys from discovery; tenant from claim tid, user from claim sub\)/,
+    );
+    assert.match(run.stdout, /callers: web app operators: OpenID Connect at https:\/\/login\.example as client baton-web \(public, PKCE\)/);
+    const json = JSON.parse(
+      (await runCli(['--config', config, 'config', 'check', '--json'], userEnv({ BATON_TEST_ERP_SECRET: secret }))).stdout,
+    ) as ConfigReport;
+    assert.ok(json.identity?.agents.erp?.startsWith('OAuth 2.0 client credentials'));
+    assert.ok(!JSON.stringify(json).includes(secret));
+  });
 });

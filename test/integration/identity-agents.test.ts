@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import type { TLSSocket } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -16,6 +17,7 @@ import type express from 'express';
 import { startAgentServer, type AgentServerOptions, type DemoAgentDefinition, type RunningAgent } from '../../src/demo/agent-server';
 import { artifactEvent, statusEvent } from '../../src/demo/events';
 import { executor, openTask, skill } from '../../src/demo/kit';
+import { makeCertificates } from '../../infra/cluster/certs';
 import { AGENT_RESOURCE, startOidcProvider, type RunningOidcProvider } from '../../infra/oidc-provider';
 import { batonFor, historyText, loopbackAgent, withWorker } from '../helpers/temporal';
 
@@ -176,6 +178,34 @@ describe('calling agents that require OAuth 2.0', () => {
     assert.ok(seen.calls.every((c) => c.valid));
   });
 
+  it('presents a client certificate per agent (mutual TLS), as the card requires', async () => {
+    const certs = makeCertificates(mkdtempSync(join(tmpdir(), 'baton-mtls-')));
+    const peers: string[] = [];
+    const agent = await startAgentServer(slowAgent('tls-lab', 0), {
+      tls: { cert: readFileSync(certs.serverCert), key: readFileSync(certs.serverKey), ca: readFileSync(certs.ca) },
+      cardSecurity: { securitySchemes: { mtls: { mtlsSecurityScheme: {} } }, securityRequirements: [{ schemes: { mtls: { list: [] } } }] },
+      authorize: (req) => {
+        peers.push(String((req.socket as TLSSocket).getPeerCertificate().subject?.CN));
+        return true;
+      },
+    });
+    try {
+      assert.match(agent.url, /^https:\/\/127\.0\.0\.1:/);
+      const tls = { certFile: certs.clientCert, keyFile: certs.clientKey, caFile: certs.ca };
+      await withWorker({ 'tls-lab': loopbackAgent(agent.url, { tls } as never) }, async (ctx) => {
+        const baton = batonFor(ctx);
+        const record = await baton.result(await baton.start({ agent: 'tls-lab', parts: [{ text: 'work' }] }));
+        assert.equal(record.outcome?.kind, 'ACCEPTED', JSON.stringify(record.outcome));
+      });
+    } finally {
+      await agent.close();
+    }
+    assert.ok(
+      peers.length > 0 && peers.every((cn) => cn === 'baton-worker'),
+      `the agent saw the client certificate on every call: ${peers.join(', ')}`,
+    );
+  });
+
   it('refuses, before anything reaches the agent: a revoked client, a token endpoint that answers HTML, a card that names the token endpoint elsewhere or a scheme the entry cannot present', async () => {
     // The card names the provider's token endpoint (client credentials) and requires it.
     const cardSecurity = {
@@ -186,6 +216,8 @@ describe('calling agents that require OAuth 2.0', () => {
       },
       securityRequirements: [{ schemes: { oauth: { list: ['agent:call'] } } }],
     };
+    const tlsCard = { securitySchemes: { mtls: { mtlsSecurityScheme: {} } }, securityRequirements: [{ schemes: { mtls: { list: [] } } }] };
+    const { agent: tlsAgent, seen: tlsSeen } = await tokenAgent(provider, slowAgent('tls-card', 0), { cardSecurity: tlsCard });
     const keyCard = {
       securitySchemes: { key: { apiKeySecurityScheme: { location: 'query', name: 'key' } } },
       securityRequirements: [{ schemes: { key: { list: [] } } }],
@@ -196,6 +228,7 @@ describe('calling agents that require OAuth 2.0', () => {
     await new Promise<void>((r) => html.listen(0, '127.0.0.1', r));
     const htmlUrl = `http://127.0.0.1:${(html.address() as AddressInfo).port}/token`;
     const providerOrigin = new URL(provider.issuer).origin;
+    const logLines: Record<string, unknown>[] = [];
     try {
       await withWorker(
         {
@@ -208,6 +241,7 @@ describe('calling agents that require OAuth 2.0', () => {
             oauth2: oauth({ tokenUrl: undefined, cardTokenOrigins: ['http://127.0.0.2:9'] }),
           } as never),
           'no-key': loopbackAgent(keyAgent.url, { oauth2: oauth() } as never),
+          'no-cert': loopbackAgent(tlsAgent.url, { oauth2: oauth() } as never),
         },
         async (ctx) => {
           const baton = batonFor(ctx);
@@ -242,6 +276,12 @@ describe('calling agents that require OAuth 2.0', () => {
             noKey.outcome?.reasons[0] ?? '',
             /^ConfigInvalid: agent no-key: its card requires authentication this entry cannot present: scheme "key" \(API key in query "key"\): set agents\.no-key\.apiKey \{ in: query, name: key \}/,
           );
+          const noCert = await run('no-cert');
+          assert.match(
+            noCert.outcome?.reasons[0] ?? '',
+            /^ConfigInvalid: agent no-cert: .*scheme "mtls" \(mutual TLS\): set agents\.no-cert\.tls \(a client certificate\)/,
+          );
+          assert.equal(tlsSeen.calls.length, 0, 'nothing reached the agent that wants a certificate');
           assert.equal(seen.calls.length, 0, 'nothing reached the agent');
           assert.equal(keySeen.calls.length, 0, 'nothing reached the agent that wants a key');
 
@@ -249,10 +289,17 @@ describe('calling agents that require OAuth 2.0', () => {
           assert.equal(fromCard.outcome?.kind, 'ACCEPTED', JSON.stringify(fromCard.outcome));
           assert.ok(seen.calls.length > 0 && seen.calls.every((c) => c.valid));
         },
+        { logLines },
       );
+      const logged = JSON.stringify(logLines);
+      assert.ok(logLines.length > 0, 'the worker logged the refusals');
+      for (const secret of [provider.secrets['baton-agent'], provider.secrets['baton-agent-revoked']])
+        assert.ok(!logged.includes(secret as string), 'no client secret in the logs');
+      assert.ok(!/eyJ[A-Za-z0-9_-]{10,}\.eyJ/.test(logged), 'no token in the logs');
     } finally {
       await agent.close();
       await keyAgent.close();
+      await tlsAgent.close();
       html.closeAllConnections();
       html.close();
     }

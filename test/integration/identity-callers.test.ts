@@ -26,7 +26,8 @@ import { projectRoot } from '../../src/runtime/project-root';
 import { BATON_RESOURCE, BATON_SCOPES, startOidcProvider, type RunningOidcProvider } from '../../infra/oidc-provider';
 import { launchBrowser } from '../helpers/browser';
 import { SKILLS, testPush } from '../helpers/served';
-import { loopbackAgent, testServer, withWorker, type TestWorkerContext } from '../helpers/temporal';
+import { batonFor, loopbackAgent, testServer, withWorker, type TestWorkerContext } from '../helpers/temporal';
+import type { AgentEntry } from '../../src/config/schema';
 import { Webhook } from '../helpers/webhook';
 
 const execFileAsync = promisify(execFile);
@@ -76,12 +77,16 @@ describe('callers with tokens from their own identity provider', () => {
   };
 
   /** `baton ui` itself (startUi) on the test worker's queue: static callers, the provider's JWTs, OIDC sign-in, a served agent over gRPC too. */
-  const withUi = async (fn: (ui: RunningUi, ctx: TestWorkerContext) => Promise<void>) => {
-    const agents = { 'supplier-qa': loopbackAgent(agent.url) };
+  const withUi = async (
+    fn: (ui: RunningUi, ctx: TestWorkerContext) => Promise<void>,
+    more: Record<string, AgentEntry> = {},
+    grpcPort = 0,
+  ) => {
+    const agents = { 'supplier-qa': loopbackAgent(agent.url), ...more };
     const { address, namespace } = await testServer();
     const serve = {
       pollMs: 50,
-      grpc: { listen: { host: '127.0.0.1', port: 0 } },
+      grpc: { listen: { host: '127.0.0.1', port: grpcPort } },
       signing: { privateKeyFile: SIGNING.keyFile, kid: SIGNING.kid },
       push: testPush(PUSH_KEY_ENV),
       services: { 'supplier-check': { description: 'Checked supplier verification', skills: SKILLS, delegate: { agent: 'supplier-qa' } } },
@@ -209,6 +214,35 @@ describe('callers with tokens from their own identity provider', () => {
       assert.equal(refused.status, 403);
       assert.match(await refused.text(), /Forbidden: this caller may not delegate here: its token does not grant/);
     });
+  });
+
+  it('Baton delegates to its own served agent over gRPC with tokens from the provider, as the card asks', async () => {
+    const grpcPort = await freePort();
+    process.env.BATON_TEST_PARTNER_SECRET = provider.secrets.partner;
+    const entry = loopbackAgent(`http://127.0.0.1:${apiPort}/a2a/supplier-check/.well-known/agent-card.json`, {
+      binding: 'GRPC',
+      allowedOrigins: [`http://127.0.0.1:${grpcPort}`],
+      oauth2: {
+        tokenUrl: provider.tokenUrl,
+        clientId: 'partner',
+        clientSecret: { fromEnv: 'BATON_TEST_PARTNER_SECRET' },
+        scopes: ['baton:read', 'baton:delegate'],
+        resource: BATON_RESOURCE,
+      },
+    } as never);
+    await withUi(
+      async (_ui, ctx) => {
+        const baton = batonFor(ctx);
+        const record = await baton.result(await baton.start({ agent: 'baton-grpc', parts: [{ text: FULL }] }));
+        assert.equal(record.outcome?.kind, 'ACCEPTED', JSON.stringify(record.outcome));
+        assert.equal(record.agent?.interface?.binding, 'GRPC');
+        // The served task is the partner's: the token named acme/partner.
+        const inner = await batonFor(ctx, 'acme', 'partner').show(record.remote.taskId as string);
+        assert.equal(inner.owner, 'partner');
+      },
+      { 'baton-grpc': entry },
+      grpcPort,
+    );
   });
 
   it('refuses every bad token the same way on every surface, and keeps tenants apart', async () => {

@@ -39,7 +39,7 @@ export async function devCommand(opts: DevOptions): Promise<number> {
   const codecToken = config.encryption ? randomBytes(24).toString('base64url') : undefined;
   const codecEndpoint = codecToken ? `http://127.0.0.1:${appPort}/codec/${codecToken}` : undefined;
   // With nothing served and no callers configured, dev serves Baton's demo agents and calls one itself.
-  const selfServe = !config.serve && !config.api.callers.length;
+  const selfServe = !config.serve && !config.api.callers.length && !config.api.issuers.length;
   const callerToken = selfServe ? randomBytes(24).toString('base64url') : undefined;
   if (callerToken) process.env[DEV_SELF_TOKEN_ENV] = callerToken;
   if (selfServe) process.env[DEV_PUSH_KEY_ENV] ??= randomBytes(32).toString('base64');

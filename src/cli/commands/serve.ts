@@ -22,7 +22,7 @@ export async function serveCommand(opts: { config?: string; host?: string; port?
       ...(served.grpcAddress ? [`gRPC at ${served.grpcAddress} (each card's GRPC interface names its agent as the tenant)`] : []),
       served.generatedToken
         ? `Callers send Authorization: Bearer ${served.generatedToken}  (acting as ${config.caller.tenant}/${config.caller.user}; configure api.callers for others)`
-        : `Callers send Authorization: Bearer <token> with their api.callers tokens (${config.api.callers.length} configured).`,
+        : `Callers send Authorization: Bearer <token> with their api.callers tokens (${config.api.callers.length} configured)${config.api.issuers.length ? ` or access tokens from ${config.api.issuers.map((i) => i.issuer).join(', ')}` : ''}.`,
       'Stop: Ctrl-C',
       '',
     ].join('\n'),

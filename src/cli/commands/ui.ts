@@ -22,7 +22,10 @@ export async function uiCommand(opts: { config?: string; host?: string; port?: n
       ...(config.api.mcp !== false ? [`MCP (Streamable HTTP) at ${ui.url}/mcp, for the same callers and tokens`] : []),
       ui.signInUrl
         ? `Sign in as ${config.caller.tenant}/${config.caller.user}: ${ui.signInUrl}`
-        : `Callers sign in with their api.callers tokens (${config.api.callers.length} configured).`,
+        : `Callers sign in with their api.callers tokens (${config.api.callers.length} configured)${config.api.issuers.length ? ` or access tokens from ${config.api.issuers.map((i) => i.issuer).join(', ')}` : ''}.`,
+      ...(config.api.signIn?.oidc
+        ? [`Operators sign in with OpenID Connect (${config.api.signIn.oidc.issuer}) at ${ui.url}/auth/oidc/start`]
+        : []),
       ...(ui.codecUrl
         ? [`Codec server at ${ui.codecUrl}  (for the Temporal Web UI and temporal --codec-endpoint, with a codec token)`]
         : config.encryption
