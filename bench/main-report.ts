@@ -10,6 +10,7 @@ import { installedVersion as version } from '../infra/versions';
 import { TEMPORAL_CLI_VERSION } from '../src/runtime/temporal-server';
 import { withGraphSection } from './large-graph';
 import { withLongTaskSection } from './long-tasks';
+import { withIdentitySection } from './identity-cost';
 import { withMcpSection } from './mcp-tools';
 import { withServedSection } from './served';
 import { withTelemetrySection } from './telemetry-cost';
@@ -116,7 +117,10 @@ export function writeReport(out: string, report: string[], onCluster: boolean, f
   whole = title >= 0 ? `${whole.slice(0, title)}\n\n${table}\n${whole.slice(title)}` : `${table}\n`;
   writeFileSync(
     out,
-    withMcpSection(out, withTelemetrySection(out, withServedSection(out, withGraphSection(out, withLongTaskSection(out, whole))))),
+    withIdentitySection(
+      out,
+      withMcpSection(out, withTelemetrySection(out, withServedSection(out, withGraphSection(out, withLongTaskSection(out, whole))))),
+    ),
   );
 }
 

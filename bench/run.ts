@@ -11,6 +11,7 @@
  *   npm run bench -- --serve [--cluster]        # only Baton serving A2A against direct delegations (served.ts)
  *   npm run bench -- --telemetry [--quick] [--cluster]   # only what traces and metrics cost (telemetry-cost.ts)
  *   npm run bench -- --mcp [--quick] [--cluster]         # only what a workflow's MCP tool call costs (mcp-tools.ts)
+ *   npm run bench -- --identity [--quick]                # only what OAuth 2.0 to an agent costs (identity-cost.ts)
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -20,6 +21,7 @@ import { installTemporalRuntime } from '../src/runtime/logger';
 import { projectRoot } from '../src/runtime/project-root';
 import { measureEncryption, reportEncryption } from './encryption';
 import { measureHistory, reportHistory, watchPolling } from './history';
+import { measureIdentityCost, writeIdentity } from './identity-cost';
 import { measureLargeGraph, writeGraph } from './large-graph';
 import { measureLatency, reportLatency } from './latency';
 import { measureLongTasks, writeLongTasks } from './long-tasks';
@@ -83,6 +85,15 @@ const PARTS: SinglePart[] = [
       return measureMcpTools({ client: at.client, target: benchTarget(o.onCluster, at), namespace: at.namespace, samples, say });
     },
     write: writeMcp,
+  },
+  {
+    flag: 'identity',
+    run: (o, at) => {
+      const samples = o.quick ? 30 : 200;
+      say(`${samples} delegations each: without credentials and with OAuth, cached and in the first send…`);
+      return measureIdentityCost({ ...at, say, samples });
+    },
+    write: writeIdentity,
   },
   {
     flag: 'graph',
@@ -194,6 +205,7 @@ async function main(): Promise<number> {
       serve: { type: 'boolean', default: false },
       telemetry: { type: 'boolean', default: false },
       mcp: { type: 'boolean', default: false },
+      identity: { type: 'boolean', default: false },
       out: { type: 'string', default: join(projectRoot(), 'docs', 'BENCHMARKS.md') },
     },
   });
