@@ -60,6 +60,9 @@ export class AgentTokens {
   private readonly refusedKeys = new Set<string>();
   /** Tokens fetched so far, by agent: for the benchmark and the tests. */
   readonly fetches = new Map<string, number>();
+  /** The last tokens fetched (at most 256), for the redactor: an agent that echoes one is redacted. */
+  private readonly recent: string[] = [];
+  private generation = 0;
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -82,6 +85,11 @@ export class AgentTokens {
     if (this.refusedKeys.delete(key)) fresh.replacement = true;
     this.held.set(key, fresh);
     return fresh.token;
+  }
+
+  /** The tokens fetched lately, and a number that changes whenever they do. */
+  known(): { generation: number; values: readonly string[] } {
+    return { generation: this.generation, values: this.recent };
   }
 
   /**
@@ -203,6 +211,9 @@ export class AgentTokens {
     const said = typeof token.expires_in === 'number' && token.expires_in > 0 ? token.expires_in * 1000 : 5 * 60_000;
     const lifetime = Math.max(said - 1_000, said / 2);
     this.fetches.set(agent, (this.fetches.get(agent) ?? 0) + 1);
+    this.recent.push(token.access_token);
+    if (this.recent.length > 256) this.recent.shift();
+    this.generation++;
     return { token: token.access_token, fetchedAt: startedAt, expiresAt: startedAt + lifetime };
   }
 }

@@ -5,7 +5,8 @@
  * replaced by a marker. Agents' error texts are capped too.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import { readSecret } from '../a2a/agent-fetch';
+import { agentTokens } from '../a2a/agent-tokens';
+import { readSecret } from './read-secret';
 import type { BatonConfig } from '../config/schema';
 import { MAX_NESTING } from '../shared/nesting';
 
@@ -27,6 +28,8 @@ export function secretSources(config: Partial<Pick<BatonConfig, 'agents' | 'push
   const sources: SecretSource[] = [];
   for (const entry of Object.values(config.agents ?? {})) {
     if (entry.auth) sources.push(entry.auth);
+    if (entry.oauth2?.clientSecret) sources.push(entry.oauth2.clientSecret);
+    if (entry.apiKey) sources.push(entry.apiKey);
     sources.push(...Object.values(entry.credentials ?? {}));
   }
   if (config.push) sources.push({ fromEnv: config.push.secretFromEnv });
@@ -39,19 +42,24 @@ export function secretSources(config: Partial<Pick<BatonConfig, 'agents' | 'push
 }
 
 export class Redactor {
-  private cached?: { at: number; needles: string[]; raw: Buffer[] };
+  private cached?: { at: number; generation: number; needles: string[]; raw: Buffer[] };
 
-  /** `sources`: where the secrets are; they are read when needed (a missing one is skipped). */
-  constructor(private readonly sources: SecretSource[]) {}
+  constructor(
+    /** Where the secrets are; they are read when needed (a missing one is skipped). */
+    private readonly sources: SecretSource[],
+    /** Secrets this process obtained itself (OAuth access tokens), with a number that changes when they do. */
+    private readonly live: () => { generation: number; values: readonly string[] } = () => ({ generation: 0, values: [] }),
+  ) {}
 
   static fromConfig(config: Partial<Pick<BatonConfig, 'agents' | 'push' | 'api' | 'mcp'>>): Redactor {
-    return new Redactor(secretSources(config));
+    return new Redactor(secretSources(config), () => agentTokens.known());
   }
 
   /** The strings to look for, longest first: each secret, and its base64 and base64url forms. */
   private needles(): { needles: string[]; raw: Buffer[] } {
-    if (this.cached && Date.now() - this.cached.at < REREAD_MS) return this.cached;
-    const values = new Set<string>();
+    const live = this.live();
+    if (this.cached && Date.now() - this.cached.at < REREAD_MS && this.cached.generation === live.generation) return this.cached;
+    const values = new Set<string>(live.values);
     for (const source of this.sources) {
       try {
         const value = readSecret(source, 'secret');
@@ -65,6 +73,7 @@ export class Redactor {
       for (const form of [v, Buffer.from(v).toString('base64'), Buffer.from(v).toString('base64url')]) needles.add(form);
     this.cached = {
       at: Date.now(),
+      generation: live.generation,
       needles: [...needles].sort((a, b) => b.length - a.length),
       raw: [...values].map((v) => Buffer.from(v)),
     };

@@ -157,6 +157,47 @@ describe('calling agents that require OAuth 2.0', () => {
     assert.ok(seen.calls.slice(1).every((c) => c.valid && !c.why));
   });
 
+  it('redacts an access token an agent echoes back: it reaches neither history nor the record', async () => {
+    let lastToken = '';
+    const echo: DemoAgentDefinition = {
+      name: 'echo-lab',
+      description: 'Repeats the token it was sent.',
+      skills: skill('echo', 'Echoes'),
+      executor: executor(async (ctx, bus) => {
+        openTask(ctx, bus);
+        bus.publish(
+          artifactEvent(ctx.taskId, ctx.contextId, {
+            artifactId: `${ctx.taskId}-e`,
+            name: 'echo',
+            parts: [{ text: `you sent ${lastToken}` }],
+          }),
+        );
+        bus.publish(statusEvent(ctx.taskId, ctx.contextId, 'TASK_STATE_COMPLETED', `thanks for ${lastToken}`));
+        bus.finished();
+      }),
+    };
+    const agent = await startAgentServer(echo, {
+      authorize: (req) => {
+        lastToken = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
+        return lastToken !== '';
+      },
+    });
+    try {
+      await withWorker({ 'echo-lab': loopbackAgent(agent.url, { oauth2: oauth() } as never) }, async (ctx) => {
+        const baton = batonFor(ctx);
+        const id = await baton.start({ agent: 'echo-lab', parts: [{ text: 'echo' }] });
+        const record = await baton.result(id);
+        assert.ok(lastToken.length > 100, 'the agent got a token');
+        const history = await historyText(ctx.client, id);
+        assert.ok(!history.includes(lastToken), 'the echoed token is not in history');
+        assert.ok(history.includes('[redacted: a configured secret]'), 'it was replaced by the marker');
+        assert.ok(!JSON.stringify(record).includes(lastToken), 'nor in the record');
+      });
+    } finally {
+      await agent.close();
+    }
+  });
+
   it('waits out an identity provider that is down, then goes on', async () => {
     const { agent, seen } = await tokenAgent(provider, slowAgent('patient-lab', 0));
     provider.setDown(true);
