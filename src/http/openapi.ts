@@ -12,7 +12,9 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: unknown, description: string) => ({ description, content: { 'application/json': { schema } } });
 /** The error answers of an operation; every one that needs a token may also be rate limited (429). */
 const errors = (...codes: number[]) =>
-  Object.fromEntries((codes.includes(401) ? [...codes, 429] : codes).map((c) => [String(c), { $ref: `#/components/responses/E${c}` }]));
+  Object.fromEntries(
+    (codes.includes(401) ? [...codes, 403, 429] : codes).map((c) => [String(c), { $ref: `#/components/responses/E${c}` }]),
+  );
 const idParam = {
   name: 'id',
   in: 'path',
@@ -285,7 +287,8 @@ const schemas = {
 
 const ERROR_TEXT: Record<number, string> = {
   400: 'The request is malformed; nothing was done. Fix it and send again.',
-  401: 'No token, or one this server does not know.',
+  401: 'No token, or one this server does not know (or a JWT that does not verify).',
+  403: 'The caller is known, but its token does not grant what this needs (a scope: read, delegate, answer, cancel, admin).',
   404: 'No such delegation or graph for your tenant (another tenant’s is reported the same way).',
   409: 'Refused: a stale or unknown request id, nothing pending, or already settled.',
   413: 'The body is larger than 1 MiB.',
@@ -315,7 +318,12 @@ export function openApiDocument(): Record<string, unknown> {
     },
     components: {
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'A token from `api.callers` (or the one `baton ui` / `baton dev` prints).' },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'A token from `api.callers` (or the one `baton ui` / `baton dev` prints), or a JWT access token from an issuer of `api.issuers` (docs/identity.md).',
+        },
       },
       schemas,
       responses: Object.fromEntries(Object.entries(ERROR_TEXT).map(([code, text]) => [`E${code}`, json(ref('Error'), text)])),
