@@ -61,7 +61,11 @@ export function grantedBy(payload: JWTPayload, scopes: IssuerConfig['scopes']): 
 export class IssuerTokens {
   private readonly keySets = new Map<string, Promise<ReturnType<Jose['createRemoteJWKSet']>>>();
 
-  constructor(private readonly issuers: readonly IssuerConfig[]) {}
+  constructor(
+    private readonly issuers: readonly IssuerConfig[],
+    /** The shortest pause between two fetches of an issuer's keys for unknown key ids. Default 30 s: made-up key ids cost nothing. */
+    private readonly cooldownMs = 30_000,
+  ) {}
 
   get size(): number {
     return this.issuers.length;
@@ -73,7 +77,7 @@ export class IssuerTokens {
       keys = (async () => {
         const { createRemoteJWKSet } = await loadJose();
         const uri = issuer.jwksUri ? new URL(issuer.jwksUri) : await discoveredJwksUri(issuer.issuer);
-        return createRemoteJWKSet(uri, { cooldownDuration: 30_000, cacheMaxAge: 10 * 60_000, timeoutDuration: 10_000 });
+        return createRemoteJWKSet(uri, { cooldownDuration: this.cooldownMs, cacheMaxAge: 10 * 60_000, timeoutDuration: 10_000 });
       })();
       // A failed discovery is tried again on the next token, not remembered.
       keys.catch(() => this.keySets.delete(issuer.issuer));
