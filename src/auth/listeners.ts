@@ -12,9 +12,12 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 export const isLoopback = (host: string): boolean => LOOPBACK.has(host);
 
-/** Whether anyone is configured to call (static callers or issuers): else only loopback, with a generated token. */
+/**
+ * Whether anyone is configured to call (static callers, issuers, or operators signing in with OpenID
+ * Connect): else only loopback, with a generated token.
+ */
 export const hasConfiguredCallers = (config: Pick<BatonConfig, 'api'>): boolean =>
-  config.api.callers.length > 0 || config.api.issuers.length > 0;
+  config.api.callers.length > 0 || config.api.issuers.length > 0 || config.api.signIn !== undefined;
 
 /**
  * Who may call a server that listens on `host`: the callers of `api.callers` and the JWTs of
@@ -41,7 +44,7 @@ export function callerTokensFor(
   }
   if (!LOOPBACK.has(host))
     throw new ConfigError(
-      `${hostField} is ${host}, but no api.callers or api.issuers are configured: list the callers (api.callers) or the identity providers whose tokens they bring (api.issuers) before listening beyond loopback`,
+      `${hostField} is ${host}, but no api.callers, api.issuers or api.signIn are configured: list the callers (api.callers), the identity providers whose tokens they bring (api.issuers) or how operators sign in (api.signIn) before listening beyond loopback`,
     );
   const { tokens, token } = CallerTokens.single(config.caller, devToken);
   return { tokens, callers: new Callers(tokens), generated: token };

@@ -13,6 +13,7 @@ import { loadJose, principalOf } from '../auth/issuer-tokens';
 import type { Principal } from '../auth/permissions';
 import { readSecret } from '../secrets/read-secret';
 import { BatonError } from '../shared/baton-error';
+import { RateLimitedError, type CallerBudget } from '../limits/caller-budget';
 
 export const SESSION_COOKIE = 'baton_session';
 const MAX_PENDING = 1_000;
@@ -64,6 +65,8 @@ export class OidcSignIn {
       /** Mark the cookie Secure: beyond loopback. */
       secureCookie: boolean;
       logger: Logger;
+      /** Counts each sign-in step against its address's allowance for unauthenticated requests. Default: not counted. */
+      budget?: Pick<CallerBudget, 'checkSource' | 'unknownToken'>;
     },
   ) {
     this.log = opts.logger.child({ component: 'oidc-sign-in' });
@@ -113,42 +116,66 @@ export class OidcSignIn {
     res.status(400).type('text/plain').send(`sign-in failed: ${why}; start again at /auth/oidc/start`);
   }
 
+  /** A step of a sign-in, before anyone is known: counted against the address (429 past its allowance). */
+  private anonymous(step: (req: Request, res: Response) => void): express.RequestHandler {
+    const budget = this.opts.budget;
+    return (req, res) => {
+      if (!budget) return step(req, res);
+      void budget
+        .checkSource(req.ip)
+        .then(() => budget.unknownToken(req.ip))
+        .then(
+          () => step(req, res),
+          (err: unknown) => {
+            if (err instanceof RateLimitedError) res.setHeader('Retry-After', String(err.retryAfterSeconds));
+            res.status(429).type('text/plain').send('too many sign-in attempts from this address: wait, then start again');
+          },
+        );
+    };
+  }
+
   router(): express.Router {
     const r = express.Router();
     r.get('/auth/config', (_req, res) => void res.json({ oidc: { issuer: this.config.issuer } }));
-    r.get('/auth/oidc/start', (_req, res) => {
-      void this.discover().then(
-        (d) => {
-          const state = b64url(24);
-          const nonce = b64url(24);
-          const verifier = b64url(48);
-          if (this.pending.size >= MAX_PENDING) this.pending.delete(this.pending.keys().next().value as string);
-          this.pending.set(state, { verifier, nonce, at: Date.now() });
-          const url = new URL(d.authorization_endpoint);
-          url.search = new URLSearchParams({
-            response_type: 'code',
-            client_id: this.config.clientId,
-            redirect_uri: this.redirectUrl,
-            scope: this.config.scopes.join(' '),
-            state,
-            nonce,
-            code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-            code_challenge_method: 'S256',
-          }).toString();
-          res.redirect(302, url.toString());
-        },
-        (err: unknown) => {
-          this.log.warn({ issuer: this.config.issuer, why: (err as Error).message }, 'OpenID provider unavailable');
-          res.status(503).type('text/plain').send('sign-in is unavailable: the OpenID provider cannot be reached; try again shortly');
-        },
-      );
-    });
-    r.get('/auth/oidc/callback', (req, res) => {
-      void this.callback(req, res).catch((err: unknown) => {
-        this.log.warn({ why: (err as Error).message }, 'OpenID sign-in failed');
-        if (!res.headersSent) this.failed(res, (err as Error).message.slice(0, 200));
-      });
-    });
+    r.get(
+      '/auth/oidc/start',
+      this.anonymous((_req, res) => {
+        void this.discover().then(
+          (d) => {
+            const state = b64url(24);
+            const nonce = b64url(24);
+            const verifier = b64url(48);
+            if (this.pending.size >= MAX_PENDING) this.pending.delete(this.pending.keys().next().value as string);
+            this.pending.set(state, { verifier, nonce, at: Date.now() });
+            const url = new URL(d.authorization_endpoint);
+            url.search = new URLSearchParams({
+              response_type: 'code',
+              client_id: this.config.clientId,
+              redirect_uri: this.redirectUrl,
+              scope: this.config.scopes.join(' '),
+              state,
+              nonce,
+              code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+              code_challenge_method: 'S256',
+            }).toString();
+            res.redirect(302, url.toString());
+          },
+          (err: unknown) => {
+            this.log.warn({ issuer: this.config.issuer, why: (err as Error).message }, 'OpenID provider unavailable');
+            res.status(503).type('text/plain').send('sign-in is unavailable: the OpenID provider cannot be reached; try again shortly');
+          },
+        );
+      }),
+    );
+    r.get(
+      '/auth/oidc/callback',
+      this.anonymous((req, res) => {
+        void this.callback(req, res).catch((err: unknown) => {
+          this.log.warn({ why: (err as Error).message }, 'OpenID sign-in failed');
+          if (!res.headersSent) this.failed(res, (err as Error).message.slice(0, 200));
+        });
+      }),
+    );
     r.get('/auth/session', (req, res) => {
       const s = this.sessionOf(req);
       if (!s) return void res.status(401).json({ signedIn: false });

@@ -81,7 +81,9 @@ export async function startUi(
       graphs,
       tokens: callers,
       logger,
-      ...(oidc ? { signIn: new OidcSignIn(oidc, { baseUrl: () => base, secureCookie: !isLoopback(host), logger }) } : {}),
+      ...(oidc
+        ? { signIn: new OidcSignIn(oidc, { baseUrl: () => base, secureCookie: !isLoopback(host), logger, budget: gate.budget }) }
+        : {}),
       ...(signing ? { jwks: () => Promise.resolve(publicJwks(signing)) } : {}),
       host,
       port,

@@ -64,7 +64,7 @@ export async function prepareServing(
   if (serve.grpc) {
     if (!hasConfiguredCallers(config) && !isLoopback(serve.grpc.listen.host))
       throw new ConfigError(
-        `serve.grpc.listen.host is ${serve.grpc.listen.host}, but no api.callers or api.issuers are configured: list the callers (api.callers) or the identity providers whose tokens they bring (api.issuers) before listening beyond loopback`,
+        `serve.grpc.listen.host is ${serve.grpc.listen.host}, but no api.callers, api.issuers or api.signIn are configured: list the callers (api.callers), the identity providers whose tokens they bring (api.issuers) or how operators sign in (api.signIn) before listening beyond loopback`,
       );
     grpc = await startServedGrpc({
       agents,

@@ -20,7 +20,7 @@ describe('baton ui', () => {
     writeFileSync(bare, `temporal: { address: "${address}" }\n`);
     const open = await runCli(['ui', '--host', '0.0.0.0', '--port', '0'], userEnv({ BATON_CONFIG: bare }));
     assert.equal(open.code, 1);
-    assert.match(open.stderr, /^baton: api\.listen\.host is 0\.0\.0\.0, but no api\.callers are configured/m);
+    assert.match(open.stderr, /^baton: api\.listen\.host is 0\.0\.0\.0, but no api\.callers, api\.issuers or api\.signIn are configured/m);
 
     const withCallers = join(dir, 'callers.yaml');
     writeFileSync(
