@@ -18,6 +18,8 @@ import { startAgentServer, type AgentServerOptions, type DemoAgentDefinition, ty
 import { artifactEvent, statusEvent } from '../../src/demo/events';
 import { executor, openTask, skill } from '../../src/demo/kit';
 import { makeCertificates } from '../../infra/cluster/certs';
+import { AgentTokens } from '../../src/a2a/agent-tokens';
+import { AgentEntrySchema } from '../../src/config/schema';
 import { AGENT_RESOURCE, startOidcProvider, type RunningOidcProvider } from '../../infra/oidc-provider';
 import { batonFor, historyText, loopbackAgent, withWorker } from '../helpers/temporal';
 
@@ -196,6 +198,21 @@ describe('calling agents that require OAuth 2.0', () => {
     } finally {
       await agent.close();
     }
+  });
+
+  it('a refused token is replaced once; a refused replacement is final (the rule the gRPC path follows)', async () => {
+    const tokens = new AgentTokens();
+    const entry = AgentEntrySchema.parse({ card: 'http://127.0.0.1:9/', allowHttp: true, allowPrivateNetwork: true, oauth2: oauth() });
+    const first = await tokens.tokenFor('once', entry);
+    assert.equal(await tokens.tokenFor('once', entry), first, 'held while valid');
+    assert.equal(tokens.refused('once', entry, first), true, 'the first refusal is worth a fresh token');
+    const second = await tokens.tokenFor('once', entry);
+    assert.notEqual(second, first);
+    assert.equal(tokens.refused('once', entry, second), false, 'the fresh one refused too: final');
+    const third = await tokens.tokenFor('once', entry);
+    assert.notEqual(third, second, 'the next call still gets a new token');
+    assert.equal(tokens.refused('once', entry, first), true, 'a token already replaced says nothing about the current one');
+    assert.equal(tokens.fetches.get('once'), 3);
   });
 
   it('waits out an identity provider that is down, then goes on', async () => {
