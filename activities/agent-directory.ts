@@ -9,7 +9,7 @@ import { credentialsFor } from '../src/a2a/agent-credentials';
 import { agentTokens } from '../src/a2a/agent-tokens';
 import { grpcChannel } from '../src/a2a/grpc-channel';
 import { fetchCard, type FetchedCard } from '../src/a2a/card';
-import { failure } from '../src/a2a/errors';
+import { failure, toFailure } from '../src/a2a/errors';
 import type { AgentEntry, BatonConfig, Credential } from '../src/config/schema';
 import type { ResolvedAgent } from '../src/shared/delegation-types';
 import { FailureType } from '../src/shared/failure-types';
@@ -66,8 +66,19 @@ export class AgentDirectory {
     return { fetched, reused: false };
   }
 
-  /** The client for the interface recorded at resolve time, on the very card that was recorded. */
+  /**
+   * The client for the interface recorded at resolve time, on the very card that was recorded. What
+   * cannot be made (an address refused, a client certificate that cannot be read) is a typed failure.
+   */
   async clientFor(resolved: ResolvedAgent): Promise<AgentClient> {
+    try {
+      return await this.makeClient(resolved);
+    } catch (err) {
+      throw toFailure(err, `agent ${resolved.name}`);
+    }
+  }
+
+  private async makeClient(resolved: ResolvedAgent): Promise<AgentClient> {
     const key = `${resolved.name}|${resolved.cardSha256}|${resolved.interface.url}`;
     const existing = this.clients.get(key);
     if (existing) return existing;
@@ -88,7 +99,7 @@ export class AgentDirectory {
       resolved.interface,
       createAgentFetch(resolved.name, entry, { lookup: this.deps.lookup }),
       async () => ({
-        channel: await grpcChannel(resolved.interface.url, fetched.url, entry, this.deps.lookup),
+        channel: await grpcChannel(resolved.interface.url, fetched.url, entry, this.deps.lookup, `agents.${resolved.name}`),
         headers: async () => {
           const creds = await credentialsFor(resolved.name, entry, this.deps.lookup ? { lookup: this.deps.lookup } : {});
           lastToken = creds.token;

@@ -65,7 +65,10 @@ export function createAgentFetch(
     tokens?: AgentTokens;
   } = {},
 ): typeof fetch {
-  const guarded = createGuardedFetch(policyOf(entry, opts.maxResponseBytes), { lookup: opts.lookup, ...tlsOf(entry) });
+  const guarded = createGuardedFetch(policyOf(entry, opts.maxResponseBytes), {
+    lookup: opts.lookup,
+    ...tlsOf(entry, `agents.${agentName}`),
+  });
   const tokens = opts.tokens ?? agentTokens;
   const withCredentials = entry.oauth2 && opts.purpose === 'card' ? { ...entry, oauth2: undefined } : entry;
   const send = async (input: string | URL | Request, init: RequestInit): Promise<{ res: Response; token?: string }> => {
@@ -73,7 +76,7 @@ export function createAgentFetch(
     const headers = new Headers(init.headers);
     for (const [k, v] of Object.entries(creds.headers)) headers.set(k, v);
     let target = input;
-    if (creds.query && typeof input === 'string') {
+    if (creds.query && (typeof input === 'string' || input instanceof URL)) {
       const url = new URL(input);
       url.searchParams.set(creds.query.name, creds.query.value);
       target = url.toString();
@@ -113,14 +116,14 @@ export function createAgentFetch(
 }
 
 /** The client certificate (and CAs) the entry presents, read now, for the connection's TLS. */
-export function tlsOf(entry: Pick<AgentEntry, 'tls'>): { tls?: { cert: Buffer; key: Buffer; ca?: Buffer } } {
+export function tlsOf(entry: Pick<AgentEntry, 'tls'>, owner = 'the agent entry'): { tls?: { cert: Buffer; key: Buffer; ca?: Buffer } } {
   if (!entry.tls) return {};
   const read = (file: string, field: string): Buffer => {
     try {
       return readFileSync(file);
     } catch (err) {
       throw new MissingCredentialError(
-        `${field} ${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+        `${owner}.${field} ${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): give the worker the client certificate's files`,
       );
     }
   };

@@ -146,13 +146,14 @@ async function discoveredTokenUrl(agentName: string, entry: AgentEntry, url: str
 
 export async function fetchCard(agentName: string, entry: AgentEntry, opts: { lookup?: Lookup } = {}): Promise<FetchedCard> {
   const url = cardUrlOf(entry);
-  const fetchImpl = createAgentFetch(agentName, entry, {
-    lookup: opts.lookup,
-    maxResponseBytes: entry.limits.maxCardBytes,
-    purpose: 'card',
-  });
   let body: Buffer;
   try {
+    // Inside: a client certificate that cannot be read is the config's failure, typed as such.
+    const fetchImpl = createAgentFetch(agentName, entry, {
+      lookup: opts.lookup,
+      maxResponseBytes: entry.limits.maxCardBytes,
+      purpose: 'card',
+    });
     body = await instrumentCall({ agent: agentName, binding: 'HTTP', method: 'GetAgentCard' }, async (trace) => {
       // 👉 A2A-Version 1.0: an agent that also speaks 0.3 serves its 1.0 card only when asked.
       const res = await fetchImpl(url, { headers: { ...trace, accept: 'application/json', 'A2A-Version': '1.0' } });

@@ -31,6 +31,8 @@ export async function grpcChannel(
   cardUrl: string,
   entry: Pick<AgentEntry, 'allowHttp' | 'allowPrivateNetwork'> & Partial<Pick<AgentEntry, 'tls'>>,
   lookup: Lookup = dnsLookup,
+  /** Where the entry is configured, named in errors. */
+  owner = 'the agent entry',
 ): Promise<GrpcChannel> {
   const url = new URL(`${new URL(cardUrl).protocol}//${target}`);
   const secure = url.protocol === 'https:';
@@ -43,7 +45,7 @@ export async function grpcChannel(
   const refused = refusedResolution(host, addresses, entry.allowPrivateNetwork);
   if (refused) throw new FetchRefusedError('address', `${target}: ${refused.message}`);
   const address = addresses[0] as string;
-  const tls = tlsOf(entry).tls;
+  const tls = tlsOf(entry, owner).tls;
   const credentials = secure
     ? grpc.credentials.createSsl(tls?.ca ?? null, tls?.key ?? null, tls?.cert ?? null, {
         checkServerIdentity: (_name, cert) => checkServerIdentity(host, cert),

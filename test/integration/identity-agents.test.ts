@@ -300,6 +300,7 @@ describe('calling agents that require OAuth 2.0', () => {
           } as never),
           'no-key': loopbackAgent(keyAgent.url, { oauth2: oauth() } as never),
           'no-cert': loopbackAgent(tlsAgent.url, { oauth2: oauth() } as never),
+          'cert-missing': loopbackAgent(tlsAgent.url, { tls: { certFile: '/nonexistent/c.pem', keyFile: '/nonexistent/c.key' } } as never),
         },
         async (ctx) => {
           const baton = batonFor(ctx);
@@ -338,6 +339,11 @@ describe('calling agents that require OAuth 2.0', () => {
           assert.match(
             noCert.outcome?.reasons[0] ?? '',
             /^ConfigInvalid: agent no-cert: .*scheme "mtls" \(mutual TLS\): set agents\.no-cert\.tls \(a client certificate\)/,
+          );
+          const certMissing = await run('cert-missing');
+          assert.match(
+            certMissing.outcome?.reasons[0] ?? '',
+            /^ConfigInvalid: .*agents\.cert-missing\.tls\.certFile \/nonexistent\/c\.pem cannot be read \(ENOENT\)/,
           );
           assert.equal(tlsSeen.calls.length, 0, 'nothing reached the agent that wants a certificate');
           assert.equal(seen.calls.length, 0, 'nothing reached the agent');
