@@ -82,7 +82,15 @@ export async function startUi(
       tokens: callers,
       logger,
       ...(oidc
-        ? { signIn: new OidcSignIn(oidc, { baseUrl: () => base, secureCookie: !isLoopback(host), logger, budget: gate.budget }) }
+        ? {
+            signIn: new OidcSignIn(oidc, {
+              baseUrl: () => base,
+              // Behind a proxy that terminates TLS the listener is loopback, but the callback URL says https.
+              secureCookie: !isLoopback(host) || oidc.redirectUrl?.startsWith('https:') === true,
+              logger,
+              budget: gate.budget,
+            }),
+          }
         : {}),
       ...(signing ? { jwks: () => Promise.resolve(publicJwks(signing)) } : {}),
       host,
