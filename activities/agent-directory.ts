@@ -4,7 +4,8 @@
  */
 import { msToNumber } from '@temporalio/common';
 import { AgentClient } from '../src/a2a/agent-client';
-import { createAgentFetch, readSecret } from '../src/a2a/agent-fetch';
+import { createAgentFetch } from '../src/a2a/agent-fetch';
+import { readSecret } from '../src/secrets/read-secret';
 import { credentialsFor } from '../src/a2a/agent-credentials';
 import { agentTokens } from '../src/a2a/agent-tokens';
 import { grpcChannel } from '../src/a2a/grpc-channel';

@@ -9,7 +9,7 @@ import type * as StdioModule from '@modelcontextprotocol/sdk/client/stdio.js';
 import type * as StreamableHttpModule from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { authValueOf } from '../src/a2a/agent-fetch';
+import { authValueOf } from '../src/a2a/agent-credentials';
 import { createGuardedFetch } from '../src/a2a/guarded-fetch';
 import type { McpServerEntry } from '../src/config/schema';
 import { BATON_VERSION } from '../src/shared/baton-version';

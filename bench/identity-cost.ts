@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type express from 'express';
 import { credentialsFor } from '../src/a2a/agent-credentials';
+import { basicAuthorization } from '../src/auth/basic-auth';
 import { createAgentFetch } from '../src/a2a/agent-fetch';
 import { AgentTokens } from '../src/a2a/agent-tokens';
 import { BatonClient } from '../src/client/baton-client';
@@ -119,7 +120,7 @@ export async function measureIdentityCost(o: IdentityOptions): Promise<Omit<Iden
       await fetch(provider.tokenUrl, {
         method: 'POST',
         headers: {
-          authorization: `Basic ${Buffer.from(`baton-agent:${provider.secrets['baton-agent']}`).toString('base64')}`,
+          authorization: basicAuthorization('baton-agent', provider.secrets['baton-agent']),
           'content-type': 'application/x-www-form-urlencoded',
         },
         body: new URLSearchParams({ grant_type: 'client_credentials', resource: AGENT_RESOURCE }),

@@ -3,7 +3,7 @@
  * static header (`auth`), an OAuth 2.0 access token (`oauth2`), an API key where the card says
  * (`apiKey`). The client certificate (`tls`) is the connection's. Nothing of it is kept elsewhere.
  */
-import type { AgentEntry } from '../config/schema';
+import type { AgentAuth, AgentEntry } from '../config/schema';
 import { readSecret } from '../secrets/read-secret';
 import { agentTokens, type AgentTokens } from './agent-tokens';
 import type { Lookup } from './guarded-fetch';
@@ -25,8 +25,7 @@ export async function credentialsFor(
 ): Promise<CallCredentials> {
   const out: CallCredentials = { headers: {} };
   if (entry.auth) {
-    const value = readSecret(entry.auth, `agent ${agent}: auth`);
-    out.headers[entry.auth.header.toLowerCase()] = entry.auth.scheme ? `${entry.auth.scheme} ${value}` : value;
+    out.headers[entry.auth.header.toLowerCase()] = authValueOf(entry.auth, `agent ${agent}: auth`);
   }
   if (entry.apiKey) {
     const value = readSecret(entry.apiKey, `agents.${agent}.apiKey`);
@@ -39,4 +38,15 @@ export async function credentialsFor(
     out.headers.authorization = `Bearer ${out.token}`;
   }
   return out;
+}
+
+/** Reads the agent's own credential (`auth`) now. Throws MissingCredentialError naming the variable or file. */
+export function credentialOf(agentName: string, auth: AgentAuth): string {
+  return authValueOf(auth, `agent ${agentName}: auth`);
+}
+
+/** The value of an `auth` header (its scheme, then the secret read now); `field` names where it is configured. */
+export function authValueOf(auth: AgentAuth, field: string): string {
+  const value = readSecret(auth, field);
+  return auth.scheme ? `${auth.scheme} ${value}` : value;
 }

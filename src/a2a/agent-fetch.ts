@@ -3,7 +3,7 @@
  * credential (read at call time from the environment or a file, so it never enters history), plus
  * HTTP statuses that say "authentication refused" or "try later" turned into typed errors.
  */
-import type { AgentAuth, AgentEntry } from '../config/schema';
+import type { AgentEntry } from '../config/schema';
 import { findOneofViolation } from '../shared/wire-checks';
 import { createGuardedFetch, type Lookup } from './guarded-fetch';
 import { readFileSync } from 'node:fs';
@@ -11,22 +11,6 @@ import { AgentHttpError, MalformedAnswerError, MissingCredentialError, parseRetr
 import { credentialsFor } from './agent-credentials';
 import { agentTokens, type AgentTokens } from './agent-tokens';
 import { policyOf } from './agent-policy';
-import { readSecret } from '../secrets/read-secret';
-
-export { AgentHttpError, MalformedAnswerError, MissingCredentialError, parseRetryAfter } from './agent-http-errors';
-export { policyOf } from './agent-policy';
-export { readSecret } from '../secrets/read-secret';
-
-/** Reads the agent's own credential (`auth`) now. Throws MissingCredentialError naming the variable or file. */
-export function credentialOf(agentName: string, auth: AgentAuth): string {
-  return authValueOf(auth, `agent ${agentName}: auth`);
-}
-
-/** The value of an `auth` header (its scheme, then the secret read now); `field` names where it is configured. */
-export function authValueOf(auth: AgentAuth, field: string): string {
-  const value = readSecret(auth, field);
-  return auth.scheme ? `${auth.scheme} ${value}` : value;
-}
 
 /**
  * Reads a JSON (non-stream) body, refuses it when an object carries several oneof members, and hands

@@ -5,14 +5,14 @@
  * once more after the agent refuses it. Tokens live only in this process's memory: never in history,
  * logs, errors or traces.
  */
-import { createHash, createPrivateKey, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import type { AgentOAuth } from '../config/identity-schema';
 import type { AgentEntry } from '../config/schema';
 import { loadJose } from '../auth/issuer-tokens';
 import { AgentHttpError, MissingCredentialError } from './agent-http-errors';
 import { policyOf } from './agent-policy';
-import { readSecret } from '../secrets/read-secret';
+import { readPrivateKey, readSecret } from '../secrets/read-secret';
+import { basicAuthorization } from '../auth/basic-auth';
 import { createGuardedFetch, FetchRefusedError, type Lookup } from './guarded-fetch';
 import { findCause } from './cause';
 
@@ -114,22 +114,10 @@ export class AgentTokens {
     if (oauth.clientSecret) {
       const secret = readSecret(oauth.clientSecret, `agents.${agent}.oauth2.clientSecret`);
       if (oauth.authMethod === 'client_secret_post') return { headers: {}, body: { client_id: oauth.clientId, client_secret: secret } };
-      // RFC 6749 §2.3.1: each part form-encoded before the Basic encoding.
-      const basic = Buffer.from(`${encodeURIComponent(oauth.clientId)}:${encodeURIComponent(secret)}`).toString('base64');
-      return { headers: { authorization: `Basic ${basic}` }, body: {} };
+      return { headers: { authorization: basicAuthorization(oauth.clientId, secret) }, body: {} };
     }
     const pk = oauth.privateKeyJwt as NonNullable<AgentOAuth['privateKeyJwt']>;
-    let key;
-    try {
-      const text = readFileSync(pk.keyFile, 'utf8');
-      key = text.trimStart().startsWith('{')
-        ? createPrivateKey({ key: JSON.parse(text) as import('node:crypto').JsonWebKey, format: 'jwk' })
-        : createPrivateKey(text);
-    } catch (err) {
-      throw new MissingCredentialError(
-        `agents.${agent}.oauth2.privateKeyJwt.keyFile ${pk.keyFile} cannot be read as a private key (${(err as Error).message.slice(0, 100)})`,
-      );
-    }
+    const key = readPrivateKey(pk.keyFile, `agents.${agent}.oauth2.privateKeyJwt.keyFile`);
     const { SignJWT } = await loadJose();
     const assertion = await new SignJWT({})
       .setProtectedHeader({ alg: pk.alg, ...(pk.keyId ? { kid: pk.keyId } : {}) })
@@ -220,6 +208,3 @@ export class AgentTokens {
 
 /** The tokens of this process: one cache for every agent client the worker makes. */
 export const agentTokens = new AgentTokens();
-
-/** A token's fingerprint, safe for a log line (never the token). */
-export const tokenFingerprint = (token: string): string => createHash('sha256').update(token).digest('base64url').slice(0, 8);

@@ -5,9 +5,9 @@
  * lists, so a card never chooses where a client secret goes. Pure: reads the card's JSON form.
  */
 import type { AgentEntry } from '../config/schema';
+import { objectOf } from '../shared/plain-object';
 
 type Json = Record<string, unknown>;
-const obj = (v: unknown): Json | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined);
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : []);
 
 /** One scheme of a card, in the form the check needs. */
@@ -24,22 +24,23 @@ export type CardScheme =
  * internal `{ scheme: { $case, value } }`) writes it.
  */
 export function schemeOf(raw: unknown): CardScheme {
-  const internal = obj(obj(raw)?.scheme);
-  const s = internal && typeof internal.$case === 'string' ? { [internal.$case]: internal.value } : (obj(raw) ?? {});
-  const http = obj(s.httpAuthSecurityScheme) ?? (s.type === 'http' ? s : undefined);
+  const internal = objectOf(objectOf(raw)?.scheme);
+  const s = internal && typeof internal.$case === 'string' ? { [internal.$case]: internal.value } : (objectOf(raw) ?? {});
+  const http = objectOf(s.httpAuthSecurityScheme) ?? (s.type === 'http' ? s : undefined);
   if (http) return { kind: 'http', scheme: String(http.scheme ?? '') };
-  const key = obj(s.apiKeySecurityScheme) ?? (s.type === 'apiKey' ? { location: s.in, name: s.name } : undefined);
+  const key = objectOf(s.apiKeySecurityScheme) ?? (s.type === 'apiKey' ? { location: s.in, name: s.name } : undefined);
   if (key) return { kind: 'apiKey', location: String(key.location ?? '').toLowerCase(), name: String(key.name ?? '') };
-  const oauth = obj(s.oauth2SecurityScheme) ?? (s.type === 'oauth2' ? s : undefined);
+  const oauth = objectOf(s.oauth2SecurityScheme) ?? (s.type === 'oauth2' ? s : undefined);
   if (oauth) {
-    const flows = obj(oauth.flows);
-    const flow = obj(flows?.flow);
-    const tokenUrl = (obj(flows?.clientCredentials) ?? (flow?.$case === 'clientCredentials' ? obj(flow.value) : undefined))?.tokenUrl;
+    const flows = objectOf(oauth.flows);
+    const flow = objectOf(flows?.flow);
+    const tokenUrl = (objectOf(flows?.clientCredentials) ?? (flow?.$case === 'clientCredentials' ? objectOf(flow.value) : undefined))
+      ?.tokenUrl;
     return { kind: 'oauth2', ...(typeof tokenUrl === 'string' ? { tokenUrl } : {}) };
   }
-  const oidc = obj(s.openIdConnectSecurityScheme) ?? (s.type === 'openIdConnect' ? s : undefined);
+  const oidc = objectOf(s.openIdConnectSecurityScheme) ?? (s.type === 'openIdConnect' ? s : undefined);
   if (oidc) return { kind: 'openIdConnect', url: String(oidc.openIdConnectUrl ?? '') };
-  if (obj(s.mtlsSecurityScheme) || s.type === 'mutualTLS') return { kind: 'mtls' };
+  if (objectOf(s.mtlsSecurityScheme) || s.type === 'mutualTLS') return { kind: 'mtls' };
   return { kind: 'unknown' };
 }
 
@@ -48,10 +49,10 @@ export function requirementsOf(card: Json): Record<string, string[]>[] {
   const modern = Array.isArray(card.securityRequirements) ? card.securityRequirements : undefined;
   if (modern)
     return modern.map((r) =>
-      Object.fromEntries(Object.entries(obj(obj(r)?.schemes) ?? {}).map(([name, v]) => [name, strings(obj(v)?.list)])),
+      Object.fromEntries(Object.entries(objectOf(objectOf(r)?.schemes) ?? {}).map(([name, v]) => [name, strings(objectOf(v)?.list)])),
     );
   const legacy = Array.isArray(card.security) ? card.security : [];
-  return legacy.map((r) => Object.fromEntries(Object.entries(obj(r) ?? {}).map(([name, v]) => [name, strings(v)])));
+  return legacy.map((r) => Object.fromEntries(Object.entries(objectOf(r) ?? {}).map(([name, v]) => [name, strings(v)])));
 }
 
 /** Why the entry cannot present `scheme` with `scopes`, as the setting that would, or undefined when it can. */
@@ -107,7 +108,7 @@ const kindName = (s: CardScheme): string =>
 export function refuseCardSecurity(agent: string, entry: AgentEntry, card: Json): string | undefined {
   const requirements = requirementsOf(card).filter((r) => Object.keys(r).length);
   if (!requirements.length) return undefined;
-  const schemes = obj(card.securitySchemes) ?? {};
+  const schemes = objectOf(card.securitySchemes) ?? {};
   const unmet: string[] = [];
   for (const requirement of requirements) {
     const missing = Object.entries(requirement)
@@ -127,7 +128,7 @@ export function refuseCardSecurity(agent: string, entry: AgentEntry, card: Json)
 export function cardTokenSources(card: Json): { tokenUrls: string[]; discoveryUrls: string[] } {
   const tokenUrls: string[] = [];
   const discoveryUrls: string[] = [];
-  for (const raw of Object.values(obj(card.securitySchemes) ?? {})) {
+  for (const raw of Object.values(objectOf(card.securitySchemes) ?? {})) {
     const s = schemeOf(raw);
     if (s.kind === 'oauth2' && s.tokenUrl) tokenUrls.push(s.tokenUrl);
     if (s.kind === 'openIdConnect' && s.url) discoveryUrls.push(s.url);

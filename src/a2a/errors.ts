@@ -7,7 +7,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { A2AError } from '@a2a-js/sdk/errors';
 import { FailureType, type FailureTypeName } from '../shared/failure-types';
-import { AgentHttpError, MalformedAnswerError, MissingCredentialError } from './agent-fetch';
+import { AgentHttpError, MalformedAnswerError, MissingCredentialError } from './agent-http-errors';
 import { findCause } from './cause';
 import { FetchRefusedError } from './guarded-fetch';
 

@@ -8,6 +8,7 @@ import type { JWTPayload } from 'jose' with { 'resolution-mode': 'import' };
 import type { IssuerConfig } from '../config/identity-schema';
 import { CallerSchema } from '../shared/delegation-types';
 import { TENANT_NAME } from '../shared/ids';
+import { readDiscovery } from './discovery';
 import { PERMISSIONS, type Permission, type Principal } from './permissions';
 
 type Jose = typeof import('jose', { with: { 'resolution-mode': 'import' } });
@@ -18,16 +19,6 @@ export const loadJose = (): Promise<Jose> => (jose ??= import('jose'));
 /** A JWT's compact form: three base64url parts, the signature not empty. Longer than 8 KiB is refused unread. */
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 export const looksLikeJwt = (token: string): boolean => token.length <= 8192 && JWT_SHAPE.test(token);
-
-/** Reads a discovery document's `jwks_uri` (on the issuer's origin only). */
-async function discoveredJwksUri(issuer: string): Promise<URL> {
-  const res = await fetch(`${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`, { signal: AbortSignal.timeout(10_000) });
-  if (!res.ok) throw new Error(`${issuer}: discovery answered HTTP ${res.status}`);
-  const doc = (await res.json()) as { jwks_uri?: unknown; issuer?: unknown };
-  if (doc.issuer !== issuer) throw new Error(`${issuer}: discovery names issuer ${String(doc.issuer).slice(0, 200)}`);
-  if (typeof doc.jwks_uri !== 'string') throw new Error(`${issuer}: discovery has no jwks_uri`);
-  return new URL(doc.jwks_uri);
-}
 
 /** The claim at `name` (dotted for nested objects), when it is a string. */
 function claimOf(payload: JWTPayload, name: string): string | undefined {
@@ -76,7 +67,7 @@ export class IssuerTokens {
     if (!keys) {
       keys = (async () => {
         const { createRemoteJWKSet } = await loadJose();
-        const uri = issuer.jwksUri ? new URL(issuer.jwksUri) : await discoveredJwksUri(issuer.issuer);
+        const uri = new URL(issuer.jwksUri ?? (await readDiscovery(issuer.issuer)).jwks_uri);
         return createRemoteJWKSet(uri, { cooldownDuration: this.cooldownMs, cacheMaxAge: 10 * 60_000, timeoutDuration: 10_000 });
       })();
       // A failed discovery is tried again on the next token, not remembered.

@@ -4,6 +4,7 @@
  * Pure: read from the request before its body is acted on.
  */
 import type { Caller } from '../shared/delegation-types';
+import { objectOf, sentToTask } from '../shared/plain-object';
 
 /** read: see; delegate: start work; answer: answer, authorize, review; cancel: cancel; admin: all of them. */
 export const PERMISSIONS = ['read', 'delegate', 'answer', 'cancel', 'admin'] as const;
@@ -34,14 +35,8 @@ export function apiPermission(method: string, path: string): Permission {
   return 'admin';
 }
 
-const obj = (v: unknown): Record<string, unknown> | undefined =>
-  v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-
 /** A send names a task (an answer to it) or starts one (a delegation). */
-function sendNeed(params: unknown): Permission {
-  const taskId = obj(obj(params)?.message)?.taskId;
-  return typeof taskId === 'string' && taskId !== '' ? 'answer' : 'delegate';
-}
+const sendNeed = (params: unknown): Permission => (sentToTask(params) === undefined ? 'delegate' : 'answer');
 
 /** An A2A operation's need, by its method name (the same names on every binding). */
 export function a2aPermission(method: string, params: unknown): Permission {
@@ -60,7 +55,7 @@ export function a2aPermission(method: string, params: unknown): Permission {
 }
 
 /** A JSON-RPC request's need. */
-export const jsonRpcPermission = (body: unknown): Permission => a2aPermission(String(obj(body)?.method ?? ''), obj(body)?.params);
+export const jsonRpcPermission = (body: unknown): Permission => a2aPermission(String(objectOf(body)?.method ?? ''), objectOf(body)?.params);
 
 /** An HTTP+JSON request's need, by method and path below the binding's mount. */
 export function restPermission(method: string, path: string, body: unknown): Permission {
@@ -85,7 +80,7 @@ const MCP_TOOLS: Record<string, Permission> = {
 
 /** An MCP request's need: a tool that acts needs its permission, everything else reads. */
 export function mcpPermission(body: unknown): Permission {
-  const b = obj(body);
+  const b = objectOf(body);
   if (b?.method !== 'tools/call') return 'read';
-  return MCP_TOOLS[String(obj(b.params)?.name ?? '')] ?? 'read';
+  return MCP_TOOLS[String(objectOf(b.params)?.name ?? '')] ?? 'read';
 }

@@ -7,13 +7,7 @@
 import { z } from 'zod';
 import { PERMISSIONS } from '../auth/permissions';
 import { DurationSchema } from '../shared/delegation-types';
-import { TENANT_NAME } from '../shared/ids';
-
-const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
-
-const origin = z
-  .url()
-  .refine((u) => new URL(u).origin === u.replace(/\/$/, ''), { message: 'must be an origin like https://host[:port], with no path' });
+import { envName, origin, tenantName } from './field-schemas';
 
 /** A secret named by where it is kept: exactly one of an environment variable or a file. */
 export const SecretSourceSchema = z
@@ -121,7 +115,7 @@ const claimName = z.string().regex(/^[A-Za-z0-9_.:/-]{1,100}$/, 'must be a claim
 /** Who a verified token or ID token is: the tenant (fixed, or a claim) and the user (a claim). */
 const claimMapping = {
   /** The tenant every caller of this issuer acts for. Give this or `tenantClaim`. */
-  tenant: z.string().regex(TENANT_NAME, 'use letters, digits and . _ @ - (at most 100)').optional(),
+  tenant: tenantName.optional(),
   /** The claim that names the caller's tenant. Give this or `tenant`. */
   tenantClaim: claimName.optional(),
   /** The claim that names the user. Default sub. */

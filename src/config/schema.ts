@@ -6,17 +6,10 @@ import { z } from 'zod';
 import type { TemporalTarget } from './temporal-target';
 import { ContractSchema, DurationSchema, identifier } from '../shared/delegation-types';
 import { PartSchema } from '../shared/a2a-types';
-import { TENANT_NAME } from '../shared/ids';
+import { envName, origin, tenantName } from './field-schemas';
 import { AgentApiKeySchema, AgentOAuthSchema, AgentTlsSchema, IssuerSchema, OidcSignInSchema, PermissionSchema } from './identity-schema';
 
-/** A tenant's name: it prefixes the ids its callers choose (`<tenant>:<id>`), so it holds no `:` and no `/`. */
-const tenantName = z.string().regex(TENANT_NAME, 'use letters, digits and . _ @ - (at most 100, starting with a letter or digit)');
-
 const name = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'use lower-case letters, digits and -');
-
-const origin = z
-  .url()
-  .refine((u) => new URL(u).origin === u.replace(/\/$/, ''), { message: 'must be an origin like https://host[:port], with no path' });
 
 /** How Baton authenticates to the agent. The value comes from the environment or a file, never from config or the card. */
 export const AgentAuthSchema = z
@@ -207,8 +200,6 @@ export const DeclaredPolicySchema = z
     review: z.boolean().default(false),
   })
   .strict();
-
-const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
 
 /** Where a server Baton starts listens. */
 const listenOn = (port: number) =>

@@ -5,6 +5,7 @@
  */
 
 import type { Caller } from '../shared/delegation-types';
+import { objectOf, sentToTask } from '../shared/plain-object';
 import type { Lease } from './budget-store';
 import type { CallerBudget } from './caller-budget';
 
@@ -17,20 +18,15 @@ export interface ServedRequestUse {
 
 const NONE: ServedRequestUse = { startsTask: false, holds: false };
 
-const obj = (v: unknown): Record<string, unknown> | undefined =>
-  v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-
 /** What a SendMessage-shaped request (`{message, configuration}`) uses, streaming or not. */
 function sending(params: unknown, streaming: boolean): ServedRequestUse {
-  const p = obj(params);
-  const taskId = obj(p?.message)?.taskId;
-  const returnImmediately = obj(p?.configuration)?.returnImmediately === true;
-  return { startsTask: typeof taskId !== 'string' || taskId === '', holds: streaming || !returnImmediately };
+  const returnImmediately = objectOf(objectOf(params)?.configuration)?.returnImmediately === true;
+  return { startsTask: sentToTask(params) === undefined, holds: streaming || !returnImmediately };
 }
 
 /** A JSON-RPC request's use, by its method. */
 export function jsonRpcUse(body: unknown): ServedRequestUse {
-  const b = obj(body);
+  const b = objectOf(body);
   switch (b?.method) {
     case 'SendMessage':
       return sending(b.params, false);

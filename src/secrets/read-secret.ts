@@ -1,4 +1,5 @@
 /** Secrets named in the configuration (a variable or a file), read when they are used, never kept. */
+import { createPrivateKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { MissingCredentialError } from '../a2a/agent-http-errors';
 
@@ -21,4 +22,19 @@ export function readSecret(source: { fromEnv?: string; fromFile?: string }, fiel
   }
   if (!value) throw new MissingCredentialError(`${field}.fromFile ${source.fromFile} is empty`);
   return value;
+}
+
+/**
+ * Reads a private key now from a PEM file (PKCS#8) or a file holding its JWK; `field` names where it
+ * is configured. Throws MissingCredentialError naming the file; never says the key.
+ */
+export function readPrivateKey(file: string, field: string): KeyObject {
+  try {
+    const text = readFileSync(file, 'utf8');
+    return text.trimStart().startsWith('{')
+      ? createPrivateKey({ key: JSON.parse(text) as JsonWebKey, format: 'jwk' })
+      : createPrivateKey(text);
+  } catch (err) {
+    throw new MissingCredentialError(`${field} ${file} cannot be read as a private key (${(err as Error).message.slice(0, 100)})`);
+  }
 }

@@ -4,9 +4,8 @@
  * the interface's tenant).
  */
 import type { IssuerConfig } from '../config/identity-schema';
+import { privateKeyOf } from './signing-key';
 import { AgentCard, generateAgentCardSignature, type AgentCardSignatureGenerator } from '@a2a-js/sdk';
-import { createPrivateKey } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { ArtifactStore } from '../artifacts/store';
 import type { BatonClient } from '../client/baton-client';
@@ -188,11 +187,6 @@ export function createServedAgents(opts: ServedAgentsOptions): Map<string, Serve
 
 /** The signer `serve.signing` configures; ConfigError when its key cannot be read. */
 export function cardSigner(signing: NonNullable<ServeConfig['signing']>): AgentCardSignatureGenerator {
-  let jwk: Record<string, unknown>;
-  try {
-    jwk = createPrivateKey(readFileSync(signing.privateKeyFile)).export({ format: 'jwk' }) as Record<string, unknown>;
-  } catch (err) {
-    throw new ConfigError(`serve.signing.privateKeyFile ${signing.privateKeyFile}: ${(err as Error).message}`);
-  }
+  const jwk = privateKeyOf(signing).export({ format: 'jwk' }) as Record<string, unknown>;
   return generateAgentCardSignature(jwk as never, { alg: signing.alg, kid: signing.kid, typ: 'JOSE' });
 }

@@ -3,7 +3,7 @@
  * notification to a caller carries; its public half is published at `/.well-known/jwks.json`, so a
  * receiver verifies without a shared secret.
  */
-import { createHash, createPrivateKey, createPublicKey, randomUUID } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '../config/config-error';
 import type { ServeConfig } from '../config/schema';
@@ -17,12 +17,23 @@ export const NOTIFICATION_JWT_HEADER = 'X-Baton-Notification-JWT';
 /** How long a notification's JWT is valid: a receiver refuses it after this. */
 export const NOTIFICATION_JWT_TTL_SECONDS = 300;
 
-function privateKeyOf(signing: Signing) {
-  try {
-    return createPrivateKey(readFileSync(signing.privateKeyFile));
-  } catch (err) {
-    throw new ConfigError(`serve.signing.privateKeyFile ${signing.privateKeyFile}: ${(err as Error).message}`);
+const keys = new Map<string, KeyObject>();
+
+/**
+ * The key of `signing`, read once per process (as the card signer always did): a webhook delivery and
+ * a JWKS request use it without reading the file again. ConfigError when it cannot be read.
+ */
+export function privateKeyOf(signing: Signing): KeyObject {
+  let key = keys.get(signing.privateKeyFile);
+  if (!key) {
+    try {
+      key = createPrivateKey(readFileSync(signing.privateKeyFile));
+    } catch (err) {
+      throw new ConfigError(`serve.signing.privateKeyFile ${signing.privateKeyFile}: ${(err as Error).message}`);
+    }
+    keys.set(signing.privateKeyFile, key);
   }
+  return key;
 }
 
 /** The public JWK set of `signing` (one key, with its kid, alg and use). */

@@ -17,6 +17,7 @@ import pino from 'pino';
 import { SendMessageRequest, Task } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory } from '@a2a-js/sdk/client';
 import { GrpcTransportFactory } from '../../src/a2a/grpc-transport';
+import { basicAuthorization } from '../../src/auth/basic-auth';
 import { ConfigSchema } from '../../src/config/schema';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
 import { supplierQa } from '../../src/demo/supplier-qa';
@@ -66,7 +67,7 @@ describe('callers with tokens from their own identity provider', () => {
     const res = await fetch(provider.tokenUrl, {
       method: 'POST',
       headers: {
-        authorization: `Basic ${Buffer.from(`${client}:${provider.secrets[client]}`).toString('base64')}`,
+        authorization: basicAuthorization(client, provider.secrets[client] as string),
         'content-type': 'application/x-www-form-urlencoded',
       },
       body: new URLSearchParams({ grant_type: 'client_credentials', resource: BATON_RESOURCE, scope: scope ?? BATON_SCOPES }),

@@ -3,12 +3,11 @@
  * would use, and what of it cannot be read on this machine. It names variables and files, never what
  * they hold.
  */
-import { createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { BatonConfig } from '../../config/schema';
 import type { AgentEntry } from '../../config/schema';
 import type { SecretSource } from '../../config/identity-schema';
-import { readSecret } from '../../secrets/read-secret';
+import { readPrivateKey, readSecret } from '../../secrets/read-secret';
 import { hasConfiguredCallers } from '../../auth/listeners';
 
 export interface IdentityReport {
@@ -55,14 +54,9 @@ export function agentIdentityProblems(config: Pick<BatonConfig, 'agents'>): stri
     const keyFile = entry.oauth2?.privateKeyJwt?.keyFile;
     if (keyFile) {
       try {
-        const text = readFileSync(keyFile, 'utf8');
-        if (text.trimStart().startsWith('{'))
-          createPrivateKey({ key: JSON.parse(text) as import('node:crypto').JsonWebKey, format: 'jwk' });
-        else createPrivateKey(text);
+        readPrivateKey(keyFile, `${at}.oauth2.privateKeyJwt.keyFile`);
       } catch (err) {
-        problems.push(
-          `${at}.oauth2.privateKeyJwt.keyFile ${keyFile} is not a readable private key (${(err as Error).message.slice(0, 80)})`,
-        );
+        problems.push((err as Error).message);
       }
     }
     if (entry.apiKey) readable(entry.apiKey, `${at}.apiKey`);
