@@ -9,6 +9,8 @@ import express, { type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { msToNumber } from '@temporalio/common';
 import type { OidcSignInConfig } from '../config/identity-schema';
+import { basicAuthorization } from '../auth/basic-auth';
+import { readDiscovery, type Discovery } from '../auth/discovery';
 import { loadJose, principalOf } from '../auth/issuer-tokens';
 import type { Principal } from '../auth/permissions';
 import { readSecret } from '../secrets/read-secret';
@@ -19,13 +21,6 @@ export const SESSION_COOKIE = 'baton_session';
 const MAX_PENDING = 1_000;
 const MAX_SESSIONS = 10_000;
 const PENDING_MS = 10 * 60_000;
-
-interface Discovery {
-  authorization_endpoint: string;
-  token_endpoint: string;
-  jwks_uri: string;
-  end_session_endpoint?: string;
-}
 
 export interface WebSession {
   principal: Principal;
@@ -65,8 +60,8 @@ export class OidcSignIn {
       /** Mark the cookie Secure: beyond loopback. */
       secureCookie: boolean;
       logger: Logger;
-      /** Counts each sign-in step against its address's allowance for unauthenticated requests. Default: not counted. */
-      budget?: Pick<CallerBudget, 'checkSource' | 'unknownToken'>;
+      /** Counts each `/auth` request: a session's against its caller, others against their address. Default: not counted. */
+      budget?: Pick<CallerBudget, 'checkSource' | 'unknownToken' | 'admit'>;
     },
   ) {
     this.log = opts.logger.child({ component: 'oidc-sign-in' });
@@ -77,16 +72,7 @@ export class OidcSignIn {
   }
 
   private discover(): Promise<Discovery> {
-    this.discovery ??= (async () => {
-      const res = await fetch(`${this.config.issuer.replace(/\/$/, '')}/.well-known/openid-configuration`, {
-        signal: AbortSignal.timeout(10_000),
-      });
-      if (!res.ok) throw new Error(`discovery answered HTTP ${res.status}`);
-      const doc = (await res.json()) as Partial<Discovery> & { issuer?: string };
-      if (doc.issuer !== this.config.issuer) throw new Error(`discovery names another issuer (${String(doc.issuer).slice(0, 200)})`);
-      if (!doc.authorization_endpoint || !doc.token_endpoint || !doc.jwks_uri) throw new Error('discovery lacks an endpoint');
-      return doc as Discovery;
-    })();
+    this.discovery ??= readDiscovery(this.config.issuer, ['authorization_endpoint', 'token_endpoint', 'jwks_uri']);
     this.discovery.catch(() => (this.discovery = undefined));
     return this.discovery;
   }
@@ -116,21 +102,24 @@ export class OidcSignIn {
     res.status(400).type('text/plain').send(`sign-in failed: ${why}; start again at /auth/oidc/start`);
   }
 
-  /** A step of a sign-in, before anyone is known: counted against the address (429 past its allowance). */
-  private anonymous(step: (req: Request, res: Response) => void): express.RequestHandler {
+  /**
+   * Every `/auth` request is counted like any other: one with a live session against its caller's
+   * budget, one without (a sign-in under way) against its address's allowance for unknown callers;
+   * 429 past either.
+   */
+  private counted(step: (req: Request, res: Response) => void): express.RequestHandler {
     const budget = this.opts.budget;
     return (req, res) => {
       if (!budget) return step(req, res);
-      void budget
-        .checkSource(req.ip)
-        .then(() => budget.unknownToken(req.ip))
-        .then(
-          () => step(req, res),
-          (err: unknown) => {
-            if (err instanceof RateLimitedError) res.setHeader('Retry-After', String(err.retryAfterSeconds));
-            res.status(429).type('text/plain').send('too many sign-in attempts from this address: wait, then start again');
-          },
-        );
+      const session = this.sessionOf(req);
+      const charge = session ? budget.admit(session.principal.caller) : budget.checkSource(req.ip).then(() => budget.unknownToken(req.ip));
+      void charge.then(
+        () => step(req, res),
+        (err: unknown) => {
+          if (err instanceof RateLimitedError) res.setHeader('Retry-After', String(err.retryAfterSeconds));
+          res.status(429).type('text/plain').send('too many requests from this address or caller: wait, then try again');
+        },
+      );
     };
   }
 
@@ -139,7 +128,7 @@ export class OidcSignIn {
     r.get('/auth/config', (_req, res) => void res.json({ oidc: { issuer: this.config.issuer } }));
     r.get(
       '/auth/oidc/start',
-      this.anonymous((_req, res) => {
+      this.counted((_req, res) => {
         void this.discover().then(
           (d) => {
             const state = b64url(24);
@@ -147,7 +136,7 @@ export class OidcSignIn {
             const verifier = b64url(48);
             if (this.pending.size >= MAX_PENDING) this.pending.delete(this.pending.keys().next().value as string);
             this.pending.set(state, { verifier, nonce, at: Date.now() });
-            const url = new URL(d.authorization_endpoint);
+            const url = new URL(d.authorization_endpoint as string);
             url.search = new URLSearchParams({
               response_type: 'code',
               client_id: this.config.clientId,
@@ -169,32 +158,38 @@ export class OidcSignIn {
     );
     r.get(
       '/auth/oidc/callback',
-      this.anonymous((req, res) => {
+      this.counted((req, res) => {
         void this.callback(req, res).catch((err: unknown) => {
           this.log.warn({ why: (err as Error).message }, 'OpenID sign-in failed');
           if (!res.headersSent) this.failed(res, (err as Error).message.slice(0, 200));
         });
       }),
     );
-    r.get('/auth/session', (req, res) => {
-      const s = this.sessionOf(req);
-      if (!s) return void res.status(401).json({ signedIn: false });
-      res.setHeader('Cache-Control', 'no-store');
-      res.json({ signedIn: true, ...s.principal.caller, csrf: s.csrf });
-    });
-    r.post('/auth/sign-out', (req, res) => {
-      const s = this.sessionOf(req);
-      if (s) {
-        try {
-          this.checkCsrf(req, s);
-        } catch (err) {
-          return void res.status(403).json({ error: { type: 'Forbidden', message: (err as Error).message } });
+    r.get(
+      '/auth/session',
+      this.counted((req, res) => {
+        const s = this.sessionOf(req);
+        if (!s) return void res.status(401).json({ signedIn: false });
+        res.setHeader('Cache-Control', 'no-store');
+        res.json({ signedIn: true, ...s.principal.caller, csrf: s.csrf });
+      }),
+    );
+    r.post(
+      '/auth/sign-out',
+      this.counted((req, res) => {
+        const s = this.sessionOf(req);
+        if (s) {
+          try {
+            this.checkCsrf(req, s);
+          } catch (err) {
+            return void res.status(403).json({ error: { type: 'Forbidden', message: (err as Error).message } });
+          }
+          this.sessions.delete(cookieOf(req.get('cookie'), SESSION_COOKIE) as string);
         }
-        this.sessions.delete(cookieOf(req.get('cookie'), SESSION_COOKIE) as string);
-      }
-      res.setHeader('Set-Cookie', this.cookie('', 0));
-      res.json({ signedIn: false });
-    });
+        res.setHeader('Set-Cookie', this.cookie('', 0));
+        res.json({ signedIn: false });
+      }),
+    );
     return r;
   }
 
@@ -214,9 +209,9 @@ export class OidcSignIn {
     const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
     if (this.config.clientSecret) {
       const secret = readSecret(this.config.clientSecret, 'api.signIn.oidc.clientSecret');
-      headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(this.config.clientId)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+      headers.authorization = basicAuthorization(this.config.clientId, secret);
     } else body.set('client_id', this.config.clientId);
-    const tokenRes = await fetch(d.token_endpoint, { method: 'POST', headers, body, signal: AbortSignal.timeout(10_000) });
+    const tokenRes = await fetch(d.token_endpoint as string, { method: 'POST', headers, body, signal: AbortSignal.timeout(10_000) });
     const tokens = (await tokenRes.json().catch(() => ({}))) as { id_token?: unknown; error?: unknown };
     if (!tokenRes.ok || typeof tokens.id_token !== 'string')
       return this.failed(
