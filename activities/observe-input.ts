@@ -18,6 +18,11 @@ export interface ObserveInput extends TaskInput {
    * snapshot once it made this many; the workflow, which counts every call, ends the delegation.
    */
   callBudget?: number;
+  /**
+   * Sparse reads only: return the latest snapshot once this time has passed (epoch ms), with or
+   * without news, so the workflow can end a wait that passed the contract's `maxWait`.
+   */
+  readUntil?: number;
 }
 
 /**

@@ -71,7 +71,9 @@ export function observeActivities(ctx: ActivityContext) {
         });
       }
       const snapshot = { ...(await ctx.snapshot(task)), calls: attempt };
-      if (isNews(snapshot, input.staleStatusKey) || (input.callBudget !== undefined && attempt >= input.callBudget)) {
+      const over =
+        (input.callBudget !== undefined && attempt >= input.callBudget) || (input.readUntil !== undefined && Date.now() >= input.readUntil);
+      if (isNews(snapshot, input.staleStatusKey) || over) {
         log.info({ state: task.status.state, via: 'sparse poll', reads: attempt }, 'remote state');
         return withDownloads(ctx, input.agent.name, snapshot, log);
       }

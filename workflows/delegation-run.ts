@@ -12,6 +12,7 @@ import {
   isCancellation,
   deprecatePatch,
   log,
+  patched,
   sleep,
   upsertSearchAttributes,
   workflowInfo,
@@ -36,6 +37,7 @@ import type {
   Review,
 } from '../src/shared/delegation-types';
 import { isPermanent, outcomeOfFailure } from '../src/shared/failure-outcome';
+import { msToNumber } from '@temporalio/common';
 import { isTerminal } from '../src/shared/remote-state';
 import type { SendOutcome } from '../src/shared/send-outcome';
 import type { Resolved } from '../activities/agents';
@@ -66,6 +68,16 @@ export const SEND_IN_FIRST_TASK = 'send-in-first-task';
 export const CONTINUE_AS_NEW = 'continue-as-new';
 /** Search attributes are written only when they change. */
 export const PUBLISH_ON_CHANGE = 'publish-on-change';
+
+/*
+ * Patches of 1.0. Delegations that a worker without them started keep their branch as far as their
+ * history goes; the rest of their life takes the new one.
+ */
+/**
+ * Reads Baton paces itself (a push delegation's backstop reads, sparse reads) are budgeted by time,
+ * the contract's `maxWait`, and no longer count against `maxRemoteCalls` (decision 0036).
+ */
+export const PACED_READS_BY_TIME = 'paced-reads-by-time';
 
 /** A step of the delegation: what an observation says comes next, a review to wait for, or the end. */
 export type Step = NextStep | { kind: 'review' } | { kind: 'settled' };
@@ -290,23 +302,36 @@ export class DelegationRun {
   async observe(): Promise<NextStep> {
     const agent = this.resolvedAgent;
     const taskId = this.record.remote.taskId ?? '';
+    const how = this.state.howToObserve();
+    // Reads at Baton's own pace are budgeted by time; `patched` keeps delegations that counted them
+    // against the call budget on that branch for as far as their history goes.
+    const byTime = how.kind !== 'poll' && patched(PACED_READS_BY_TIME);
+    if (byTime) {
+      const waitedLongest = this.state.refuseLongerWait(how, Date.now());
+      if (waitedLongest) {
+        this.stop('contract', waitedLongest, 'TIMED_OUT');
+        await this.work.cancelRequested;
+      }
+    }
     const budget = this.state.callBudget;
     const input = {
       delegationId: this.id,
       agent,
       taskId,
       staleStatusKey: this.state.staleStatusKey,
-      callBudget: Number.isFinite(budget) ? budget : undefined,
+      callBudget: Number.isFinite(budget) && !byTime ? budget : undefined,
       inlineSoFar: this.state.inlineSoFar,
     };
-    const how = this.state.howToObserve();
-    const seen =
-      how.kind === 'push'
-        ? await this.awaitPush(agent, taskId)
-        : how.kind === 'sparse'
-          ? await sparseReads(how.every).readSparsely(input)
-          : await observing.awaitRemoteTask(input);
-    this.state.countCalls(seen.calls ?? 0);
+    let seen: RemoteSnapshot;
+    let paced = false;
+    if (how.kind === 'push') ({ seen, paced } = await this.awaitPush(agent, taskId, byTime));
+    else if (how.kind === 'sparse') {
+      const until = this.run.waitUntil;
+      seen = await sparseReads(how.every).readSparsely(byTime && until !== undefined ? { ...input, readUntil: until } : input);
+      paced = true;
+    } else seen = await observing.awaitRemoteTask(input);
+    if (byTime && paced) this.state.countPacedReads(seen.calls ?? 0);
+    else this.state.countCalls(seen.calls ?? 0);
     const next = this.observed(seen);
     this.state.observedWith(how, next);
     this.publishUnlessSettling(next);
@@ -471,21 +496,27 @@ export class DelegationRun {
 
   /**
    * Push mode: registers the webhook once, then reads the task whenever a push arrives or the backstop
-   * timer fires. 👉 Waiting here is a condition, not an activity: no slot is held while the agent works.
+   * timer fires; `paced` says the read was the backstop's. 👉 Waiting here is a condition, not an
+   * activity: no slot is held while the agent works. With `byTime`, the wait ends at the contract's
+   * `maxWait` too, so the next observation can end the delegation on time.
    */
-  private async awaitPush(agent: ResolvedAgent, taskId: string): Promise<RemoteSnapshot> {
+  private async awaitPush(agent: ResolvedAgent, taskId: string, byTime: boolean): Promise<{ seen: RemoteSnapshot; paced: boolean }> {
+    let paced = false;
     if (!this.run.push.registered) {
       const registered = await quick.registerPush({ delegationId: this.id, agent, taskId });
       this.state.countCalls(registered.calls);
       this.run.push.registered = true;
     } else {
-      await condition(() => this.run.push.received > this.run.push.read, agent.backstopPoll ?? '5m');
+      const backstop = agent.backstopPoll ?? '5m';
+      const until = this.run.waitUntil;
+      const wait = byTime && until !== undefined ? Math.max(1, Math.min(msToNumber(backstop), until - Date.now())) : backstop;
+      paced = !(await condition(() => this.run.push.received > this.run.push.read, wait));
     }
     // Pushes that arrive while this read runs are read again: none is lost between read and wait.
     const upTo = this.run.push.received;
     const seen = await quick.readTask({ delegationId: this.id, agent, taskId, inlineSoFar: this.state.inlineSoFar });
     this.run.push.read = upTo;
-    return seen;
+    return { seen, paced };
   }
 
   /** Cancels the remote task, if there is one still running, and settles with what it really did. */

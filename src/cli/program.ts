@@ -186,6 +186,10 @@ program
   .option('--policy <name>', "acceptance policy (default: the agent's)")
   .option('--id <id>', 'delegation id (default: dlg-<uuid>)')
   .option('--deadline <duration>', "end it (TIMED_OUT, remote cancel requested) after this long, e.g. 30m (default: the agent's)")
+  .option(
+    '--max-wait <duration>',
+    "stop reading the task at Baton's own pace (push backstop, sparse reads) after this long, e.g. 30d (default: the agent's, 90d)",
+  )
   .option('--context <contextId>', 'continue a remote conversation (a contextId the agent gave)')
   .option('--ref <taskId...>', 'remote tasks this work refers to (referenceTaskIds)')
   .option('--wait', 'wait for the outcome and print the record')

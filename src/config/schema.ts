@@ -120,6 +120,25 @@ export const DownloadPolicySchema = z
   .strict();
 export type DownloadPolicy = z.infer<typeof DownloadPolicySchema>;
 
+/**
+ * An agent entry's contract defaults. A limit the entry leaves out takes its default, so an entry that
+ * sets only a deadline still has a call budget and a longest wait.
+ */
+const AgentContractSchema = ContractSchema.extend({
+  /** How many times the agent may ask for input or authentication; one more ends it in ERROR. Default 10. */
+  maxInputRounds: ContractSchema.shape.maxInputRounds.unwrap().default(10),
+  /**
+   * Calls to the agent the delegation may make (sends, polls, subscriptions, reads after a push); then
+   * ERROR. Reads Baton paces itself are bounded by `maxWait` instead. Default 500.
+   */
+  maxRemoteCalls: ContractSchema.shape.maxRemoteCalls.unwrap().default(500),
+  /**
+   * How long Baton goes on reading the task at its own pace (push backstop, sparse reads), from the
+   * start; then the remote task is cancelled and the outcome is TIMED_OUT. Default 90d.
+   */
+  maxWait: DurationSchema.default('90d'),
+});
+
 export const AgentEntrySchema = z
   .object({
     /** Card URL, or the agent's base URL (then `/.well-known/agent-card.json` is appended). */
@@ -145,8 +164,11 @@ export const AgentEntrySchema = z
     binding: z.enum(['JSONRPC', 'HTTP+JSON', 'GRPC']).optional(),
     /** How to follow the remote task. Default auto (stream when the card supports it, else poll). */
     observe: z.enum(['auto', 'stream', 'poll', 'push']).default('auto'),
-    /** Contract defaults for delegations to this agent. Default: no deadline, 10 input rounds, 500 remote calls. */
-    contract: ContractSchema.default({ maxInputRounds: 10, maxRemoteCalls: 500 }),
+    /**
+     * Contract defaults for delegations to this agent; each limit left out takes its default: no
+     * deadline, 10 input rounds, 500 remote calls, 90 days of waiting at Baton's own pace.
+     */
+    contract: AgentContractSchema.default({ maxInputRounds: 10, maxRemoteCalls: 500, maxWait: '90d' }),
     /** Acceptance policy used when a delegation names none. */
     acceptance: z.string().default('completed-with-artifact'),
     /**

@@ -162,6 +162,12 @@ const schemas = {
       },
       notes: { type: 'array', items: { type: 'string' } },
       remoteCalls: { type: 'integer', minimum: 0 },
+      pacedReads: {
+        type: 'integer',
+        minimum: 0,
+        description:
+          'Of remoteCalls, the reads Baton paced itself (push backstop, sparse reads): bounded by the contract maxWait, not maxRemoteCalls.',
+      },
       artifacts: { type: 'array', items: artifact },
       policy: { type: 'string' },
     },

@@ -33,6 +33,8 @@ export interface DelegationCarry {
   push: { registered: boolean; unread: number };
   /** When the contract's deadline passes (epoch ms, workflow time), if it has one. */
   deadlineAt?: number;
+  /** When reads at Baton's own pace stop (the contract's `maxWait`; epoch ms, workflow time), if set. */
+  waitUntil?: number;
   /** The request the `notify` workflow was last told about, so it is not told twice. */
   announced?: string;
   /** The threshold the first run was given (the worker's `worker.continueAsNewAfterEvents`). */

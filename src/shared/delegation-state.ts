@@ -57,6 +57,8 @@ export interface RunFacts {
   push: { received: number; read: number; registered: boolean };
   /** When the contract's deadline passes (epoch ms, workflow time). */
   deadlineAt?: number;
+  /** When reads at Baton's own pace stop (the contract's `maxWait`; epoch ms, workflow time). */
+  waitUntil?: number;
   /** The request the `notify` workflow was last told about. */
   announced?: string;
   /** History events after which the delegation continues as new (the worker's setting, from the resolve). */
@@ -146,6 +148,7 @@ export class DelegationState {
       ...(carried.rule ? { rule: carried.rule } : {}),
       push: { received: carried.push.unread, read: 0, registered: carried.push.registered },
       ...(carried.deadlineAt !== undefined ? { deadlineAt: carried.deadlineAt } : {}),
+      ...(carried.waitUntil !== undefined ? { waitUntil: carried.waitUntil } : {}),
       ...(carried.announced !== undefined ? { announced: carried.announced } : {}),
       afterEvents: carried.afterEvents,
       runs: carried.runs,
@@ -180,6 +183,7 @@ export class DelegationState {
         ...(run.rule ? { rule: run.rule } : {}),
         push: { registered: run.push.registered, unread: run.push.received - run.push.read },
         ...(run.deadlineAt !== undefined ? { deadlineAt: run.deadlineAt } : {}),
+        ...(run.waitUntil !== undefined ? { waitUntil: run.waitUntil } : {}),
         ...(run.announced !== undefined ? { announced: run.announced } : {}),
         afterEvents: run.afterEvents,
         runs: run.runs + 1,
@@ -228,6 +232,8 @@ export class DelegationState {
     run.policy = this.recordResolved(resolved.agent);
     if (resolved.acceptance?.policy === run.policy) run.rule = resolved.acceptance;
     if (resolved.continueAsNewAfterEvents) run.afterEvents = resolved.continueAsNewAfterEvents;
+    const maxWait = this.record.contract?.maxWait;
+    if (maxWait) run.waitUntil = since + msToNumber(maxWait);
     const deadline = this.record.contract?.deadline;
     if (!deadline) return undefined;
     run.deadlineAt = since + msToNumber(deadline);
@@ -347,6 +353,17 @@ export class DelegationState {
       return `the agent asked for input more than ${maxRounds} time(s) (contract maxInputRounds)`;
     }
     return undefined;
+  }
+
+  /**
+   * Why the delegation may not read the task at its own pace (`how`) any longer at `now`, or undefined:
+   * such reads are budgeted by time (the contract's `maxWait`), not by calls.
+   */
+  refuseLongerWait(how: Observation, now: number): string | undefined {
+    const until = this.run.waitUntil;
+    if (how.kind === 'poll' || until === undefined || now < until) return undefined;
+    const state = this.record.remote.state ?? 'unknown';
+    return `waited ${this.record.contract?.maxWait} for the remote task, still ${state} (contract maxWait)`;
   }
 
   /** Why `caller` may not act on this delegation, or undefined. contextId is never a permission. */
@@ -505,10 +522,16 @@ export class DelegationState {
     this.record.remoteCalls += n;
   }
 
-  /** Calls still allowed by the contract (Infinity without a budget). */
+  /** Adds reads Baton paced itself (push backstop, sparse reads): on the record, outside the call budget. */
+  countPacedReads(n: number): void {
+    this.record.remoteCalls += n;
+    this.record.pacedReads = (this.record.pacedReads ?? 0) + n;
+  }
+
+  /** Calls still allowed by the contract (Infinity without a budget); paced reads are not counted. */
   get callBudget(): number {
     const max = this.record.contract?.maxRemoteCalls;
-    return max === undefined ? Number.POSITIVE_INFINITY : max - this.record.remoteCalls;
+    return max === undefined ? Number.POSITIVE_INFINITY : max - (this.record.remoteCalls - (this.record.pacedReads ?? 0));
   }
 
   /** The outcome of a cancel, given the remote task's state after CancelTask (or GetTask). */

@@ -94,8 +94,19 @@ export const ContractSchema = z
     deadline: DurationSchema.optional(),
     /** How many times the agent may ask for input or authentication; one more ends it in ERROR. */
     maxInputRounds: z.number().int().min(0).max(1000).optional(),
-    /** How many calls to the agent (sends, polls, subscriptions) the delegation may make; then ERROR. */
+    /**
+     * How many calls to the agent (sends, polls, subscriptions, reads after a push) the delegation may
+     * make; then ERROR. Reads Baton paces itself (a push delegation's backstop, sparse reads) are not
+     * counted here: `maxWait` bounds them.
+     */
     maxRemoteCalls: z.number().int().min(1).max(1_000_000).optional(),
+    /**
+     * How long Baton goes on reading the task at its own pace (a push delegation's backstop reads,
+     * sparse reads of a task that works for long), counted like the deadline; then the remote task is
+     * cancelled and the outcome is TIMED_OUT. Time, not calls: such reads cost the same per day however
+     * long the task works. The agent entries' default is 90d.
+     */
+    maxWait: DurationSchema.optional(),
   })
   .strict();
 export type Contract = z.infer<typeof ContractSchema>;
@@ -332,8 +343,13 @@ export interface DelegationRecord {
   notes: string[];
   /** Answers that came by Signal and were refused, with the reason (the latest 50). */
   refusedSignals: RefusedSignal[];
-  /** Calls made to the agent so far (sends, polls, subscriptions, cancels). */
+  /** Calls made to the agent so far (sends, polls, subscriptions, cancels), paced reads included. */
   remoteCalls: number;
+  /**
+   * Of `remoteCalls`, the reads Baton paced itself (push backstop, sparse reads): bounded by the
+   * contract's `maxWait`, not by `maxRemoteCalls`. Absent until the first one.
+   */
+  pacedReads?: number;
   artifacts: ArtifactRecord[];
   /** The acceptance policy in force; known once the agent is resolved. */
   policy?: string;

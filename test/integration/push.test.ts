@@ -67,6 +67,31 @@ describe('push notifications', () => {
       (e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'batonPush',
     ).length;
 
+  it('budgets backstop reads by time: they go on past maxRemoteCalls, and maxWait ends them', async () => {
+    let release: () => void = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    try {
+      await withPushAgent(skywayAir({ workMs: 0, hold: () => held }), { pushFault: () => 'drop' }, '1s', async (ctx) => {
+        const baton = batonFor(ctx);
+        // The card, the send, the registration and the first read leave 2 of 6 calls: 4 backstop reads would once have broken it.
+        const id = await baton.start({
+          agent: 'skyway-air',
+          parts: [{ text: 'Hold a seat to Tromsø' }],
+          contract: { maxRemoteCalls: 6, maxWait: '8s' },
+        });
+        const past = await baton.until(id, (r) => (r.pacedReads ?? 0) >= 4 || r.status === 'SETTLED', 100);
+        assert.equal(past.status, 'REMOTE_ACTIVE', `paced reads past the call budget do not end it: ${past.outcome?.reasons.join('; ')}`);
+        assert.ok(past.remoteCalls > 6, `the record still counts every call (${past.remoteCalls})`);
+        const ended = await baton.result(id);
+        assert.equal(ended.outcome?.kind, 'TIMED_OUT');
+        assert.match(ended.outcome?.reasons[0] ?? '', /^waited 8s for the remote task, still TASK_STATE_WORKING \(contract maxWait\)$/);
+        assert.equal(ended.remote.state, 'TASK_STATE_CANCELED', 'and the remote task is cancelled');
+      });
+    } finally {
+      release();
+    }
+  });
+
   it('follows a task by push, holding no activity while the agent works', async () => {
     await withPushAgent(skywayAir({ workMs: 1_500 }), {}, '1h', async (ctx, gets) => {
       const baton = batonFor(ctx);

@@ -76,6 +76,7 @@ describe('sparse polls', () => {
             const record = await baton.result(id);
             assert.equal(record.outcome?.kind, 'ACCEPTED');
             assert.ok(record.remoteCalls >= 4, `every read is counted as a call (${record.remoteCalls})`);
+            assert.ok((record.pacedReads ?? 0) >= 2, `sparse reads are paced, outside the call budget (${record.pacedReads})`);
           }
         },
         { maxActivities: 1 },

@@ -22,10 +22,12 @@ import { inSupportWindow, OLDEST_SUPPORTED } from '../../src/shared/support-wind
 const folder = join(projectRoot(), 'test', 'replay', 'histories');
 /** Histories that releases older than the support window wrote: kept only to prove they are refused. */
 const outsideFolder = join(projectRoot(), 'test', 'replay', 'outside-window');
+/** Histories that code from before a patch wrote (one-off recordings, see the folder's index). */
+const beforePatchesFolder = join(projectRoot(), 'test', 'replay', 'before-patches');
 
 /** Each history's workflow id, from the indexes: workflow code derives its children's ids from it. */
 const workflowIds = new Map(
-  [folder, outsideFolder].flatMap((dir) =>
+  [folder, outsideFolder, beforePatchesFolder].flatMap((dir) =>
     readdirSync(dir)
       .filter((f) => f.endsWith('-index.json'))
       .flatMap((f) => (JSON.parse(readFileSync(join(dir, f), 'utf8')) as { histories: { file: string; workflowId: string }[] }).histories)
@@ -110,6 +112,22 @@ test('every recorded history replays on the traced bundle a tracing worker loads
   assert.equal(replayed, corpus.length);
   assert.deepEqual(failures, [], failures.map((f) => `${f.file}: ${f.error}`).join('\n'));
   assert.equal(spans.getFinishedSpans().length, 0);
+});
+
+test('a push delegation whose backstop reads used up the call budget before paced reads were budgeted by time replays as it ran', async () => {
+  const before = historiesIn(beforePatchesFolder);
+  assert.deepEqual(
+    before.map(({ file }) => file),
+    ['paced-reads-budget-exhausted.json'],
+  );
+  const [{ history }] = before as [(typeof before)[number]];
+  const events = history.events ?? [];
+  assert.equal(events.filter((e) => e.timerFiredEventAttributes).length, 2, 'two backstop reads, paced by the timer');
+  const result = events.at(-1)?.workflowExecutionCompletedEventAttributes?.result?.payloads?.[0]?.data;
+  assert.match(Buffer.from(result ?? []).toString('utf8'), /remote call budget of 6 used up/, 'they counted against maxRemoteCalls');
+  const { replayed, failures } = await replay(before);
+  assert.equal(replayed, 1);
+  assert.deepEqual(failures, [], failures.map((f) => `${f.file}: ${f.error}`).join('\n'));
 });
 
 test('the replayer notices a history the code would not write (the check can fail)', async () => {

@@ -169,6 +169,34 @@ describe('DelegationState: turns, contract, steering payloads', () => {
     assert.equal(s.refuseToGoOn({ kind: 'accept' }), undefined, 'a result in hand needs no more calls');
   });
 
+  it('keeps reads at its own pace out of the call budget, and ends them at maxWait', () => {
+    const s = new DelegationState('d1', { ...input, contract: { maxRemoteCalls: 3, maxWait: '30d' } });
+    s.resolved({ agent: { ...agent, observe: 'push' } }, 1_000, 1_000);
+    s.countPacedReads(10_000);
+    assert.equal(s.record.remoteCalls, 10_001, 'the record counts every call');
+    assert.equal(s.record.pacedReads, 10_000);
+    assert.equal(s.callBudget, 2, 'paced reads leave the budget alone');
+    assert.equal(s.refuseToGoOn({ kind: 'observe' }), undefined);
+    const day = 86_400_000;
+    assert.equal(s.refuseLongerWait({ kind: 'push' }, 1_000 + 30 * day - 1), undefined, 'not before maxWait');
+    assert.equal(
+      s.refuseLongerWait({ kind: 'push' }, 1_000 + 30 * day),
+      'waited 30d for the remote task, still unknown (contract maxWait)',
+    );
+    assert.equal(s.refuseLongerWait({ kind: 'sparse', every: '1m' }, 1_000 + 31 * day)?.endsWith('(contract maxWait)'), true);
+    assert.equal(s.refuseLongerWait({ kind: 'poll' }, 1_000 + 31 * day), undefined, 'dense polls are counted as calls instead');
+    s.countCalls(2);
+    assert.equal(s.refuseToGoOn({ kind: 'observe' }), 'remote call budget of 3 used up (contract maxRemoteCalls)');
+    const carried = s.carryAt('observe');
+    assert.ok('carry' in carried);
+    const next = DelegationState.resumed(input, JSON.parse(JSON.stringify(carried.carry)));
+    assert.equal(next.run.waitUntil, 1_000 + 30 * day, 'maxWait counts from the start across runs');
+    assert.equal(next.callBudget, 0);
+    const unbounded = new DelegationState('d2', input);
+    unbounded.resolved({ agent }, 0, 0);
+    assert.equal(unbounded.refuseLongerWait({ kind: 'push' }, 365 * day), undefined, 'no maxWait, no end by time');
+  });
+
   it('ends when the agent asks once more than the contract allows', () => {
     const s = new DelegationState('d1', { ...input, contract: { maxInputRounds: 1 } });
     s.resolved({ agent: agent }, 0, 0);

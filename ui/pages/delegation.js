@@ -68,7 +68,7 @@ function renderDelegation(r, signal, rerender) {
         r.outcome ? h('span', {}, 'Outcome ', h('span', { 'data-field': 'outcome' }, pill(r.outcome.kind))) : null,
         h('span', {}, `Agent ${r.agent.name}`),
         h('span', {}, `Owner ${r.tenant}/${r.owner}`),
-        h('span', {}, `Calls ${r.remoteCalls}`),
+        h('span', {}, r.pacedReads ? `Calls ${r.remoteCalls} (${r.pacedReads} paced)` : `Calls ${r.remoteCalls}`),
       ),
       h(
         'div',

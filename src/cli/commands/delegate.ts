@@ -13,6 +13,7 @@ export interface DelegateOptions {
   policy?: string;
   id?: string;
   deadline?: string;
+  maxWait?: string;
   context?: string;
   ref?: string[];
   wait?: boolean;
@@ -31,7 +32,9 @@ export async function delegateCommand(opts: DelegateOptions): Promise<number> {
       id: opts.id,
       contextId: opts.context,
       referenceTaskIds: opts.ref,
-      ...(opts.deadline ? { contract: { deadline: opts.deadline } } : {}),
+      ...(opts.deadline || opts.maxWait
+        ? { contract: { ...(opts.deadline ? { deadline: opts.deadline } : {}), ...(opts.maxWait ? { maxWait: opts.maxWait } : {}) } }
+        : {}),
     });
     if (!opts.wait) {
       if (opts.json) printJson({ id });
