@@ -108,6 +108,7 @@ export class AgentDirectory {
         },
         refused: () => (lastToken ? agentTokens.refused(resolved.name, entry, lastToken) : false),
       }),
+      entry.limits.callTimeoutMs,
     );
     this.clients.set(key, client);
     return client;

@@ -20,8 +20,12 @@ export interface FaultPlan {
   burst?: number;
   /** Delay before every answer, in ms. */
   slowMs?: number;
-  /** Probability that GetTask answers JSON that does not parse. */
+  /** Probability that GetTask answers JSON that does not parse: whole and well framed, but cut in the middle of a string. */
   malformedJson?: number;
+  /** The first this many GetTask answers are cut in transit: the declared length, the bytes up to the middle of a string, then the connection closes. */
+  cutInTransit?: number;
+  /** The first this many GetTask answers are chunked bodies that never end (a space every 100 ms after the start of the JSON). */
+  endlessBody?: number;
   /** Probability that GetTask answers a state the protocol does not have. */
   wrongEnum?: number;
   /** Probability that GetTask answers a 12 MiB body. */
@@ -44,6 +48,8 @@ export interface FaultPlan {
   refuseWith?: string;
   /** Seed of the fault dice, so a run can be repeated. */
   seed?: number;
+  /** The result artifact carries a text part of this many bytes besides its data (a large artifact on the wire). Default none. */
+  artifactBytes?: number;
 }
 
 interface TaskRecord {
@@ -70,6 +76,8 @@ function dice(seed: number): () => number {
 
 export class FaultAgent {
   url = '';
+  /** The URL callers reach the agent at, written into its card (a proxy in front of it). Default `url`. */
+  publicUrl?: string;
   /** Tasks created per first-turn messageId: more than one is a duplicate remote task. */
   readonly tasksByMessageId = new Map<string, string[]>();
   readonly faults: Record<string, number> = {};
@@ -89,6 +97,13 @@ export class FaultAgent {
   /** Tasks the agent created more than once for one turn. */
   get duplicateTasks(): number {
     return [...this.tasksByMessageId.values()].reduce((n, ids) => n + ids.length - 1, 0);
+  }
+
+  /** True for the first `times` calls that ask (counted per fault). */
+  private once(times: number | undefined, fault: string): boolean {
+    if (!times || (this.faults[fault] ?? 0) >= times) return false;
+    this.faults[fault] = (this.faults[fault] ?? 0) + 1;
+    return true;
   }
 
   private chance(p: number | undefined, fault: string): boolean {
@@ -120,8 +135,13 @@ export class FaultAgent {
         this.set(task, 'TASK_STATE_INPUT_REQUIRED');
         return;
       }
+      const bulk = this.plan.artifactBytes ? [{ text: 'x'.repeat(this.plan.artifactBytes), mediaType: 'text/plain' }] : [];
       task.artifacts = [
-        { artifactId: `${task.id}-result`, name: 'result', parts: [{ data: { ok: true, task: task.id }, mediaType: 'application/json' }] },
+        {
+          artifactId: `${task.id}-result`,
+          name: 'result',
+          parts: [{ data: { ok: true, task: task.id }, mediaType: 'application/json' }, ...bulk],
+        },
       ];
       this.set(task, 'TASK_STATE_COMPLETED');
     }, this.plan.workMs ?? 200).unref();
@@ -132,7 +152,7 @@ export class FaultAgent {
       name: this.name,
       description: 'A fault-injecting agent',
       version: '1',
-      supportedInterfaces: [{ url: `${this.url}/rpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+      supportedInterfaces: [{ url: `${this.publicUrl ?? this.url}/rpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
       capabilities: { streaming: this.plan.streaming ?? false },
       defaultInputModes: ['text/plain'],
       defaultOutputModes: ['application/json'],
@@ -211,7 +231,24 @@ export class FaultAgent {
         const task = this.tasks.get(String(p.id));
         if (!task) return error(-32001, 'task not found');
         if (this.chance(this.plan.malformedJson, 'malformedJson'))
-          return void res.type('application/json').send('{"jsonrpc":"2.0","result":{"id":');
+          return void res
+            .type('application/json')
+            .send(`{"jsonrpc":"2.0","id":${JSON.stringify(request.id)},"result":{"id":"${task.id.slice(0, 8)}`);
+        if (this.once(this.plan.cutInTransit, 'cutInTransit')) {
+          const whole = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: request.id, result: this.json(task) }));
+          res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(whole.length) });
+          // The bytes up to the middle of the task id (inside a string), then the connection goes.
+          const cut = whole.indexOf(task.id) + Math.floor(task.id.length / 2);
+          res.write(whole.subarray(0, cut), () => res.socket?.destroy());
+          return;
+        }
+        if (this.once(this.plan.endlessBody, 'endlessBody')) {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.write(`{"jsonrpc":"2.0","id":${JSON.stringify(request.id)},"result":`);
+          const drip = setInterval(() => res.write(' '), 100);
+          res.on('close', () => clearInterval(drip));
+          return;
+        }
         if (this.chance(this.plan.wrongEnum, 'wrongEnum'))
           return answer({ ...this.json(task), status: { state: 'TASK_STATE_DONE_ISH', timestamp: task.updated } });
         if (this.chance(this.plan.hugeBody, 'hugeBody'))
@@ -257,8 +294,10 @@ export class FaultAgent {
    */
   private stream(task: TaskRecord, id: unknown, res: express.Response): void {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    let eventId = 0;
     const send = (result: unknown): void => {
-      const frame = `data: ${JSON.stringify({ jsonrpc: '2.0', id, result })}\n\n`;
+      // Each event has an SSE id; a duplicated event repeats its id as well as its data.
+      const frame = `id: ${++eventId}\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, result })}\n\n`;
       res.write(frame);
       if (this.plan.duplicateEvents) {
         this.faults.duplicateEvents = (this.faults.duplicateEvents ?? 0) + 1;

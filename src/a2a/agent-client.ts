@@ -22,6 +22,17 @@ export interface SendTurn {
   referenceTaskIds?: string[];
 }
 
+/** `limits.callTimeoutMs`'s default. */
+export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
+
+/** Whether `err` is (or was caused by) a call's own deadline: an abort whose reason is a TimeoutError. */
+function isCallTimeout(err: unknown): boolean {
+  for (let e = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if ((e as { name?: unknown }).name === 'TimeoutError') return true;
+  }
+  return false;
+}
+
 /** What a gRPC interface needs besides the card: the channel (checked address, TLS) and the entry's auth header. */
 export interface GrpcAccess {
   channel: GrpcChannel;
@@ -41,6 +52,8 @@ export class AgentClient {
     private readonly serviceParameters: () => Promise<Record<string, string>> = () => Promise.resolve({}),
     /** Over gRPC: the agent refused the credentials (UNAUTHENTICATED); true when a fresh token is worth a try. */
     private readonly credentialsRefused?: () => boolean,
+    /** The longest a call that is not a stream may take, whole answer included (`limits.callTimeoutMs`). */
+    private readonly callTimeoutMs = DEFAULT_CALL_TIMEOUT_MS,
   ) {}
 
   /**
@@ -48,6 +61,12 @@ export class AgentClient {
    * retried with a fresh token (over HTTP the fetch does that itself), a refusal of the fresh one is final.
    */
   private failure(err: unknown, what: string): ApplicationFailure {
+    if (isCallTimeout(err))
+      return failure(
+        FailureType.RETRY_LATER,
+        `${what}: no whole answer within ${this.callTimeoutMs} ms (agents.${this.agentName}.limits.callTimeoutMs)`,
+        { reason: 'CALL_TIMEOUT' },
+      );
     const f = toFailure(err, what);
     const grpcCode = (f.details?.[0] as { grpcCode?: number } | undefined)?.grpcCode;
     if (grpcCode === 16 && this.credentialsRefused?.())
@@ -67,6 +86,7 @@ export class AgentClient {
     iface: ChosenInterface,
     fetchImpl: typeof fetch,
     grpc?: () => Promise<GrpcAccess>,
+    callTimeoutMs?: number,
   ): Promise<AgentClient> {
     // 👉 With legacyCompat the factories give a 0.3 transport for an interface marked 0.3, a 1.0 one otherwise.
     const legacyCompat = { enabled: true };
@@ -90,12 +110,17 @@ export class AgentClient {
       transport = await factory.create(iface.url, card);
     }
     if (iface.tenant) transport = new TenantTransportDecorator(transport, iface.tenant);
-    return new AgentClient(agentName, new Client(transport, card, { polling: true }), iface.binding, headers, refused);
+    return new AgentClient(agentName, new Client(transport, card, { polling: true }), iface.binding, headers, refused, callTimeoutMs);
   }
 
-  /** The options of one call: its signal, the auth metadata and the trace context. */
-  private async call(signal: AbortSignal | undefined, traceHeaders: Record<string, string>) {
-    return { signal, serviceParameters: { ...(await this.serviceParameters()), ...traceHeaders } };
+  /**
+   * The options of one call: its signal, the auth metadata and the trace context. A call that is not a
+   * stream also ends at `callTimeoutMs`: the read timeout only measures silence, so a body trickled
+   * byte by byte, or one that never ends, would otherwise hold the activity for as long as it lives.
+   */
+  private async call(signal: AbortSignal | undefined, traceHeaders: Record<string, string>, stream = false) {
+    const bounded = stream ? signal : AbortSignal.any([...(signal ? [signal] : []), AbortSignal.timeout(this.callTimeoutMs)]);
+    return { signal: bounded, serviceParameters: { ...(await this.serviceParameters()), ...traceHeaders } };
   }
 
   private named(method: string, taskId?: string): RemoteCall {
@@ -147,7 +172,7 @@ export class AgentClient {
               metadata: undefined,
               configuration: { acceptedOutputModes: [], returnImmediately: false, historyLength: 0, taskPushNotificationConfig: undefined },
             },
-            await this.call(signal, trace),
+            await this.call(signal, trace, true),
           );
           for await (const event of events) yield streamEventFromSdk(event);
         }.bind(this),
@@ -229,7 +254,7 @@ export class AgentClient {
       yield* instrumentStream(
         this.named('SubscribeToTask', taskId),
         async function* (this: AgentClient, trace: Record<string, string>) {
-          for await (const event of this.client.resubscribeTask({ tenant: '', id: taskId }, await this.call(signal, trace)))
+          for await (const event of this.client.resubscribeTask({ tenant: '', id: taskId }, await this.call(signal, trace, true)))
             yield streamEventFromSdk(event);
         }.bind(this),
       );

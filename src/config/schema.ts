@@ -88,6 +88,12 @@ export const AgentLimitsSchema = z
     connectTimeoutMs: z.number().int().positive().default(5_000),
     /** Longest silence while reading a response. Default 120000 ms. */
     readTimeoutMs: z.number().int().positive().default(120_000),
+    /**
+     * Longest one call that is not a stream (a send, a read, a cancel) may take, its whole answer
+     * included; then it is tried again as a transient fault. The read timeout measures only silence, so
+     * an answer trickled byte by byte, or a chunked body that never ends, is cut here. Default 60000 ms.
+     */
+    callTimeoutMs: z.number().int().min(100).max(600_000).default(60_000),
     /** Redirects followed, each re-checked; 0 refuses them. Default 3. */
     maxRedirects: z.number().int().min(0).max(10).default(3),
   })

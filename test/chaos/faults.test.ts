@@ -35,6 +35,9 @@ const CASES: Case[] = [
   // Working well past the send's read window (1 s), so the subscription is what meets the fault.
   { name: 'stalled-stream', plan: { stallStream: true, streaming: true, workMs: 3_000 }, outcome: 'ACCEPTED' },
   { name: 'duplicated-events', plan: { duplicateEvents: true, streaming: true, askOnce: false, workMs: 3_000 }, outcome: 'ACCEPTED' },
+  // Transient, so retried: answers cut in transit mid-string, and bodies that never end (callTimeoutMs).
+  { name: 'cut-in-transit', plan: { cutInTransit: 2, workMs: 1_500 }, outcome: 'ACCEPTED' },
+  { name: 'endless-body', plan: { endlessBody: 2, workMs: 1_500 }, outcome: 'ACCEPTED' },
 ];
 
 describe('chaos: one delegation per injected fault', () => {
@@ -51,7 +54,7 @@ describe('chaos: one delegation per injected fault', () => {
     const registry = Object.fromEntries(
       [...agents].map(([name, a]) => [
         name,
-        loopbackAgent(a.url, { acceptance: 'accept-any', limits: { maxResponseBytes: 8 * 1024 * 1024 } }),
+        loopbackAgent(a.url, { acceptance: 'accept-any', limits: { maxResponseBytes: 8 * 1024 * 1024, callTimeoutMs: 1_500 } }),
       ]),
     );
     await withWorker(
@@ -77,6 +80,14 @@ describe('chaos: one delegation per injected fault', () => {
         assert.ok((agents.get('bursts-of-5xx')?.faults.serverErrors ?? 0) >= 1, '5xx were answered');
         assert.ok((agents.get('stalled-stream')?.faults.stallStream ?? 0) >= 1, 'a subscription stalled');
         assert.ok((agents.get('duplicated-events')?.calls.SubscribeToTask ?? 0) >= 1, 'a subscription carried the duplicated events');
+        const duplicated = records[CASES.findIndex((c) => c.name === 'duplicated-events')];
+        const states = duplicated?.remote.history.map((h) => h.state) ?? [];
+        assert.equal(new Set(states).size, states.length, `an event id seen twice is one state change: ${states.join(', ')}`);
+        for (const [name, fault] of [
+          ['cut-in-transit', 'cutInTransit'],
+          ['endless-body', 'endlessBody'],
+        ] as const)
+          assert.ok((agents.get(name)?.faults[fault] ?? 0) >= 1, `${name}: an answer was broken`);
 
         // Completing while the cancel is on its way: the cancel wins locally, the remote end is kept.
         const id = await baton.start({ agent: 'complete-on-cancel', parts: [{ text: 'long work' }] });
