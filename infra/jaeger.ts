@@ -3,34 +3,26 @@
  * OTLP and read back through its query API. Built from the Go module proxy at a pinned version into
  * `.baton/tools/jaeger/<version>/` (git-ignored; a test tool, never shipped), run on private ports.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../src/runtime/project-root';
+import { ensureGoTool } from './go-tool';
 import { freePort } from '../src/runtime/temporal-server';
 
 export const JAEGER_VERSION = 'v1.75.0';
 
-function go(args: string[], cwd: string, what: string): void {
-  const run = spawnSync('go', args, { cwd, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
-  if (run.error) throw new Error(`Jaeger is built with Go, which is missing (${run.error.message}): npm run setup -- --test installs it`);
-  if (run.status !== 0) throw new Error(`${what} failed: ${run.stderr.trim().split('\n').slice(-3).join(' ')}`);
-}
-
 /** The binary, built first when missing (about 3.5 minutes on two cores; `log` hears of it). */
 export function ensureJaegerBinary(version = JAEGER_VERSION, log: (line: string) => void = () => {}): string {
-  const dir = join(projectRoot(), '.baton', 'tools', 'jaeger', version);
-  const path = join(dir, 'jaeger');
-  if (existsSync(path)) return path;
-  // Jaeger's go.mod has replace directives, so `go install pkg@version` refuses it: build it as a
-  // tool of a module of our own instead.
-  const mod = join(dir, 'mod');
-  mkdirSync(mod, { recursive: true });
-  log(`building Jaeger ${version} from the Go module proxy into ${dir} (about 3.5 minutes, once)`);
-  writeFileSync(join(mod, 'go.mod'), 'module baton.local/jaeger-tool\n\ngo 1.24\n');
-  go(['get', '-tool', `github.com/jaegertracing/jaeger/cmd/jaeger@${version}`], mod, `go get -tool jaeger@${version}`);
-  go(['build', '-o', path, 'github.com/jaegertracing/jaeger/cmd/jaeger'], mod, `go build jaeger@${version}`);
-  return path;
+  return ensureGoTool({
+    tool: 'Jaeger',
+    pkg: 'github.com/jaegertracing/jaeger/cmd/jaeger',
+    version,
+    dir: join(projectRoot(), '.baton', 'tools', 'jaeger', version),
+    binary: 'jaeger',
+    log,
+    took: 'about 3.5 minutes',
+  });
 }
 
 export interface RunningJaeger {

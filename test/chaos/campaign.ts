@@ -1,9 +1,10 @@
 /**
  * The long chaos campaign, outside CI: `npm run chaos -- --kill-runs 50 --fuzz 10000`. Runs the
- * fuzzers, the refusal matrices, Temporal server restarts and worker SIGKILL runs, prints the figures
- * and writes docs/RELIABILITY.md with the command, date, machine and versions.
+ * fuzzers, the refusal matrices, Temporal server restarts, worker SIGKILL runs and faults on the wire,
+ * prints the figures and writes docs/RELIABILITY.md with the command, date, machine and versions.
+ * `--only wire` runs the wire faults alone and replaces only their section of the file.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -17,6 +18,28 @@ import { campaignAgent, killRun, restartServerRun, type CrashRunReport, type Res
 import { MATRICES } from './all-matrices';
 import type { MatrixReport } from './matrices';
 import { installedVersion as version } from '../../infra/versions';
+import { agentLinkRuns, frontendLinkRuns, servedLinkRuns, wireScenarios, type WireOptions, type WireReport } from './wire-faults';
+import { spliceSection, WIRE_HEADING, wireSection } from './wire-report';
+
+type Say = (line: string) => void;
+
+/** Every wire scenario on every link; `command` is what the section says reproduces it. */
+async function wireRuns(opts: WireOptions & { downMs: number; command: string }, say: Say): Promise<string[]> {
+  const started = Date.now();
+  const scenarios = wireScenarios(opts.downMs);
+  const reports: WireReport[] = [];
+  for (const runs of [agentLinkRuns, frontendLinkRuns, servedLinkRuns]) {
+    for (const r of await runs(scenarios, opts)) {
+      reports.push(r);
+      say(
+        `  ${r.link}, ${r.scenario}: lost ${r.lost}, duplicates ${r.duplicates}, wrong ${r.wrongOutcomes}, settled ${r.settleMs} ms after it cleared`,
+      );
+    }
+  }
+  const bad = reports.reduce((n, r) => n + r.lost + r.duplicates + r.wrongOutcomes, 0);
+  if (bad) process.exitCode = 1;
+  return wireSection(reports, { ...opts, tookMs: Date.now() - started });
+}
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
@@ -25,6 +48,10 @@ async function main(): Promise<number> {
       'per-run': { type: 'string', default: '3' },
       fuzz: { type: 'string', default: '10000' },
       restarts: { type: 'string', default: '3' },
+      'wire-per-run': { type: 'string', default: '6' },
+      'wire-hold': { type: 'string', default: '10' },
+      'wire-down': { type: 'string', default: '30' },
+      only: { type: 'string' },
       out: { type: 'string', default: join(projectRoot(), 'docs', 'RELIABILITY.md') },
     },
   });
@@ -32,11 +59,27 @@ async function main(): Promise<number> {
   const perRun = Number(values['per-run']);
   const fuzzRuns = Number(values.fuzz);
   const restarts = Number(values.restarts);
-  const command = `npm run chaos -- --kill-runs ${killRuns} --per-run ${perRun} --fuzz ${fuzzRuns} --restarts ${restarts}`;
+  const wireFlags = `--wire-per-run ${values['wire-per-run']} --wire-hold ${values['wire-hold']} --wire-down ${values['wire-down']}`;
+  const wire = {
+    perRun: Number(values['wire-per-run']),
+    holdMs: Number(values['wire-hold']) * 1000,
+    downMs: Number(values['wire-down']) * 1000,
+    settleWithinMs: 180_000,
+  };
+  const command = `npm run chaos -- --kill-runs ${killRuns} --per-run ${perRun} --fuzz ${fuzzRuns} --restarts ${restarts} ${wireFlags}`;
   const started = Date.now();
   // Retries are expected here by design; only errors are worth printing.
   installTemporalRuntime(pino({ level: 'error' }, pino.destination(2)));
-  const say = (line: string): void => void process.stderr.write(`${line}\n`);
+  const say: Say = (line) => void process.stderr.write(`${line}\n`);
+  if (values.only !== undefined) {
+    if (values.only !== 'wire') throw new Error(`--only ${values.only}: only \`wire\` runs alone`);
+    say('faults on the wire…');
+    const section = await wireRuns({ ...wire, command: `npm run chaos -- --only wire ${wireFlags}` }, say);
+    await stopTestServer();
+    writeFileSync(values.out, spliceSection(readFileSync(values.out, 'utf8'), WIRE_HEADING, section));
+    say(`wrote the wire section of ${values.out}`);
+    return process.exitCode === 1 ? 1 : 0;
+  }
 
   say(`fuzzing ${fuzzRuns} cases per boundary…`);
   const fuzz: FuzzReport[] = await fuzzBoundaries(fuzzRuns);
@@ -73,8 +116,10 @@ async function main(): Promise<number> {
   } finally {
     await agent.close();
     await streamingAgent.close();
-    await stopTestServer();
   }
+  say('faults on the wire…');
+  const wireLines = await wireRuns({ ...wire, command }, say);
+  await stopTestServer();
 
   const sum = (k: keyof CrashRunReport): number => kills.reduce((n, r) => n + Number(r[k]), 0);
   const zero = (n: number): string => (n === 0 ? '0 ✅' : `${n} ❌`);
@@ -90,7 +135,7 @@ async function main(): Promise<number> {
     '',
     `Date ${new Date().toISOString().slice(0, 10)}; ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB; Node ${process.version}; Temporal CLI ${TEMPORAL_CLI_VERSION} (dev server, SQLite); @temporalio/* ${version('@temporalio/worker')}; @a2a-js/sdk ${version('@a2a-js/sdk')}; fast-check ${version('fast-check')}. The campaign took ${Math.round((Date.now() - started) / 60_000)} min.`,
     '',
-    'The short form of every part runs in CI (`test/chaos/`, part of `npm test`): 2 SIGKILL runs, one server restart, 400 fuzz cases per boundary, and every matrix.',
+    'The short form of every part runs in CI (`test/chaos/`, part of `npm test`): 2 SIGKILL runs, one server restart, 400 fuzz cases per boundary, every matrix, and every wire fault on every link (4 delegations each, faults of 5 s, the link down for 30 s).',
     '',
     '## Worker crashes (SIGKILL) and server restarts',
     '',
@@ -107,6 +152,7 @@ async function main(): Promise<number> {
     `| Server stopped and restarted on its SQLite file mid-run | ${restart.restarts} time(s), ${restart.delegations} delegations | |`,
     `| … lost / duplicates / wrong outcomes | ${zero(restart.lost)} / ${zero(restart.duplicates)} / ${zero(restart.wrongOutcomes)} | 0 / 0 / 0 |`,
     '',
+    ...wireLines,
     '## Fuzzing every boundary',
     '',
     "fast-check samples (seed 20261202); each case must be accepted only when an independent check finds it valid, or refused with the boundary's typed error. A crash is any other exception. CLI arguments are fuzzed through the value parsers behind the flags (`--text`/`--data-file` parts, durations); whole command lines are exercised by the CLI integration tests, not fuzzed.",

@@ -93,6 +93,8 @@ export async function withWorker<T>(
     traced?: boolean;
     /** The activities' DNS lookup (default: the system's). */
     lookup?: Lookup;
+    /** Where the worker (not the test's client) reaches the server: a fault proxy in front of it. Default: the server. */
+    workerAddress?: string;
   } = {},
 ): Promise<T> {
   installTemporalRuntime(pino({ level: 'warn' }, pino.destination(2)));
@@ -106,7 +108,7 @@ export async function withWorker<T>(
     },
   );
   const taskQueue = `test-${randomUUID()}`;
-  const nativeConnection = await NativeConnection.connect({ address });
+  const nativeConnection = await NativeConnection.connect({ address: opts.workerAddress ?? address });
   const connection = await Connection.connect({ address });
   try {
     const worker = await createBatonWorker({
