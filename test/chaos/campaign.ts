@@ -177,7 +177,7 @@ async function main(): Promise<number> {
     '- Duplicate remote tasks are counted at the agent: more than one task for one first-turn messageId.',
     '  They stay at 0 because a retried send first looks for its turn (ListTasks); a 0.3 agent cannot be',
     '  asked, and there a lost response can still create a second task (the delegation notes it).',
-    '- The fault agent runs on loopback; network partitions between hosts, clock skew and a lost Temporal',
+    "- The fault agents and Toxiproxy run on loopback (a link that goes down is the proxy's); partitions between hosts, clock skew and a lost Temporal",
     '  database are not part of this campaign.',
     '',
   ];

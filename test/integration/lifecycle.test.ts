@@ -111,7 +111,7 @@ describe('input routing, access and cancel', () => {
       assert.equal(record.outcome?.kind, 'TIMED_OUT');
       assert.deepEqual(record.outcome?.reasons, ['deadline of 2s passed', 'remote task CANCELED']);
       assert.equal(record.remote.state, 'TASK_STATE_CANCELED');
-      assert.deepEqual(record.contract, { maxInputRounds: 10, maxRemoteCalls: 500, deadline: '2s' });
+      assert.deepEqual(record.contract, { maxInputRounds: 10, maxRemoteCalls: 500, maxWait: '90d', deadline: '2s' });
     });
   });
 
