@@ -28,8 +28,8 @@ export function wireSection(reports: WireReport[], opts: WireOptions & { command
     `| **all** | | ${reports.reduce((n, r) => n + r.delegations, 0)} | ${zero(total('lost'))} | ${zero(total('duplicates'))} | ${zero(total('wrongOutcomes'))} | | |`,
     '',
     "- Duplicate remote tasks are counted at the agents (more than one task for one first-turn messageId) and, for the served gateway, also at the callers (more than one task id for one caller's messageId).",
-    "- A response cut by `reset_peer` reaches the agent and is lost on the way back: the retried send looks for its turn (ListTasks) before sending again. A half-open link holds a call until its own timeout (the agent entry's `limits.timeoutMs`, the activity's heartbeat timeout for a read, the caller's own bound); Temporal's gRPC client notices a dead frontend connection and dials again.",
-    '- "Last settled after it cleared" is 0 when every delegation settled while the fault was still on (latency, bandwidth and slicer slow the wire down without breaking it).',
+    "- A response cut by `reset_peer` reaches the agent and is lost on the way back: the retried send looks for its turn (ListTasks) before sending again. A half-open link holds a call until its own timeout (the agent entry's `limits.callTimeoutMs` or `readTimeoutMs`, the activity's heartbeat timeout for a read, the caller's own bound); Temporal's gRPC client notices a dead frontend connection and dials again.",
+    '- "Last settled after it cleared" is 0.0 s when every delegation had settled while the fault was still on (latency, bandwidth and slicer slow the wire down without breaking it): what is left is the time to read the outcomes.',
     '',
   ];
 }
