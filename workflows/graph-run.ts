@@ -184,7 +184,17 @@ export class GraphRun {
         if (!unheard.length) return;
         try {
           const ended = await describing.endedDelegations(unheard.map((id) => this.state.node(id).delegationId));
-          for (const result of ended) this.settled(result);
+          for (const result of ended) {
+            // A node that ended by itself should have said so by Signal: make the rare miss visible.
+            const nodeId = this.state.nodeOf(result.id);
+            if (nodeId && this.state.isRunning(nodeId))
+              log.warn('learned how a node ended by asking the server, not from its signal', {
+                graphId: workflowInfo().workflowId,
+                nodeId,
+                outcome: result.outcome,
+              });
+            this.settled(result);
+          }
         } catch (err) {
           log.warn('could not learn how nodes of an earlier run are doing; asking again later', {
             graphId: workflowInfo().workflowId,
