@@ -567,6 +567,16 @@ export const ApiSchema = z
       .default({ requestsPerMinute: 600, burst: 120 }),
     /** Serve MCP (Streamable HTTP) at `/mcp` for the same callers and tokens (docs/mcp.md). Default true. */
     mcp: z.boolean().default(true),
+    /**
+     * Environment variable with the secret MCP session ids are sealed with (32 characters or more, the
+     * same on every replica of `baton ui`), so a host's session goes on when `baton ui` restarts or its
+     * next request reaches another replica. Default BATON_MCP_SESSION_KEY; unset, each process seals
+     * its own and a restart makes every host initialize again (`baton dev` keeps one under `.baton/dev`).
+     */
+    mcpSessionKeyFromEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')
+      .default('BATON_MCP_SESSION_KEY'),
     /** What else one caller may use, on every surface of every replica (docs/resource-model.md). */
     limits: LimitsSchema.default(LIMIT_DEFAULTS),
     /**
@@ -964,6 +974,7 @@ export const ConfigSchema = z
       issuers: [],
       rateLimit: { requestsPerMinute: 600, burst: 120 },
       mcp: true,
+      mcpSessionKeyFromEnv: 'BATON_MCP_SESSION_KEY',
       limits: LIMIT_DEFAULTS,
       trustProxy: 0,
     }),

@@ -62,8 +62,11 @@ export interface ApiServerOptions {
   artifacts?: ArtifactStore;
   /** The A2A agents Baton serves (`serve.services`), mounted at `/a2a`. Default: none. */
   servedAgents?: express.Router;
-  /** Serve MCP over Streamable HTTP at `/mcp`, for the same callers, with this agent registry. Default: not served. */
-  mcp?: { agents: Record<string, AgentEntry> };
+  /**
+   * Serve MCP over Streamable HTTP at `/mcp`, for the same callers, with this agent registry and this
+   * key for session ids (default: one of this process, so sessions end with it). Default: not served.
+   */
+  mcp?: { agents: Record<string, AgentEntry>; sessionKey?: Buffer };
 }
 
 export function createApiApp(opts: ApiServerOptions): express.Express & { closeSessions(): Promise<void> } {

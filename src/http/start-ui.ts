@@ -2,6 +2,8 @@
  * Starts the HTTP API and web app for a config: the callers from `api.callers`, or, when none are
  * configured, one fresh token for the config's caller (then only on a loopback address).
  */
+import { MCP_SESSION_KEY } from '../mcp/session-id';
+import { sharedKey } from '../config/shared-key';
 import type { Connection } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { configuredClients } from '../client/configured-clients';
@@ -98,7 +100,9 @@ export async function startUi(
       budget: gate.budget,
       trustProxy: config.api.trustProxy,
       artifacts,
-      ...(config.api.mcp !== false ? { mcp: { agents: config.agents } } : {}),
+      ...(config.api.mcp !== false
+        ? { mcp: { agents: config.agents, sessionKey: sharedKey(config.api.mcpSessionKeyFromEnv, MCP_SESSION_KEY, logger) } }
+        : {}),
       ...(codecServer ? { codec: { ...codecServer, budget: gate.budget } } : {}),
       ...(serving ? { servedAgents: serving.router } : {}),
     }).catch(async (err: unknown) => {

@@ -1,10 +1,10 @@
 /**
  * MCP over Streamable HTTP, mounted by `baton ui` at `/mcp`: the same bearer tokens as the HTTP API
  * (the caller is authenticated before this router runs). Each session is one MCP server acting as the
- * caller that opened it; a session id presented with another caller's token is not found.
+ * caller that opened it (./mcp-sessions.ts); a session id presented with another caller's token is
+ * not found. A session id outlives the process that made it: another `baton ui` with the same key
+ * takes the session up again.
  */
-import { randomUUID } from 'node:crypto';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import express, { type Request, type Response } from 'express';
 import type { Logger } from 'pino';
@@ -13,7 +13,8 @@ import { mcpPermission, refusePermission, type Permission } from '../auth/permis
 import { MAX_NESTING, nestsDeeperThan } from '../shared/nesting';
 import type { BatonMcp } from './baton-mcp-server';
 import { RateLimitedError, type CallerBudget } from '../limits/caller-budget';
-import type { Lease } from '../limits/budget-store';
+import { McpSessions, SessionsFullError, type Session } from './mcp-sessions';
+import { sendWebResponse, webRequestOf } from './web-http';
 
 export interface McpHttpOptions {
   /** An MCP server acting as `caller`. */
@@ -27,16 +28,10 @@ export interface McpHttpOptions {
   budget: CallerBudget;
   /** Open sessions at most, of every caller; an initialize beyond them is refused (503). Default 1,000. */
   maxSessions?: number;
-  /** A session unused this long is closed. Default 30 minutes. */
+  /** A session unused this long is closed here (its id still takes it up again). Default 30 minutes. */
   idleMs?: number;
-}
-
-interface Session {
-  transport: StreamableHTTPServerTransport;
-  mcp: BatonMcp;
-  caller: Caller;
-  usedAt: number;
-  lease: Lease;
+  /** The key session ids are sealed with (`api.mcpSessionKeyFromEnv`): the same on every `baton ui` that shares hosts. */
+  sessionKey: Buffer;
 }
 
 const rpcError = (res: Response, status: number, message: string): void =>
@@ -49,24 +44,29 @@ export interface McpHttp {
 }
 
 export function mcpRouter(opts: McpHttpOptions): McpHttp {
-  const sessions = new Map<string, Session>();
-  const maxSessions = opts.maxSessions ?? 1_000;
-  const idleMs = opts.idleMs ?? 30 * 60_000;
+  const sessions = new McpSessions({
+    serverFor: opts.serverFor,
+    logger: opts.logger,
+    budget: opts.budget,
+    key: opts.sessionKey,
+    ...(opts.maxSessions ? { maxSessions: opts.maxSessions } : {}),
+    ...(opts.idleMs ? { idleMs: opts.idleMs } : {}),
+  });
   const log = opts.logger.child({ component: 'mcp' });
-  const end = async (id: string): Promise<void> => {
-    const s = sessions.get(id);
-    if (!s) return;
-    sessions.delete(id);
-    await s.lease.release().catch(() => undefined);
-    await s.mcp.close().catch(() => undefined);
+  /** The request passed on to a session's transport, its answer written back. */
+  const serve = async (s: Pick<Session, 'transport'>, req: Request, res: Response): Promise<void> =>
+    sendWebResponse(await s.transport.handleRequest(webRequestOf(req), req.method === 'POST' ? { parsedBody: req.body } : {}), res);
+  /** A refusal the host can act on; anything else is logged and answered 500. */
+  const failed = (res: Response, what: string) => (err: unknown) => {
+    if (res.headersSent) return void res.end();
+    if (err instanceof SessionsFullError) return rpcError(res, 503, err.message);
+    if (err instanceof RateLimitedError) {
+      res.setHeader('Retry-After', String(err.retryAfterSeconds));
+      return rpcError(res, 429, err.message);
+    }
+    log.error({ err }, what);
+    rpcError(res, 500, 'internal error (see the server log)');
   };
-  const sweep = setInterval(
-    () => {
-      for (const [id, s] of sessions) if (Date.now() - s.usedAt > idleMs) void end(id);
-    },
-    Math.min(idleMs, 60_000),
-  );
-  sweep.unref();
 
   const router = express.Router();
   router.use(express.json({ limit: '1mb' }));
@@ -77,66 +77,18 @@ export function mcpRouter(opts: McpHttpOptions): McpHttp {
     const forbidden = opts.mayOf && refusePermission(opts.mayOf(req), mcpPermission(req.body));
     if (forbidden) return rpcError(res, 403, `Forbidden: ${forbidden}`);
     const sessionId = req.get('mcp-session-id');
-    const handle = (s: Session): Promise<void> => {
-      s.usedAt = Date.now();
-      return s.transport.handleRequest(req, res, req.body);
-    };
-    if (sessionId) {
-      const s = sessions.get(sessionId);
-      // Another caller's session looks exactly like an ended one.
-      if (!s || s.caller.tenant !== caller.tenant || s.caller.user !== caller.user)
-        return rpcError(res, 404, 'no such MCP session (ended, or opened by another caller): initialize a new one');
-      return void handle(s).catch((err: unknown) => log.error({ err }, 'MCP request failed'));
-    }
+    if (sessionId)
+      return void sessions
+        .find(sessionId, caller)
+        .then((s) =>
+          // Another caller's session looks exactly like an ended one.
+          s ? serve(s, req, res) : rpcError(res, 404, 'no such MCP session (ended, or opened by another caller): initialize a new one'),
+        )
+        .catch(failed(res, 'MCP request failed'));
     if (req.method !== 'POST' || !isInitializeRequest(req.body))
       return rpcError(res, 400, 'no MCP session: send initialize first, then the Mcp-Session-Id it answers with');
-    if (sessions.size >= maxSessions) return rpcError(res, 503, `${maxSessions} MCP sessions are open: try again later`);
-    void opts.budget.openSession(caller).then(
-      (lease) => open(req, res, caller, lease),
-      (err: unknown) => {
-        if (!(err instanceof RateLimitedError)) {
-          log.error({ err }, 'MCP session could not be counted');
-          return rpcError(res, 500, 'internal error (see the server log)');
-        }
-        res.setHeader('Retry-After', String(err.retryAfterSeconds));
-        rpcError(res, 429, err.message);
-      },
-    );
+    void sessions.open(caller, req.body, (transport) => serve({ transport }, req, res)).catch(failed(res, 'MCP session could not start'));
   });
 
-  /** A new session for `caller`, holding `lease` until it ends. */
-  const open = (req: Request, res: Response, caller: Caller, lease: Lease): void => {
-    const mcp = opts.serverFor(caller);
-    let opened = false;
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        opened = true;
-        sessions.set(id, { transport, mcp, caller, usedAt: Date.now(), lease });
-        log.info({ caller, sessions: sessions.size }, 'MCP session opened');
-      },
-    });
-    transport.onclose = () => {
-      if (transport.sessionId) void end(transport.sessionId);
-    };
-    void mcp.server
-      .connect(transport)
-      .then(() => transport.handleRequest(req, res, req.body))
-      .catch((err: unknown) => {
-        log.error({ err }, 'MCP session could not start');
-        if (!res.headersSent) rpcError(res, 500, 'internal error (see the server log)');
-      })
-      .finally(() => {
-        // An initialize that did not open a session gives its place back.
-        if (!opened) void lease.release();
-      });
-  };
-
-  return {
-    router,
-    close: async () => {
-      clearInterval(sweep);
-      await Promise.all([...sessions.keys()].map(end));
-    },
-  };
+  return { router, close: () => sessions.close() };
 }

@@ -5,9 +5,9 @@
  * It is keyed with the server's secret (`serve.taskIdKeyFromEnv`): nobody who lacks it can compute
  * another caller's future task id and take it first.
  */
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
-import { ConfigError } from '../config/config-error';
+import { sharedKey, sharedKeyProblem, type SharedKeyUse } from '../config/shared-key';
 import type { Caller } from '../shared/delegation-types';
 import { SERVED_TASK_PREFIX } from '../shared/ids';
 
@@ -39,27 +39,20 @@ export function turnUpdateId(taskId: string, caller: Caller, messageId: string):
   return `a2a-turn-${digest('turn', taskId, caller.tenant, caller.user, messageId)}`;
 }
 
-/**
- * The key served task ids are made with: the variable `variable` names (at least 32 characters, the
- * same on every replica); unset, a key of this process alone, with a warning (a retried SendMessage
- * that reaches another replica, or this one restarted, then starts a second task).
- */
+/** The served task id key's use, for its messages. */
+export const TASK_ID_KEY: SharedKeyUse = {
+  setting: 'serve.taskIdKeyFromEnv',
+  guessable: "a guessable key lets callers take each other's task ids",
+  unshared:
+    'served task ids are keyed for this process alone, so a retried SendMessage that reaches another replica (or this one restarted) starts a second task',
+};
+
+/** The key served task ids are made with: the variable `variable` names, or one of this process alone. */
 export function taskIdKey(variable: string, logger: Logger, env: NodeJS.ProcessEnv = process.env): Buffer {
-  const value = env[variable];
-  const problem = taskIdKeyProblem(variable, env);
-  if (problem) throw new ConfigError(problem);
-  if (value) return Buffer.from(value, 'utf8');
-  logger.warn(
-    { variable },
-    `${variable} is not set: served task ids are keyed for this process alone, so a retried SendMessage that reaches another replica (or this one restarted) starts a second task; set it to the same secret on every replica`,
-  );
-  return randomBytes(32);
+  return sharedKey(variable, TASK_ID_KEY, logger, env);
 }
 
 /** What is wrong with the task id key `variable` holds, when it is set: shorter than 32 characters. */
 export function taskIdKeyProblem(variable: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const value = env[variable];
-  return value !== undefined && value.length < 32
-    ? `serve.taskIdKeyFromEnv: ${variable} must hold at least 32 characters (a guessable key lets callers take each other's task ids)`
-    : undefined;
+  return sharedKeyProblem(variable, TASK_ID_KEY, env);
 }

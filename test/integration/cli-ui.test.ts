@@ -50,7 +50,8 @@ describe('baton ui', () => {
       const initialize = (token?: string) => initializeRequest(`${url}/mcp`, token);
       const opened = await initialize('acme-ui-token-0123456789');
       assert.equal(opened.status, 200);
-      assert.match(opened.headers.get('mcp-session-id') ?? '', /^[0-9a-f-]{36}$/);
+      // A sealed id (payload and seal, base64url), which another baton ui with the same key takes up.
+      assert.match(opened.headers.get('mcp-session-id') ?? '', /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{24}$/);
       await opened.body?.cancel();
       assert.equal((await initialize()).status, 401);
     } finally {

@@ -15,6 +15,8 @@ import { codecTokenProblems } from '../../http/codec-server';
 import { callerTokenProblems } from '../../auth/caller-tokens';
 import { limitsStoreProblem } from '../../limits/configured-budget';
 import { taskIdKeyProblem } from '../../served-tasks/task-id';
+import { MCP_SESSION_KEY } from '../../mcp/session-id';
+import { sharedKeyProblem } from '../../config/shared-key';
 import { printJson } from '../output';
 import { agentIdentityProblems, callerIdentityProblems, identityReport, type IdentityReport } from './identity-report';
 
@@ -184,6 +186,13 @@ export function checkConfig(configPath?: string): ConfigReport {
   problems.push(...agentIdentityProblems(loaded.config), ...callerIdentityProblems(loaded.config));
   const limitsStore = limitsStoreProblem(loaded.config.api);
   if (limitsStore) problems.push(limitsStore);
+  const mcpKey = loaded.config.api.mcp ? sharedKeyProblem(loaded.config.api.mcpSessionKeyFromEnv, MCP_SESSION_KEY) : undefined;
+  if (mcpKey) problems.push(mcpKey);
+  const { api } = loaded.config;
+  if (api.mcp && process.env[api.mcpSessionKeyFromEnv] === undefined && (api.callers.length || api.issuers.length))
+    loaded.warnings.push(
+      `api.mcpSessionKeyFromEnv: ${api.mcpSessionKeyFromEnv} is not set: MCP session ids are sealed for one process, so a restart of baton ui (or another replica) makes every host initialize again`,
+    );
   const push = loaded.config.push;
   if (push && !process.env[push.secretFromEnv])
     problems.push(`push.secretFromEnv: ${push.secretFromEnv} is not set; set it to the same random secret on the webhook and every worker`);

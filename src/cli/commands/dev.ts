@@ -46,8 +46,9 @@ export async function devCommand(opts: DevOptions): Promise<number> {
   const devConfig: BatonConfig = selfServe
     ? { ...config, serve: demoServe(), agents: { ...config.agents, 'baton-qa': selfAgentEntry(appPort) } }
     : config;
-  // Served task ids stay the same across restarts of dev: their key is kept beside its database.
-  if (devConfig.serve) keepTaskIdKey(devConfig.serve.taskIdKeyFromEnv, join(dirname(dbFile), 'serve-task-id.key'));
+  // Served task ids stay the same, and MCP sessions go on, across restarts of dev: their keys are kept beside its database.
+  if (devConfig.serve) keepKey(devConfig.serve.taskIdKeyFromEnv, join(dirname(dbFile), 'serve-task-id.key'));
+  keepKey(devConfig.api.mcpSessionKeyFromEnv, join(dirname(dbFile), 'mcp-session.key'));
   const tracing = startTracing(config.telemetry, 'dev', logger);
   const stack = await startStack({
     config: devConfig,
@@ -128,7 +129,7 @@ function withWebUiOrigin(config: BatonConfig, uiUrl: string | undefined): BatonC
 }
 
 /** Sets `variable` (unless set) to the key kept in `file`, made once. */
-function keepTaskIdKey(variable: string, file: string): void {
+function keepKey(variable: string, file: string): void {
   if (process.env[variable]) return;
   if (!existsSync(file)) {
     mkdirSync(dirname(file), { recursive: true });

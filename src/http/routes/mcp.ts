@@ -2,6 +2,7 @@
  * `/mcp`: Baton as an MCP server over Streamable HTTP, for the API's callers. Loaded at the first MCP
  * request: the MCP SDK takes about 0.3 s to load, which no other command should pay.
  */
+import { randomBytes } from 'node:crypto';
 import type express from 'express';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
@@ -20,9 +21,10 @@ export function mountMcp(
   authenticate: express.RequestHandler,
   kit: RouteKit,
   clients: { baton: BatonClient; graphs: GraphClient; logger: Logger },
-  mcp: { agents: Record<string, AgentEntry> },
+  mcp: { agents: Record<string, AgentEntry>; sessionKey?: Buffer },
 ): () => Promise<void> {
   const { agents } = mcp;
+  const sessionKey = mcp.sessionKey ?? randomBytes(32);
   // Loaded at the first MCP request: the MCP SDK takes about 0.3 s to load, which no other command should pay.
   let loaded: McpHttp | undefined;
   const load = (): McpHttp => {
@@ -48,6 +50,7 @@ export function mountMcp(
           },
         }),
       logger: clients.logger,
+      sessionKey,
     }));
   };
   const close = async (): Promise<void> => loaded?.close();
