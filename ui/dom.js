@@ -1,6 +1,6 @@
 // DOM helpers. Strings always become text nodes, never markup: what an agent wrote is shown, never run.
 
-const main = () => document.getElementById('main');
+export const main = () => document.getElementById('main');
 
 /** Builds an element; strings become text nodes, never markup. */
 export function h(tag, attrs, ...children) {

@@ -4,6 +4,8 @@
  * stdout keeps only the result.
  */
 import type { BatonClient } from '../client/baton-client';
+import { readThroughOutage } from '../client/read-through-outage';
+import type { RideOut } from '../shared/ride-out';
 import { changeKeyOf } from '../shared/delegation-result';
 import type { DelegationRecord } from '../shared/delegation-types';
 
@@ -76,18 +78,21 @@ export function delegationLine(r: DelegationRecord): string {
 export async function followDelegation(
   baton: BatonClient,
   id: string,
-  opts: { json?: boolean; intervalMs?: number } = {},
+  opts: { json?: boolean; intervalMs?: number; rideOut?: RideOut } = {},
 ): Promise<DelegationRecord> {
   const status = new StatusLine(process.stderr, opts.json ? 'plain' : 'auto');
   try {
-    return await baton.until(
-      id,
-      (r) => {
-        status.update(delegationLine(r), changeKeyOf(r));
-        return r.outcome !== undefined;
-      },
-      opts.intervalMs ?? 500,
-    );
+    for (;;) {
+      // Temporal away for a while (a restart, a failover) is waited out on the status line.
+      const record = await readThroughOutage(() => baton.show(id), {
+        ...(opts.rideOut ? { rideOut: opts.rideOut } : {}),
+        what: `delegation ${id}`,
+        onOutage: () => status.update(`${id}  Temporal is not answering; still watching`),
+      });
+      status.update(delegationLine(record), changeKeyOf(record));
+      if (record.outcome !== undefined) return record;
+      await new Promise((r) => setTimeout(r, opts.intervalMs ?? 500));
+    }
   } finally {
     status.done();
   }

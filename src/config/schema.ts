@@ -580,6 +580,12 @@ export const ApiSchema = z
     /** What else one caller may use, on every surface of every replica (docs/resource-model.md). */
     limits: LimitsSchema.default(LIMIT_DEFAULTS),
     /**
+     * How long an open stream (the API's record stream, a served A2A stream) rides out Temporal not
+     * answering, reading again at a growing pause, before it ends with a retryable error. Default 2m:
+     * longer than a service restart or a database failover takes.
+     */
+    streamRideOut: DurationSchema.default('2m'),
+    /**
      * Behind a reverse proxy: how many proxy hops to trust for the caller's address (X-Forwarded-For),
      * which the unknown-token allowance is counted by. Default 0: the connection's own address, so
      * behind a proxy every caller shares the proxy's.
@@ -976,6 +982,7 @@ export const ConfigSchema = z
       mcp: true,
       mcpSessionKeyFromEnv: 'BATON_MCP_SESSION_KEY',
       limits: LIMIT_DEFAULTS,
+      streamRideOut: '2m',
       trustProxy: 0,
     }),
     /** A2A agents Baton serves itself. Default: none. */

@@ -3,6 +3,7 @@
  * call but the document itself needs `Authorization: Bearer <token>`; the token names the caller,
  * and the same checks as the CLI's apply (the tenant of a delegation, the pending request id).
  */
+import { DEFAULT_RIDE_OUT, type RideOut } from '../shared/ride-out';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { serverSpan } from '../telemetry/http-server-span';
 import { recordApiRequest } from '../telemetry/metrics';
@@ -48,6 +49,8 @@ export interface ApiServerOptions {
   jwks?: () => Promise<{ keys: unknown[] }>;
   /** How often a status stream reads the delegation, in ms. Default 500. */
   pollMs?: number;
+  /** How long a status stream rides out Temporal not answering (`api.streamRideOut`). Default two minutes. */
+  rideOut?: RideOut;
   /** Folder of the web app's files. Default `ui/` in the package; null serves the API alone. */
   uiDir?: string | null;
   /** Requests one caller may make (`api.rateLimit`), when no `budget` is given. Default 600 a minute, bursts of 120. */
@@ -155,7 +158,15 @@ export function createApiApp(opts: ApiServerOptions): express.Express & { closeS
     next(nestsDeeperThan(req.body) ? new BatonError('InvalidRequest', `the body nests deeper than ${MAX_NESTING} levels`) : undefined),
   );
 
-  const kit: RouteKit = { as, budget, log, ...(opts.artifacts ? { artifacts: opts.artifacts } : {}), inboxCache, pollMs };
+  const kit: RouteKit = {
+    as,
+    budget,
+    log,
+    ...(opts.artifacts ? { artifacts: opts.artifacts } : {}),
+    inboxCache,
+    pollMs,
+    rideOut: opts.rideOut ?? DEFAULT_RIDE_OUT,
+  };
   api.get('/whoami', (req, res) => void res.json(as(req).caller));
   delegationRoutes(api, kit);
   inboxRoutes(api, kit);

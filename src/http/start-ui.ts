@@ -2,6 +2,7 @@
  * Starts the HTTP API and web app for a config: the callers from `api.callers`, or, when none are
  * configured, one fresh token for the config's caller (then only on a loopback address).
  */
+import { rideOutOf } from '../config/ride-out-config';
 import { MCP_SESSION_KEY } from '../mcp/session-id';
 import { sharedKey } from '../config/shared-key';
 import type { Connection } from '@temporalio/client';
@@ -99,6 +100,7 @@ export async function startUi(
       port,
       budget: gate.budget,
       trustProxy: config.api.trustProxy,
+      rideOut: rideOutOf(config.api),
       artifacts,
       ...(config.api.mcp !== false
         ? { mcp: { agents: config.agents, sessionKey: sharedKey(config.api.mcpSessionKeyFromEnv, MCP_SESSION_KEY, logger) } }

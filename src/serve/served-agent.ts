@@ -4,6 +4,8 @@
  * turn is the delegation's own validated Update. Nothing is kept in this process, so a restarted
  * server, or another replica, answers for every task.
  */
+import { readThroughOutage } from '../client/read-through-outage';
+import type { RideOut } from '../shared/ride-out';
 import { AgentCard, Message as SdkMessage, StreamResponse as SdkStreamResponse, Task as SdkTask } from '@a2a-js/sdk';
 import type {
   CancelTaskRequest,
@@ -70,6 +72,8 @@ export interface ServedAgentOptions {
   pushConfigs: CallerWebhooks;
   /** How often a blocking send or an open stream reads the task, in ms. */
   pollMs: number;
+  /** How long a blocking send or an open stream rides out Temporal not answering (`api.streamRideOut`). Default two minutes. */
+  rideOut?: RideOut;
   /** The callers' budget: each task a ListTasks page reads is charged as a request. Default: not charged. */
   budget?: CallerBudget;
   logger: Logger;
@@ -374,21 +378,22 @@ export class ServedAgent implements A2ARequestHandler {
    * is seen within tens of ms, a long one costs a Query every `pollMs`.
    */
   private async *watch(id: string, caller: Caller): AsyncGenerator<WireTask> {
-    let failed = false;
     for (let i = 0; ; i++) {
       let task: WireTask;
       try {
-        task = await this.view(id, caller);
-        failed = false;
+        // Temporal away for a while (a restart, a failover; or a Query dropped while its run was
+        // evicted from the worker's cache) is ridden out: the caller sees no change meanwhile.
+        task = await readThroughOutage(() => this.view(id, caller), {
+          ...(this.o.rideOut ? { rideOut: this.o.rideOut } : {}),
+          what: `task ${id}`,
+          onOutage: (err) =>
+            this.o.logger.warn(
+              { taskId: id, service: this.o.name, err: err.message },
+              'served task: Temporal is not answering; reading again',
+            ),
+        });
       } catch (err) {
-        // 👉 A Query that arrives while its workflow's run is evicted from the worker's cache can go
-        // unanswered until it times out (the SDK drops it with "leftover buffered tasks when evicting
-        // run"; seen once in CI): one such read is tried again, so an open stream or a blocking send
-        // survives it; two in a row end it.
-        if (failed || asBatonError(err)?.kind !== 'Unavailable') throw this.protocolError(err);
-        failed = true;
-        this.o.logger.warn({ taskId: id, service: this.o.name, err: (err as Error).message }, 'served task: a read failed; reading again');
-        continue;
+        throw this.protocolError(err);
       }
       yield task;
       await sleep(Math.min(this.o.pollMs, 20 * 2 ** i));

@@ -3,6 +3,7 @@
  * every transport that serves them (HTTP at `<base>/a2a/<name>`, and gRPC with the service's name as
  * the interface's tenant).
  */
+import type { RideOut } from '../shared/ride-out';
 import type { IssuerConfig } from '../config/identity-schema';
 import { privateKeyOf } from './signing-key';
 import { AgentCard, generateAgentCardSignature, type AgentCardSignatureGenerator } from '@a2a-js/sdk';
@@ -38,6 +39,8 @@ export interface ServedAgentsOptions {
   artifacts?: ArtifactStore;
   /** The key served task ids are made with (`serve.taskIdKeyFromEnv`). */
   taskIdKey: Buffer;
+  /** How long a blocking send or an open stream rides out Temporal not answering (`api.streamRideOut`). Default two minutes. */
+  rideOut?: RideOut;
   /** Resolves callers' webhook host names when they register them. Default: the system's resolver. */
   lookup?: Lookup;
   /** The callers' budget: what a page of ListTasks read is charged to it. Default: not charged. */
@@ -176,6 +179,7 @@ export function createServedAgents(opts: ServedAgentsOptions): Map<string, Serve
           ...(opts.lookup ? { lookup: opts.lookup } : {}),
         }),
         pollMs: opts.serve.pollMs,
+        ...(opts.rideOut ? { rideOut: opts.rideOut } : {}),
         taskIdKey: opts.taskIdKey,
         ...(opts.budget ? { budget: opts.budget } : {}),
         logger: log,

@@ -2,6 +2,7 @@
  * The served agents of a config, ready to mount: their HTTP router (for an express app at `/a2a`) and,
  * with `serve.grpc`, their gRPC server. Used by `baton ui` (and so `baton dev`) and `baton serve`.
  */
+import { rideOutOf } from '../config/ride-out-config';
 import type express from 'express';
 import type { Logger } from 'pino';
 import type { ArtifactStore } from '../artifacts/store';
@@ -58,6 +59,7 @@ export async function prepareServing(
     ...(deps.artifacts ? { artifacts: deps.artifacts } : {}),
     budget: deps.gate.budget,
     taskIdKey: taskIdKey(serve.taskIdKeyFromEnv, deps.logger),
+    rideOut: rideOutOf(config.api),
     ...(deps.lookup ? { lookup: deps.lookup } : {}),
     logger: deps.logger,
   });

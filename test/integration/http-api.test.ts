@@ -18,6 +18,7 @@ import { CallerTokens } from '../../src/auth/caller-tokens';
 import type { DelegationRecord } from '../../src/shared/delegation-types';
 import { OpenApiCheck } from '../helpers/openapi-check';
 import { loopbackAgent, withWorker, type TestWorkerContext } from '../helpers/temporal';
+import { readEvents } from '../helpers/sse';
 
 // An ES module, loaded with Node's require(esm); typed here by the little this test uses.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -31,39 +32,6 @@ type Body = any;
 
 const ACME = 'acme-token-0123456789abcdef';
 const GLOBEX = 'globex-token-0123456789abcdef';
-
-/** Reads a delegation's event stream until `until` holds for an event; returns the events read. */
-async function readEvents(
-  url: string,
-  token: string,
-  until: (event: string, data: unknown) => boolean,
-): Promise<{ event: string; data: unknown }[]> {
-  const res = await fetch(url, { headers: { Authorization: `Bearer ${token}` } });
-  assert.equal(res.status, 200);
-  assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
-  const events: { event: string; data: unknown }[] = [];
-  const decoder = new TextDecoder();
-  let buffer = '';
-  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return events;
-    buffer += decoder.decode(value, { stream: true });
-    let cut;
-    while ((cut = buffer.indexOf('\n\n')) >= 0) {
-      const block = buffer.slice(0, cut);
-      buffer = buffer.slice(cut + 2);
-      const event = /^event: (.*)$/m.exec(block)?.[1];
-      const data = /^data: (.*)$/m.exec(block)?.[1];
-      if (!event || !data) continue;
-      events.push({ event, data: JSON.parse(data) });
-      if (until(event, JSON.parse(data))) {
-        await reader.cancel();
-        return events;
-      }
-    }
-  }
-}
 
 describe('HTTP API', () => {
   const agents: RunningAgent[] = [];

@@ -1,7 +1,7 @@
 // One delegation: status, pending request with its form, remote-state timeline, turns, artifacts; live.
 import { answerForm, KIND_TEXT } from '../answer-form.js';
 import { api, downloadArtifact, followEvents } from '../api.js';
-import { fill, h, notice, pill, prependNotice, short, table, untrustedParts, when } from '../dom.js';
+import { fill, h, main, notice, pill, prependNotice, short, table, untrustedParts, when } from '../dom.js';
 
 function artifactsTable(id, artifacts) {
   if (!artifacts.length) return h('p', { class: 'muted' }, 'No artifacts.');
@@ -165,15 +165,29 @@ export async function delegationPage(id, signal) {
   const render = () => renderDelegation(record, signal, () => {});
   render();
   if (record.outcome) return;
-  // Live: the record again at each change, until it settles.
-  followEvents(id, signal, (event, data) => {
+  // Live: the record again at each change, until it settles. While Temporal does not answer the stream
+  // says so and waits; a stream that ends before the record settles (Temporal away too long, or this
+  // server restarted) is opened again after a pause, from the record as it is then.
+  const outage = notice('Temporal is not answering just now; still watching (nothing is lost).');
+  outage.dataset.outage = '';
+  const showOutage = (on) => (on ? main().prepend(outage) : outage.remove());
+  const onEvent = (event, data) => {
+    if (event === 'unavailable' || event === 'available') return showOutage(event === 'unavailable');
     if (event !== 'status') return;
+    showOutage(false);
     // A half-typed answer is kept: the page is redrawn only when what is pending changes.
     const same = record.pending && data.pending && record.pending.requestId === data.pending.requestId && !data.outcome;
     record = data;
     if (!same) render();
     else document.querySelector('[data-field="status"]')?.replaceChildren(pill(data.status));
-  }).catch((err) => {
-    if (!signal.aborted) prependNotice(`live updates stopped: ${err.message}`);
-  });
+  };
+  const live = () =>
+    followEvents(id, signal, onEvent)
+      .catch(() => undefined)
+      .then(() => {
+        if (signal.aborted || record.outcome) return;
+        showOutage(true);
+        setTimeout(live, 5_000);
+      });
+  void live();
 }

@@ -1,6 +1,7 @@
 /**
  * `baton delegate`: start a delegation; with `--wait`, wait for its outcome and print the record.
  */
+import { rideOutOf } from '../../config/ride-out-config';
 import { connectClient } from '../context';
 import { printJson, reportSettled } from '../output';
 import { partsFromFlags } from '../parts';
@@ -23,7 +24,7 @@ export interface DelegateOptions {
 
 export async function delegateCommand(opts: DelegateOptions): Promise<number> {
   const parts = partsFromFlags(opts, 'the work to delegate');
-  const { baton, close } = await connectClient(opts.config);
+  const { baton, loaded, close } = await connectClient(opts.config);
   try {
     const id = await baton.start({
       agent: opts.agent,
@@ -42,7 +43,7 @@ export async function delegateCommand(opts: DelegateOptions): Promise<number> {
       return 0;
     }
     if (!opts.json) process.stderr.write(`started ${id}; waiting for the outcome (Ctrl-C stops waiting, not the delegation)…\n`);
-    return reportSettled(await followDelegation(baton, id, { json: opts.json }), opts.json);
+    return reportSettled(await followDelegation(baton, id, { json: opts.json, rideOut: rideOutOf(loaded.config.api) }), opts.json);
   } finally {
     await close();
   }

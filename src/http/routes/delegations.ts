@@ -2,6 +2,7 @@
  * `/delegations`: list, start, show, an artifact's bytes, a status stream, and the steering calls
  * (answer, authorize, review, cancel), each as the caller the token names.
  */
+import { readThroughOutage, RideOutEndedError } from '../../client/read-through-outage';
 import type { Request, Response, Router } from 'express';
 import { artifactBytes } from '../../artifacts/artifact-content';
 import type { BatonClient } from '../../client/baton-client';
@@ -154,10 +155,18 @@ function statusEvents(kit: RouteKit) {
       await new Promise((r) => setTimeout(r, kit.pollMs));
       if (closed) break;
       try {
-        record = await baton.show(id);
+        // Temporal away for a while (a restart, a failover) is waited out, said, and shows no change.
+        record = await readThroughOutage(() => baton.show(id), {
+          rideOut: kit.rideOut,
+          what: `delegation ${id}`,
+          onOutage: (err) => send('unavailable', { id, message: err.message }),
+          onBack: () => send('available', { id }),
+          stopped: () => closed,
+        });
       } catch (err) {
+        if (closed) break;
         const e = apiErrorOf(err);
-        send('error', { error: { type: e.kind, message: e.message } });
+        send('error', { error: { type: e.kind, message: e.message, ...(err instanceof RideOutEndedError ? { retryable: true } : {}) } });
         break;
       }
     }

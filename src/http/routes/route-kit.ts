@@ -3,6 +3,7 @@
  * the caller budget, parsing with one error shape, and async handlers whose rejections become the
  * typed error response.
  */
+import type { RideOut } from '../../shared/ride-out';
 import type { Principal } from '../../auth/permissions';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
@@ -35,6 +36,8 @@ export interface RouteKit {
   inboxCache: InboxCache;
   /** How often a status stream reads the delegation, in ms. */
   pollMs: number;
+  /** How long a status stream rides out Temporal not answering. */
+  rideOut: RideOut;
 }
 
 /** `value` checked against `schema`; InvalidRequest naming every issue otherwise. */
