@@ -13,7 +13,7 @@ import type { DelegationRecord } from '../../src/shared/delegation-types';
 import { batonFor, testServer, withWorker, type TestWorkerContext } from '../helpers/temporal';
 import { servedCallers, type ServedCaller } from './wire-callers';
 
-export type WireLink = 'worker → agents' | 'worker → Temporal frontend' | 'callers → served agents';
+export type WireLink = 'worker → agents' | 'worker → Temporal frontend' | 'callers → served agents' | 'worker → object store';
 
 export interface WireScenario {
   name: string;
@@ -76,7 +76,7 @@ async function withFault(link: Faultable, scenario: WireScenario, holdMs: number
 }
 
 /** One scenario: starts delegations around the fault, then waits for every one of them. */
-async function faultRun(
+export async function faultRun(
   link: WireLink,
   proxied: Faultable,
   scenario: WireScenario,
@@ -121,7 +121,7 @@ async function settleWithin<T>(p: Promise<T>, ms: number): Promise<T | undefined
   }
 }
 
-const accepted = async (baton: BatonClient, id: string): Promise<{ ok: boolean }> => {
+export const accepted = async (baton: BatonClient, id: string): Promise<{ ok: boolean }> => {
   const record: DelegationRecord = await baton.result(id);
   return { ok: record.outcome?.kind === 'ACCEPTED' };
 };

@@ -79,6 +79,8 @@ export async function withWorker<T>(
     poll?: { initialMs: number; maxMs: number };
     maxActivities?: number;
     artifactsPath?: string;
+    /** The whole artifacts section (an object store, say), instead of `artifactsPath` and `inline`. */
+    artifacts?: Record<string, unknown>;
     /** Caps on inline bytes (artifacts section), with `artifactsPath`. */
     inline?: { snapshotInlineMaxBytes?: number; delegationInlineMaxBytes?: number };
     push?: PushConfig;
@@ -118,6 +120,7 @@ export async function withWorker<T>(
       config: {
         agents,
         ...(opts.artifactsPath ? { artifacts: { path: opts.artifactsPath, inlineMaxBytes: 64 * 1024, ...opts.inline } as never } : {}),
+        ...(opts.artifacts ? { artifacts: opts.artifacts as never } : {}),
         ...(opts.push ? { push: opts.push } : {}),
         ...(opts.serve ? { serve: opts.serve } : {}),
         ...(opts.continueAsNewAfterEvents || opts.graphBackstop
