@@ -12,6 +12,7 @@ import { FailureType } from '../shared/failure-types';
 import { failure, toFailure } from './errors';
 import type { GrpcChannel } from './grpc-channel';
 import { GrpcTransportFactory } from './grpc-transport';
+import { DEFAULT_LIMITS } from '../config/schema';
 import { sendResultFromSdk, streamEventFromSdk, taskFromSdk, userMessageToSdk, type SendResult } from './wire';
 
 export interface SendTurn {
@@ -21,9 +22,6 @@ export interface SendTurn {
   taskId?: string;
   referenceTaskIds?: string[];
 }
-
-/** `limits.callTimeoutMs`'s default. */
-export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 
 /** Whether `err` is (or was caused by) a call's own deadline: an abort whose reason is a TimeoutError. */
 function isCallTimeout(err: unknown): boolean {
@@ -53,7 +51,7 @@ export class AgentClient {
     /** Over gRPC: the agent refused the credentials (UNAUTHENTICATED); true when a fresh token is worth a try. */
     private readonly credentialsRefused?: () => boolean,
     /** The longest a call that is not a stream may take, whole answer included (`limits.callTimeoutMs`). */
-    private readonly callTimeoutMs = DEFAULT_CALL_TIMEOUT_MS,
+    private readonly callTimeoutMs = DEFAULT_LIMITS.callTimeoutMs,
   ) {}
 
   /**
