@@ -37,7 +37,6 @@ import type {
   Review,
 } from '../src/shared/delegation-types';
 import { isPermanent, outcomeOfFailure } from '../src/shared/failure-outcome';
-import { msToNumber } from '@temporalio/common';
 import { isTerminal } from '../src/shared/remote-state';
 import type { SendOutcome } from '../src/shared/send-outcome';
 import type { Resolved } from '../activities/agents';
@@ -507,10 +506,7 @@ export class DelegationRun {
       this.state.countCalls(registered.calls);
       this.run.push.registered = true;
     } else {
-      const backstop = agent.backstopPoll ?? '5m';
-      const until = this.run.waitUntil;
-      const wait = byTime && until !== undefined ? Math.max(1, Math.min(msToNumber(backstop), until - Date.now())) : backstop;
-      paced = !(await condition(() => this.run.push.received > this.run.push.read, wait));
+      paced = !(await condition(() => this.run.push.received > this.run.push.read, this.state.pushWait(byTime, Date.now())));
     }
     // Pushes that arrive while this read runs are read again: none is lost between read and wait.
     const upTo = this.run.push.received;

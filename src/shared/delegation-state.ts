@@ -22,7 +22,7 @@ import { turnMessageId } from './ids';
 import { inlineBytesOf, replyBytesOf } from './inline-bytes';
 import { isTerminal, outcomeOfRemoteEnd, statusKey } from './remote-state';
 import type { Reconciliation } from './send-outcome';
-import { msToNumber } from '@temporalio/common';
+import { msToNumber, type Duration } from '@temporalio/common';
 import type { AcceptanceRule } from './acceptance-rule';
 import { DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS, type CarriedStep, type DelegationCarry } from './delegation-carry';
 
@@ -359,6 +359,16 @@ export class DelegationState {
    * Why the delegation may not read the task at its own pace (`how`) any longer at `now`, or undefined:
    * such reads are budgeted by time (the contract's `maxWait`), not by calls.
    */
+  /**
+   * How long a push delegation waits for a push before its backstop read: the agent's `backstopPoll`
+   * (5m by default), cut, when paced reads are budgeted by time, to end at the contract's `maxWait`.
+   */
+  pushWait(byTime: boolean, now: number): number | Duration {
+    const backstop = (this.run.agent?.backstopPoll ?? '5m') as Duration;
+    const until = this.run.waitUntil;
+    return byTime && until !== undefined ? Math.max(1, Math.min(msToNumber(backstop), until - now)) : backstop;
+  }
+
   refuseLongerWait(how: Observation, now: number): string | undefined {
     const until = this.run.waitUntil;
     if (how.kind === 'poll' || until === undefined || now < until) return undefined;

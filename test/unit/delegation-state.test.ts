@@ -197,6 +197,19 @@ describe('DelegationState: turns, contract, steering payloads', () => {
     assert.equal(unbounded.refuseLongerWait({ kind: 'push' }, 365 * day), undefined, 'no maxWait, no end by time');
   });
 
+  it('waits for a push one backstop at a time, the last one cut to end at maxWait', () => {
+    const day = 86_400_000;
+    const s = new DelegationState('d1', { ...input, contract: { maxWait: '1d' } });
+    s.resolved({ agent: { ...agent, observe: 'push', backstopPoll: '10m' } }, 0, 0);
+    assert.equal(s.pushWait(true, 0), 600_000, 'the backstop');
+    assert.equal(s.pushWait(true, day - 60_000), 60_000, 'cut to end at maxWait');
+    assert.equal(s.pushWait(true, day + 5), 1, 'never less than a millisecond');
+    assert.equal(s.pushWait(false, day - 60_000), '10m', 'counted in calls: the backstop as it was');
+    const plain = new DelegationState('d2', input);
+    plain.resolved({ agent: { ...agent, observe: 'push' } }, 0, 0);
+    assert.equal(plain.pushWait(false, 0), '5m', 'the default backstop');
+  });
+
   it('ends when the agent asks once more than the contract allows', () => {
     const s = new DelegationState('d1', { ...input, contract: { maxInputRounds: 1 } });
     s.resolved({ agent: agent }, 0, 0);
