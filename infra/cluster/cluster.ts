@@ -44,6 +44,8 @@ export interface RunningCluster {
   restart(service: ClusterService): Promise<void>;
   /** Stops PostgreSQL and starts it again. */
   restartPostgres(): Promise<void>;
+  /** Stops every service and PostgreSQL, then starts them all again, as after a power cut (frontend first). */
+  restartAll(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -359,6 +361,15 @@ export async function startCluster(opts: ClusterOptions): Promise<RunningCluster
       postgres.stop();
       postgres.start();
       await ready('restarting PostgreSQL');
+    },
+    async restartAll() {
+      await stopAll();
+      postgres.stop();
+      postgres.start();
+      startService('frontend');
+      await ready('restarting the whole cluster (the frontend first)', false);
+      for (const s of CLUSTER_SERVICES) if (s !== 'frontend') startService(s);
+      await ready('restarting the whole cluster');
     },
     async stop() {
       process.off('exit', leftovers);

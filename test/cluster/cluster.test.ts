@@ -5,110 +5,36 @@
  * production runs them. `npm run test:cluster`; it fails, never skips, when a part cannot be had.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { FaultAgent } from '../../infra/fault-agent';
-import { BatonClient } from '../../src/client/baton-client';
-import { GraphClient } from '../../src/client/graph-client';
-import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
+import type { FaultAgent } from '../../infra/fault-agent';
+import type { BatonClient } from '../../src/client/baton-client';
+import type { GraphClient } from '../../src/client/graph-client';
 import { TRIP_TO_HELSINKI } from '../../src/demo/graph-specs';
-import { supplierQa } from '../../src/demo/supplier-qa';
-import { arcticTours, harborHotel, skywayAir } from '../../src/demo/trip-agents';
-import { startCluster, type RunningCluster } from '../../infra/cluster/cluster';
-import { connectTemporalClient } from '../../src/runtime/connect';
-import { CliProcess, runCli, userEnv, saysOneLine } from '../../infra/cli-process';
+import type { RunningCluster } from '../../infra/cluster/cluster';
+import { runCli, saysOneLine, type CliProcess } from '../../infra/cli-process';
 import { kill } from '../helpers/worker-process';
+import { API_TOKEN, startClusterStack, type ClusterStack } from './cluster-stack';
+import { restartTable, restartUnderLoad, type RestartReport } from './restarts';
 
 const ASK = [{ text: 'Verify inspection report inspection-92 against order A1042', mediaType: 'text/plain' }];
-const PUSH_SECRET = `cluster-push-${process.pid}`;
-const API_TOKEN = `cluster-api-${process.pid}`;
 
 describe('Baton on a real Temporal cluster', () => {
+  let stack: ClusterStack;
   let cluster: RunningCluster;
-  let dir: string;
   let env: NodeJS.ProcessEnv;
-  let agents: RunningAgent[] = [];
   let chaos: FaultAgent;
-  const processes: CliProcess[] = [];
+  let processes: CliProcess[];
   let baton: BatonClient;
   let graphs: GraphClient;
-  let close: () => Promise<void>;
   let uiUrl: string;
-
-  const startWorker = async (): Promise<CliProcess> => {
-    const worker = new CliProcess(['worker'], env);
-    processes.push(worker);
-    await worker.waitFor('"msg":"worker started"', 'stderr');
-    return worker;
-  };
+  let startWorker: () => Promise<CliProcess>;
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'baton-cluster-tier-'));
-    const started = Date.now();
-    cluster = await startCluster({ dir: join(dir, 'cluster'), log: (l) => process.stdout.write(`# cluster: ${l}\n`) });
-    process.stdout.write(`# cluster: up in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
-
-    const qa = await startAgentServer(supplierQa({ workMs: 50 }));
-    const air = await startAgentServer({ ...skywayAir({ workMs: 300 }), push: true });
-    const hotel = await startAgentServer(harborHotel());
-    const tours = await startAgentServer(arcticTours());
-    chaos = new FaultAgent('chaos-desk', { dropAfterCreate: 0.15, serverErrors: 0.05, burst: 2, workMs: 2_000, seed: 7 });
-    await chaos.start();
-    agents = [qa, air, hotel, tours];
-    const webhookPort = 20_000 + (process.pid % 10_000);
-    const entry = (url: string, extra = '') => `{ card: "${url}", allowHttp: true, allowPrivateNetwork: true${extra} }`;
-    const config = join(dir, 'baton.config.yaml');
-    writeFileSync(
-      config,
-      [
-        'agents:',
-        `  supplier-qa: ${entry(qa.url)}`,
-        `  skyway-air: ${entry(air.url, ', observe: push')}`,
-        `  harbor-hotel: ${entry(hotel.url)}`,
-        `  arctic-tours: ${entry(tours.url)}`,
-        `  chaos-desk: ${entry(chaos.url)}`,
-        `push: { url: "http://127.0.0.1:${webhookPort}", listen: { host: 127.0.0.1, port: ${webhookPort} }, backstopPoll: 5s }`,
-        `artifacts: { path: "${join(dir, 'artifacts')}" }`,
-        'caller: { tenant: acme, user: ops-1 }',
-        `api: { listen: { host: 127.0.0.1, port: 0 }, callers: [{ tenant: acme, user: ops-1, tokenFromEnv: CLUSTER_API_TOKEN }] }`,
-      ].join('\n'),
-    );
-    env = userEnv({
-      ...(await cluster.env(['default:write', 'default:worker'])),
-      BATON_CONFIG: config,
-      BATON_PUSH_SECRET: PUSH_SECRET,
-      CLUSTER_API_TOKEN: API_TOKEN,
-    });
-
-    await startWorker();
-    await startWorker();
-    const webhook = new CliProcess(['webhook'], env);
-    processes.push(webhook);
-    await webhook.waitFor('"msg":"webhook started"', 'stderr');
-    const ui = new CliProcess(['ui', '--port', '0'], env);
-    processes.push(ui);
-    await ui.waitFor('Baton web app and API at ');
-    uiUrl = /Baton web app and API at (\S+)/.exec(ui.stdout)?.[1] ?? '';
-
-    // This process connects as every Baton process does: from the environment (mTLS and a token).
-    for (const [k, v] of Object.entries(await cluster.env(['default:write', 'default:worker']))) process.env[k] = v;
-    const connection = await connectTemporalClient({});
-    const caller = { tenant: 'acme', user: 'ops-1' };
-    baton = new BatonClient(connection, { namespace: 'default', taskQueue: 'baton', caller });
-    graphs = new GraphClient(connection, { namespace: 'default', taskQueue: 'baton', caller });
-    close = () => connection.close();
+    stack = await startClusterStack((l) => process.stdout.write(`# cluster: ${l}\n`));
+    ({ cluster, env, chaos, processes, baton, graphs, uiUrl, startWorker } = stack);
   });
 
-  after(async () => {
-    for (const p of processes) if (p.child.exitCode === null) p.child.kill('SIGTERM');
-    await Promise.all(processes.map((p) => p.exited));
-    await close?.();
-    for (const a of agents) await a.close();
-    await chaos?.close();
-    await cluster?.stop();
-  });
+  after(() => stack?.stop());
 
   it('runs supplier-qa with an input round, and baton ui lists it', async () => {
     const id = await baton.start({ agent: 'supplier-qa', parts: ASK });
@@ -177,6 +103,27 @@ describe('Baton on a real Temporal cluster', () => {
     });
     assert.deepEqual(counts, { lost: 0, wrong: 0, duplicates: 0 });
   });
+
+  it(
+    'restarts every service, then the whole cluster, under load: nothing lost, every stream to its end',
+    { timeout: 900_000 },
+    async () => {
+      const deps = { baton, graphs, chaos, env, uiUrl, token: API_TOKEN };
+      const restarts: [string, () => Promise<void>][] = [
+        ['frontend', () => cluster.restart('frontend')],
+        ['matching', () => cluster.restart('matching')],
+        ['history', () => cluster.restart('history')],
+        ['worker service', () => cluster.restart('worker')],
+        ['PostgreSQL', () => cluster.restartPostgres()],
+        ['the whole cluster', () => cluster.restartAll()],
+      ];
+      const reports: RestartReport[] = [];
+      for (const [target, restart] of restarts) reports.push(await restartUnderLoad(deps, target, restart));
+      for (const line of restartTable(reports)) console.log(line);
+      for (const r of reports)
+        assert.deepEqual({ duplicates: r.duplicates, wrong: r.wrongOutcomes }, { duplicates: 0, wrong: 0 }, r.target);
+    },
+  );
 
   it('refuses a wrong, expired or missing token and a client without a certificate, each in one line', async () => {
     const stranger = await cluster.tokens.token(['default:write'], { signedBy: 'stranger' });
