@@ -2,8 +2,10 @@
  * The long chaos campaign, outside CI: `npm run chaos -- --kill-runs 50 --fuzz 10000`. Runs the
  * fuzzers, the refusal matrices, Temporal server restarts, worker SIGKILL runs and faults on the wire,
  * prints the figures and writes docs/RELIABILITY.md with the command, date, machine and versions.
- * `--only wire` runs the wire faults alone and replaces only their section of the file.
+ * `--only wire` runs the wire faults alone and replaces only their section of the file; `--cluster`
+ * runs the campaign on the real cluster (./cluster-campaign.ts) and replaces only its section.
  */
+import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +21,8 @@ import { MATRICES } from './all-matrices';
 import type { MatrixReport } from './matrices';
 import { installedVersion as version } from '../../infra/versions';
 import { agentLinkRuns, frontendLinkRuns, servedLinkRuns, wireScenarios, type WireOptions, type WireReport } from './wire-faults';
-import { spliceSection, WIRE_HEADING, wireSection } from './wire-report';
+import { sectionOf, spliceSection, WIRE_HEADING, wireSection } from './wire-report';
+import { CLUSTER_HEADING, clusterCampaign } from './cluster-campaign';
 
 type Say = (line: string) => void;
 
@@ -52,6 +55,9 @@ async function main(): Promise<number> {
       'wire-hold': { type: 'string', default: '10' },
       'wire-down': { type: 'string', default: '30' },
       only: { type: 'string' },
+      cluster: { type: 'boolean', default: false },
+      'cluster-kill-runs': { type: 'string', default: '10' },
+      'cluster-rounds': { type: 'string', default: '2' },
       out: { type: 'string', default: join(projectRoot(), 'docs', 'RELIABILITY.md') },
     },
   });
@@ -71,6 +77,25 @@ async function main(): Promise<number> {
   // Retries are expected here by design; only errors are worth printing.
   installTemporalRuntime(pino({ level: 'error' }, pino.destination(2)));
   const say: Say = (line) => void process.stderr.write(`${line}\n`);
+  if (values.cluster) {
+    const flags = `--cluster-kill-runs ${values['cluster-kill-runs']} --cluster-rounds ${values['cluster-rounds']} --per-run ${perRun}`;
+    // What `npm run test:cluster` sets up first: PostgreSQL, openssl, Go, the server and MinIO (once).
+    const setup = spawnSync('bash', [join(projectRoot(), 'infra', 'install-cluster-tools.sh')], { stdio: 'inherit' });
+    if (setup.status !== 0) throw new Error('the cluster tier could not be set up (see above): `npm run setup -- --cluster` says why');
+    say('the campaign on the real cluster…');
+    const { lines: section, bad } = await clusterCampaign(
+      {
+        killRuns: Number(values['cluster-kill-runs']),
+        perRun,
+        rounds: Number(values['cluster-rounds']),
+        command: `npm run chaos -- --cluster ${flags}`,
+      },
+      say,
+    );
+    writeFileSync(values.out, spliceSection(readFileSync(values.out, 'utf8'), CLUSTER_HEADING, section));
+    say(`wrote the cluster section of ${values.out}`);
+    return bad ? 1 : 0;
+  }
   if (values.only !== undefined) {
     if (values.only !== 'wire') throw new Error(`--only ${values.only}: only \`wire\` runs alone`);
     say('faults on the wire…');
@@ -181,7 +206,10 @@ async function main(): Promise<number> {
     '  database are not part of this campaign.',
     '',
   ];
-  writeFileSync(values.out, lines.join('\n'));
+  // The cluster's section is measured by its own run (--cluster): kept as it was.
+  const kept = sectionOf(readFileSync(values.out, 'utf8'), CLUSTER_HEADING);
+  const doc = lines.join('\n');
+  writeFileSync(values.out, kept ? spliceSection(doc, CLUSTER_HEADING, kept) : doc);
   say(`wrote ${values.out}`);
   const bad =
     sum('lost') +

@@ -47,3 +47,12 @@ export function spliceSection(doc: string, heading: string, lines: string[]): st
   all.splice(before < 0 ? all.length : before, 0, ...lines);
   return all.join('\n');
 }
+
+/** The lines of `doc`'s section headed `heading`, up to the next section; undefined when it has none. */
+export function sectionOf(doc: string, heading: string): string[] | undefined {
+  const all = doc.split('\n');
+  const start = all.indexOf(heading);
+  if (start < 0) return undefined;
+  const next = all.findIndex((l, i) => i > start && l.startsWith('## '));
+  return all.slice(start, next < 0 ? all.length : next);
+}
