@@ -88,7 +88,8 @@ async function main(): Promise<number> {
         killRuns: Number(values['cluster-kill-runs']),
         perRun,
         rounds: Number(values['cluster-rounds']),
-        command: `npm run chaos -- --cluster ${flags}`,
+        wire,
+        command: `npm run chaos -- --cluster ${flags} ${wireFlags}`,
       },
       say,
     );

@@ -10,13 +10,17 @@ import type { DelegationRecord } from '../../src/shared/delegation-types';
 import { API_TOKEN, startClusterStack, type ClusterStack } from '../cluster/cluster-stack';
 import { restartTable, restartUnderLoad, type RestartReport } from '../cluster/restarts';
 import { kill } from '../helpers/worker-process';
+import { objectStoreLinkRuns } from '../cluster/object-store-link';
 import type { CrashRunReport } from './kill-campaign';
+import { wireScenarios, type WireOptions, type WireReport } from './wire-faults';
 
 export const CLUSTER_HEADING = '## On the real cluster';
 
 export interface ClusterCampaignOptions {
   killRuns: number;
   perRun: number;
+  /** The wire faults on the worker's link to the object store (MinIO, built with the cluster's tools). */
+  wire: WireOptions & { downMs: number };
   /** How many times every service is restarted (each time, then the whole cluster). */
   rounds: number;
   command: string;
@@ -99,8 +103,18 @@ export async function clusterCampaign(
   } finally {
     await stack.stop();
   }
+  say('faults on the wire to the object store…');
+  const wire: WireReport[] = await objectStoreLinkRuns(wireScenarios(opts.wire.downMs), opts.wire, (l) => say(`  minio: ${l}`));
+  for (const r of wire)
+    say(`  ${r.scenario}: lost ${r.lost}, duplicates ${r.duplicates}, wrong ${r.wrongOutcomes}, settled ${r.settleMs} ms after it cleared`);
   const sum = (k: 'lost' | 'duplicates' | 'wrongOutcomes'): number => kills.reduce((n, r) => n + r[k], 0);
-  const bad = sum('lost') + sum('duplicates') + sum('wrongOutcomes') + restarts.reduce((n, r) => n + r.duplicates + r.wrongOutcomes, 0);
+  const bad =
+    sum('lost') +
+    sum('duplicates') +
+    sum('wrongOutcomes') +
+    restarts.reduce((n, r) => n + r.duplicates + r.wrongOutcomes, 0) +
+    wire.reduce((n, r) => n + r.lost + r.duplicates + r.wrongOutcomes, 0);
+  const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
   const slowest = Math.max(0, ...kills.map((r) => r.tookMs));
   const lines = [
     CLUSTER_HEADING,
@@ -112,6 +126,15 @@ export async function clusterCampaign(
     '**Every service restarted under load.** Each row: three delegations to the fault agent, one to a slow agent (8 s) followed by the API\'s record stream and by `baton watch`, the four-node trip graph, and a served task followed by an A2A stream, all in flight; then the service (or PostgreSQL, or all of them and PostgreSQL at once) stopped and started again. "Back after" is until the cluster answered again; a lost delegation would never settle (the run would not end). Every stream went on to the right end (the record stream in order, settled ACCEPTED; `baton watch` exit 0; the A2A stream COMPLETED) with no state out of order.',
     '',
     ...restartTable(restarts),
+    '',
+    `**Faults on the wire to the object store.** Toxiproxy between the worker and MinIO (the worker's \`artifacts.s3.endpoint\` on the proxy), each fault on both directions; an agent that streams a 200 KB artifact per task, stored by reference, so every delegation uploads. ${Math.ceil(opts.wire.perRun / 2)} delegations before the fault, ${opts.wire.perRun - Math.ceil(opts.wire.perRun / 2)} during it, the fault on for ${seconds(opts.wire.holdMs)} (the link down for ${seconds(opts.wire.downMs)}); every artifact was then found whole in the store.`,
+    '',
+    '| Scenario | Delegations | Lost | Duplicate remote tasks | Wrong outcomes | Fault lasted | Last settled after it cleared |',
+    '|---|---|---|---|---|---|---|',
+    ...wire.map(
+      (r) =>
+        `| ${r.scenario} | ${r.delegations} | ${r.lost} | ${r.duplicates} | ${r.wrongOutcomes} | ${seconds(r.faultMs)} | ${seconds(r.settleMs)} |`,
+    ),
     '',
   ];
   return { lines, bad };

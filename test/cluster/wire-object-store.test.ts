@@ -1,126 +1,13 @@
 /**
- * Faults on the wire between the worker and the object store: Toxiproxy in front of MinIO (built from
- * the Go module proxy), the worker's `artifacts.s3.endpoint` pointing at the proxy, an agent that
- * streams a 200 KB artifact per task (stored by reference, so every delegation uploads). Each fault
- * is put on both directions of the link (uploads are what the worker sends) with delegations in
- * flight: nothing lost, no duplicate remote task, no wrong outcome, and every artifact whole in the
- * store. Prints the figures docs/RELIABILITY.md gives for this link. `npm run test:cluster`.
+ * Faults on the wire between the worker and the object store (./object-store-link.ts), short form:
+ * every scenario with delegations in flight; nothing lost, no duplicate remote task, no wrong
+ * outcome, every artifact whole in the store. `npm run chaos -- --cluster` measures the longer form.
  */
-import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { CreateBucketCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { FaultAgent } from '../../infra/fault-agent';
-import { startMinio, type RunningMinio } from '../../infra/cluster/minio';
-import { startToxiproxy, type Faultable, type ProxiedLink, type RunningToxiproxy, type Toxic } from '../../infra/toxiproxy';
-import { ArtifactsSchema, loopbackAgentEntry } from '../../src/config/schema';
-import { freePort } from '../../src/runtime/temporal-server';
-import { batonFor, withWorker } from '../helpers/temporal';
+import { it } from 'node:test';
 import { checkWireReports, SHORT_FORM } from '../chaos/wire-check';
-import { accepted, faultRun, wireScenarios, type WireReport } from '../chaos/wire-faults';
+import { wireScenarios } from '../chaos/wire-faults';
+import { objectStoreLinkRuns } from './object-store-link';
 
-const BUCKET = 'baton-wire';
-const PREFIX = 'wire/';
-
-/** A fault on both directions of one link: what the worker uploads and what the store answers. */
-class BothWays implements Faultable {
-  constructor(private readonly link: ProxiedLink) {}
-  async add(name: string, toxic: Toxic): Promise<void> {
-    await this.link.add(`${name}-up`, { ...toxic, stream: 'upstream' });
-    await this.link.add(`${name}-down`, { ...toxic, stream: 'downstream' });
-  }
-  async remove(name: string): Promise<void> {
-    await this.link.remove(`${name}-up`);
-    await this.link.remove(`${name}-down`);
-  }
-  setEnabled(enabled: boolean): Promise<void> {
-    return this.link.setEnabled(enabled);
-  }
-}
-
-describe('faults on the wire between the worker and the object store', () => {
-  let minio: RunningMinio;
-  let toxiproxy: RunningToxiproxy;
-  let link: ProxiedLink;
-  let s3: S3Client;
-  const agent = new FaultAgent('wire-archive', { workMs: 1_500, seed: 11, streaming: true, artifactBytes: 200_000 });
-  const dir = mkdtempSync(join(tmpdir(), 'baton-wire-store-'));
-
-  before(async () => {
-    minio = await startMinio(join(dir, 'minio'), await freePort(), (l) => process.stdout.write(`# ${l}\n`));
-    s3 = new S3Client({
-      endpoint: minio.endpoint,
-      region: 'us-east-1',
-      forcePathStyle: true,
-      credentials: { accessKeyId: minio.accessKeyId, secretAccessKey: minio.secretAccessKey },
-    });
-    await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
-    toxiproxy = await startToxiproxy();
-    link = await toxiproxy.link('object-store', minio.endpoint.replace('http://', ''));
-    await agent.start();
-    Object.assign(process.env, { BATON_TEST_WIRE_S3_ID: minio.accessKeyId, BATON_TEST_WIRE_S3_SECRET: minio.secretAccessKey });
-  });
-
-  after(async () => {
-    await agent.close();
-    await toxiproxy?.stop();
-    await minio?.stop();
-  });
-
-  it('every fault on the link: nothing lost, duplicated or wrong, every artifact whole', { timeout: 540_000 }, async () => {
-    const artifacts = ArtifactsSchema.parse({
-      store: 's3',
-      path: join(dir, 'staging'),
-      inlineMaxBytes: 16 * 1024,
-      s3: {
-        bucket: BUCKET,
-        prefix: PREFIX,
-        endpoint: link.url,
-        accessKeyIdFromEnv: 'BATON_TEST_WIRE_S3_ID',
-        secretAccessKeyFromEnv: 'BATON_TEST_WIRE_S3_SECRET',
-      },
-    });
-    const refs: { ref: string; size: number }[] = [];
-    const reports: WireReport[] = await withWorker(
-      { 'wire-archive': loopbackAgentEntry(agent.url, { observe: 'auto' }) },
-      async (ctx) => {
-        const baton = batonFor(ctx);
-        const out: WireReport[] = [];
-        for (const scenario of wireScenarios(SHORT_FORM.downMs)) {
-          out.push(
-            await faultRun(
-              'worker → object store',
-              new BothWays(link),
-              scenario,
-              SHORT_FORM,
-              (i) => baton.start({ agent: 'wire-archive', parts: [{ text: `wire ${scenario.name} ${i}` }] }),
-              async (id) => {
-                const ok = await accepted(baton, id);
-                const artifact = (await baton.show(id)).artifacts[0];
-                if (artifact?.ref) refs.push({ ref: artifact.ref, size: artifact.size });
-                return ok;
-              },
-              () => agent.duplicateTasks,
-            ),
-          );
-        }
-        return out;
-      },
-      { artifacts },
-    );
-    checkWireReports(reports);
-    // Every delegation's artifact went by reference, and is in the store whole.
-    assert.equal(refs.length, reports.length * SHORT_FORM.perRun, 'every artifact stored by reference');
-    for (const { ref, size } of refs) {
-      const hex = ref.replace(/^sha256:/, '');
-      const head = await s3.send(new HeadObjectCommand({ Bucket: BUCKET, Key: `${PREFIX}sha256/${hex.slice(0, 2)}/${hex}` }));
-      assert.equal(head.ContentLength, size, `${ref} whole in the store`);
-    }
-    for (const r of reports)
-      console.log(
-        `| ${r.link} | ${r.scenario} | ${r.delegations} | ${r.lost} | ${r.duplicates} | ${r.wrongOutcomes} | ${(r.faultMs / 1000).toFixed(1)} s | ${(r.settleMs / 1000).toFixed(1)} s |`,
-      );
-  });
+it('chaos: worker → object store: every fault on the wire, nothing lost, duplicated or wrong', { timeout: 540_000 }, async () => {
+  checkWireReports(await objectStoreLinkRuns(wireScenarios(SHORT_FORM.downMs), SHORT_FORM, (l) => console.log(l)));
 });
