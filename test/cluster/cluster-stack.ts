@@ -115,8 +115,17 @@ export async function startClusterStack(log: (line: string) => void): Promise<Cl
     await ui.waitFor('Baton web app and API at ');
     const uiUrl = /Baton web app and API at (\S+)/.exec(ui.stdout)?.[1] ?? '';
 
-    // This process connects as every Baton process does: from the environment (mTLS and a token).
-    for (const [k, v] of Object.entries(await cluster.env(['default:write', 'default:worker']))) process.env[k] = v;
+    // This process connects as every Baton process does: from the environment (mTLS and a token),
+    // which is given back as it was when the stack stops (a dev server may be next).
+    const connectionEnv = await cluster.env(['default:write', 'default:worker']);
+    const previous = Object.fromEntries(Object.keys(connectionEnv).map((k) => [k, process.env[k]]));
+    Object.assign(process.env, connectionEnv);
+    const restoreEnv = (): void => {
+      for (const [k, v] of Object.entries(previous)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    };
     const connection = await connectTemporalClient({});
     const caller = { tenant: 'acme', user: 'ops-1' };
     return {
@@ -131,6 +140,7 @@ export async function startClusterStack(log: (line: string) => void): Promise<Cl
       stop: async () => {
         await connection.close();
         await stop();
+        restoreEnv();
       },
     };
   } catch (err) {
