@@ -93,6 +93,7 @@ async function main(): Promise<number> {
       },
       say,
     );
+    await stopTestServer();
     writeFileSync(values.out, spliceSection(readFileSync(values.out, 'utf8'), CLUSTER_HEADING, section));
     say(`wrote the cluster section of ${values.out}`);
     return bad ? 1 : 0;
