@@ -145,17 +145,28 @@ describe('Baton serves an application workflow as an A2A agent', () => {
 
           // The answer over gRPC, on the same task; the stream follows it to its end.
           const kinds: string[] = [];
-          let verdict: { name?: string; parts: { data?: unknown }[] } | undefined;
+          type Artifact = { name?: string; parts: { data?: unknown }[] };
+          let verdict: Artifact | undefined;
           for await (const event of grpc.sendMessageStream(request('product SN-4471', { taskId: asked.id }), auth(ACME))) {
             const json = StreamResponse.toJSON(event) as {
-              task?: unknown;
+              task?: { status: { state: string }; artifacts?: Artifact[] };
               statusUpdate?: { status: { state: string } };
-              artifactUpdate?: { artifact: { name?: string; parts: { data?: unknown }[] } };
+              artifactUpdate?: { artifact: Artifact };
             };
             if (json.artifactUpdate) verdict = json.artifactUpdate.artifact;
-            kinds.push(json.task ? 'task' : json.statusUpdate ? `status:${json.statusUpdate.status.state}` : 'artifactUpdate');
+            if (json.task) verdict = json.task.artifacts?.find((a) => a.name === 'verdict');
+            kinds.push(
+              json.task
+                ? `task:${json.task.status.state}`
+                : json.statusUpdate
+                  ? `status:${json.statusUpdate.status.state}`
+                  : 'artifactUpdate',
+            );
           }
-          assert.deepEqual(kinds.slice(-2), ['artifactUpdate', 'status:TASK_STATE_COMPLETED'], kinds.join(', '));
+          // Its changes to the end; or, when the workflow finished before the stream's first read (a
+          // busy machine), one event: the ended task, its verdict in it.
+          if (kinds.length === 1) assert.deepEqual(kinds, ['task:TASK_STATE_COMPLETED']);
+          else assert.deepEqual(kinds.slice(-2), ['artifactUpdate', 'status:TASK_STATE_COMPLETED'], kinds.join(', '));
           assert.equal(verdict?.name, 'verdict');
           assert.equal((verdict?.parts[0]?.data as { verdict?: string }).verdict, 'pass');
           const done = await wire(rpc.getTask({ tenant: '', id: asked.id, historyLength: 0 }, auth(ACME)));
