@@ -15,7 +15,6 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { ConfigSchema, ServeSchema } from '../../src/config/schema';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
 import { supplierQa } from '../../src/demo/supplier-qa';
-import { freePort } from '../../src/runtime/temporal-server';
 import { pushWorkflowId } from '../../src/serve/caller-webhooks';
 import { servedTaskId } from '../../src/served-tasks/task-id';
 import type { TaskPushView } from '../../src/shared/task-push-types';
@@ -72,7 +71,6 @@ describe('Baton serves A2A: push notifications to callers', () => {
   const serving = async (
     fn: (ctx: TestWorkerContext, connect: (service: string, binding: Binding) => Promise<Client>) => Promise<void>,
   ) => {
-    const grpcPort = await freePort();
     const agents = { 'supplier-qa': loopbackAgent(agent.url) };
     const serve = ServeSchema.parse({ push, services: {} });
     await withWorker(
@@ -83,7 +81,8 @@ describe('Baton serves A2A: push notifications to callers', () => {
           serve: {
             pollMs: 50,
             push,
-            grpc: { listen: { host: '127.0.0.1', port: grpcPort } },
+            // Port 0: the server binds a free one and the card names it (a port chosen ahead can be taken meanwhile).
+            grpc: { listen: { host: '127.0.0.1', port: 0 } },
             services: { 'supplier-check': SUPPLIER_CHECK, pipeline: PIPELINE },
           },
         });

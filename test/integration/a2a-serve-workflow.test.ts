@@ -24,7 +24,6 @@ import { startApiServer } from '../../src/http/api-server';
 import { CallerGate } from '../../src/limits/caller-gate';
 import { CallerTokens } from '../../src/auth/caller-tokens';
 import { installTemporalRuntime } from '../../src/runtime/logger';
-import { freePort } from '../../src/runtime/temporal-server';
 import { prepareServing } from '../../src/serve/serving';
 import { loopbackAgent, testServer } from '../helpers/temporal';
 import { stateOf, Webhook } from '../helpers/webhook';
@@ -79,7 +78,7 @@ describe('Baton serves an application workflow as an A2A agent', () => {
       api: { rateLimit: { requestsPerMinute: 6000, burst: 1000 } },
       serve: {
         pollMs: 50,
-        grpc: { listen: { host: '127.0.0.1', port: await freePort() } },
+        grpc: { listen: { host: '127.0.0.1', port: 0 } },
         push: { allowHttp: true, allowPrivateNetwork: true },
         services: {
           'order-check': {

@@ -27,7 +27,6 @@ import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server
 import { supplierQa } from '../../src/demo/supplier-qa';
 import { startJaeger, type RunningJaeger } from '../../infra/jaeger';
 import { startTracing } from '../../src/telemetry/tracing';
-import { freePort } from '../../src/runtime/temporal-server';
 import { runCli, userEnv } from '../../infra/cli-process';
 import { serveForTest, SUPPLIER_CHECK } from '../helpers/served';
 import { batonFor, loopbackAgent, testBundle, testServer, withWorker } from '../helpers/temporal';
@@ -135,12 +134,11 @@ describe('traces', () => {
       await withWorker(
         agents,
         async (ctx) => {
-          const grpcPort = await freePort();
           const config = ConfigSchema.parse({
             serve: {
               pollMs: 50,
               push,
-              grpc: { listen: { host: '127.0.0.1', port: grpcPort } },
+              grpc: { listen: { host: '127.0.0.1', port: 0 } },
               services: { 'supplier-check': SUPPLIER_CHECK },
             },
           });
