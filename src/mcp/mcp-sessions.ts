@@ -92,8 +92,7 @@ export class McpSessions {
     init: InitializeRequest,
     answer: (t: WebStandardStreamableHTTPServerTransport) => Promise<void>,
   ): Promise<void> {
-    if (this.held.size >= this.maxSessions) throw new SessionsFullError(`${this.maxSessions} MCP sessions are open: try again later`);
-    const lease = await this.o.budget.openSession(caller);
+    const lease = await this.lease(caller);
     const seal: SessionSeal = {
       caller,
       protocolVersion: init.params.protocolVersion,
@@ -106,10 +105,6 @@ export class McpSessions {
     } finally {
       if (!this.holds(transport, mcp)) await this.abandon(lease, mcp);
     }
-  }
-
-  get size(): number {
-    return this.held.size;
   }
 
   async close(): Promise<void> {
@@ -130,8 +125,7 @@ export class McpSessions {
   }
 
   private async restore(id: string, seal: SessionSeal): Promise<Held> {
-    if (this.held.size >= this.maxSessions) throw new SessionsFullError(`${this.maxSessions} MCP sessions are open: try again later`);
-    const lease = await this.o.budget.openSession(seal.caller);
+    const lease = await this.lease(seal.caller);
     const { transport, mcp } = await this.connect(seal.caller, id, lease);
     try {
       return await this.replayHandshake(id, seal, transport);
@@ -158,6 +152,12 @@ export class McpSessions {
     if (!held) throw new Error('the MCP session could not be taken up again');
     this.log.info({ caller: seal.caller, sessions: this.held.size }, 'MCP session taken up again from its id');
     return held;
+  }
+
+  /** A place for one more session of `caller`: within every caller's total here, and within its own budget. */
+  private async lease(caller: Caller): Promise<Lease> {
+    if (this.held.size >= this.maxSessions) throw new SessionsFullError(`${this.maxSessions} MCP sessions are open: try again later`);
+    return this.o.budget.openSession(caller);
   }
 
   /** A transport and MCP server for `caller` whose session, once initialized, is `id`; holds `lease` until it ends. */

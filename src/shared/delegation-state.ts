@@ -356,10 +356,6 @@ export class DelegationState {
   }
 
   /**
-   * Why the delegation may not read the task at its own pace (`how`) any longer at `now`, or undefined:
-   * such reads are budgeted by time (the contract's `maxWait`), not by calls.
-   */
-  /**
    * How long a push delegation waits for a push before its backstop read: the agent's `backstopPoll`
    * (5m by default), cut, when paced reads are budgeted by time, to end at the contract's `maxWait`.
    */
@@ -369,6 +365,10 @@ export class DelegationState {
     return byTime && until !== undefined ? Math.max(1, Math.min(msToNumber(backstop), until - now)) : backstop;
   }
 
+  /**
+   * Why the delegation may not read the task at its own pace (`how`) any longer at `now`, or undefined:
+   * such reads are budgeted by time (the contract's `maxWait`), not by calls.
+   */
   refuseLongerWait(how: Observation, now: number): string | undefined {
     const until = this.run.waitUntil;
     if (how.kind === 'poll' || until === undefined || now < until) return undefined;
