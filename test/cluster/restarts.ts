@@ -5,14 +5,14 @@
  * and checks that each stream went on to the right end without showing a state out of order.
  */
 import assert from 'node:assert/strict';
-import { Message, StreamResponse, type SendMessageRequest } from '@a2a-js/sdk';
-import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
+import { randomUUID } from 'node:crypto';
 import type { FaultAgent } from '../../infra/fault-agent';
 import { CliProcess } from '../../infra/cli-process';
 import type { BatonClient } from '../../src/client/baton-client';
 import type { GraphClient } from '../../src/client/graph-client';
 import { TRIP_TO_HELSINKI } from '../../src/demo/graph-specs';
-import { readEvents } from '../helpers/sse';
+import { servedStreamStates } from '../helpers/served';
+import { checkRecordStream, readEvents } from '../helpers/sse';
 
 export interface RestartDeps {
   baton: BatonClient;
@@ -39,34 +39,7 @@ export interface RestartReport {
   streamsWaited: boolean;
 }
 
-const ORDER = ['SUBMITTED', 'REMOTE_ACTIVE', 'SETTLING', 'SETTLED'];
 const SERVED_STATES = new Set(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
-
-/** A served task's states over a JSON-RPC stream, from the first event to the stream's end. */
-async function servedStream(d: RestartDeps, text: string): Promise<{ first: Promise<void>; states: Promise<string[]> }> {
-  const client = await new ClientFactory(
-    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory()] }),
-  ).createFromUrl(`${d.uiUrl}/a2a/slow-gateway/`);
-  const request: SendMessageRequest = {
-    tenant: '',
-    message: Message.fromJSON({ messageId: `restart-${text}`, role: 'ROLE_USER', parts: [{ text }], taskId: '', contextId: '' }),
-    configuration: { acceptedOutputModes: [], returnImmediately: false, historyLength: 0, taskPushNotificationConfig: undefined },
-    metadata: undefined,
-  };
-  let seen: () => void = () => {};
-  const first = new Promise<void>((r) => (seen = r));
-  const states = (async () => {
-    const out: string[] = [];
-    for await (const event of client.sendMessageStream(request, { serviceParameters: { Authorization: `Bearer ${d.token}` } })) {
-      const json = StreamResponse.toJSON(event) as { task?: { status: { state: string } }; statusUpdate?: { status: { state: string } } };
-      const state = json.task?.status.state ?? json.statusUpdate?.status.state;
-      if (state) out.push(state);
-      seen();
-    }
-    return out;
-  })();
-  return { first, states };
-}
 
 export async function restartUnderLoad(d: RestartDeps, target: string, restart: () => Promise<void>): Promise<RestartReport> {
   const duplicatesBefore = d.chaos.duplicateTasks;
@@ -76,7 +49,12 @@ export async function restartUnderLoad(d: RestartDeps, target: string, restart: 
   await Promise.all([...ids, slowId].map((id) => d.baton.until(id, (r) => r.status === 'REMOTE_ACTIVE' || r.outcome !== undefined, 100)));
   const record = readEvents(`${d.uiUrl}/api/v1/delegations/${encodeURIComponent(slowId)}/events`, d.token);
   const watcher = new CliProcess(['watch', slowId], d.env);
-  const served = await servedStream(d, `${target}: served, take your time`);
+  const served = await servedStreamStates(
+    `${d.uiUrl}/a2a/slow-gateway/`,
+    d.token,
+    `restart-${randomUUID()}`,
+    `${target}: served, take your time`,
+  );
   await Promise.all([watcher.waitFor(slowId, 'stderr'), served.first]);
 
   const began = Date.now();
@@ -89,16 +67,7 @@ export async function restartUnderLoad(d: RestartDeps, target: string, restart: 
   const settled = Date.now();
 
   // The record stream: stages in order, an outcome only at its end, and the end ACCEPTED.
-  const statuses = events.filter((e) => e.event === 'status').map((e) => e.data as { status: string; outcome?: unknown });
-  const stages = statuses.map((s) => ORDER.indexOf(s.status));
-  assert.ok(
-    stages.every((x, i) => x >= 0 && (i === 0 || x >= (stages[i - 1] as number))),
-    `${target}: record stream in order: ${statuses.map((s) => s.status)}`,
-  );
-  assert.ok(
-    statuses.slice(0, -1).every((s) => !s.outcome),
-    `${target}: an outcome only at the end`,
-  );
+  checkRecordStream(events, `${target}: record stream`);
   const end = events.at(-1) as { event: string; data: { outcome?: { kind: string } } } | undefined;
   assert.equal(end?.event, 'settled', `${target}: the record stream ended settled: ${events.map((e) => e.event)}`);
   assert.equal(end?.data.outcome?.kind, 'ACCEPTED');

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import pino from 'pino';
+import { Message, StreamResponse, type SendMessageRequest } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
 import { GrpcTransportFactory } from '../../src/a2a/grpc-transport';
 import { GraphClient } from '../../src/client/graph-client';
@@ -116,4 +117,39 @@ export async function serveForTest(
       await api.close();
     },
   };
+}
+
+/**
+ * Sends `text` to the served agent at `serviceUrl` as a new message over a JSON-RPC stream (the
+ * official client) and keeps the task's states: `first` once the stream has shown one, `states`
+ * when it has ended.
+ */
+export async function servedStreamStates(
+  serviceUrl: string,
+  token: string,
+  messageId: string,
+  text: string,
+): Promise<{ first: Promise<void>; states: Promise<string[]> }> {
+  const client = await new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory()] }),
+  ).createFromUrl(serviceUrl);
+  const request: SendMessageRequest = {
+    tenant: '',
+    message: Message.fromJSON({ messageId, role: 'ROLE_USER', parts: [{ text }], taskId: '', contextId: '' }),
+    configuration: { acceptedOutputModes: [], returnImmediately: false, historyLength: 0, taskPushNotificationConfig: undefined },
+    metadata: undefined,
+  };
+  let seen: () => void = () => {};
+  const first = new Promise<void>((r) => (seen = r));
+  const states = (async () => {
+    const out: string[] = [];
+    for await (const event of client.sendMessageStream(request, { serviceParameters: { Authorization: `Bearer ${token}` } })) {
+      const json = StreamResponse.toJSON(event) as { task?: { status: { state: string } }; statusUpdate?: { status: { state: string } } };
+      const state = json.task?.status.state ?? json.statusUpdate?.status.state;
+      if (state) out.push(state);
+      seen();
+    }
+    return out;
+  })();
+  return { first, states };
 }

@@ -33,3 +33,22 @@ export async function readEvents(
     }
   }
 }
+
+const STAGES = ['SUBMITTED', 'REMOTE_ACTIVE', 'SETTLING', 'SETTLED'];
+
+/**
+ * A record stream never shows a wrong state: no status event goes back to an earlier stage, and none
+ * but the last shows an outcome. `label` says which stream, in a failure.
+ */
+export function checkRecordStream(events: { event: string; data: unknown }[], label = 'record stream'): void {
+  const statuses = events.filter((e) => e.event === 'status').map((e) => e.data as { status: string; outcome?: unknown });
+  const stages = statuses.map((s) => STAGES.indexOf(s.status));
+  assert.ok(
+    stages.every((x, i) => x >= 0 && (i === 0 || x >= (stages[i - 1] as number))),
+    `${label}: statuses in order: ${statuses.map((s) => s.status)}`,
+  );
+  assert.ok(
+    statuses.slice(0, -1).every((s) => !s.outcome),
+    `${label}: an outcome only at the end`,
+  );
+}

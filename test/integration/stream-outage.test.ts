@@ -10,8 +10,6 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Message, StreamResponse, type SendMessageRequest } from '@a2a-js/sdk';
-import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { Connection } from '@temporalio/client';
 import pino from 'pino';
 import { CallerTokens } from '../../src/auth/caller-tokens';
@@ -25,14 +23,13 @@ import { DEFAULT_RIDE_OUT } from '../../src/shared/ride-out';
 import { FaultAgent } from '../../infra/fault-agent';
 import { CliProcess, userEnv } from '../../infra/cli-process';
 import { startToxiproxy, type ProxiedLink, type RunningToxiproxy } from '../../infra/toxiproxy';
-import { SKILLS } from '../helpers/served';
-import { readEvents } from '../helpers/sse';
+import { servedStreamStates, SKILLS } from '../helpers/served';
+import { checkRecordStream, readEvents } from '../helpers/sse';
 import { batonFor, testServer, withWorker } from '../helpers/temporal';
 
 const TOKEN = 'stream-outage-token-0123456789abcdef';
 const CALLER = { tenant: 'acme', user: 'ops-1' };
 const OUTAGE_MS = 30_000;
-const ORDER = ['SUBMITTED', 'REMOTE_ACTIVE', 'SETTLING', 'SETTLED'];
 
 interface SseEvent {
   event: string;
@@ -42,20 +39,6 @@ interface SseEvent {
 /** A record stream read to its end. */
 const eventsOf = async (url: string, id: string): Promise<SseEvent[]> =>
   (await readEvents(`${url}/api/v1/delegations/${encodeURIComponent(id)}/events`, TOKEN)) as SseEvent[];
-
-/** No status event goes back to an earlier stage, or shows an outcome before the end. */
-function neverWrong(events: SseEvent[]): void {
-  const statuses = events.filter((e) => e.event === 'status').map((e) => e.data as { status: string; outcome?: unknown });
-  const stages = statuses.map((s) => ORDER.indexOf(s.status));
-  assert.ok(
-    stages.every((x, i) => x >= 0 && (i === 0 || x >= (stages[i - 1] as number))),
-    `statuses in order: ${statuses.map((s) => s.status)}`,
-  );
-  assert.ok(
-    statuses.slice(0, -1).every((s) => !s.outcome),
-    'an outcome only at the end',
-  );
-}
 
 describe('open streams while Temporal does not answer', () => {
   let toxiproxy: RunningToxiproxy;
@@ -121,36 +104,11 @@ describe('open streams while Temporal does not answer', () => {
         await batonFor(ctx).until(id, (r) => r.status === 'REMOTE_ACTIVE', 50);
         const streams = [eventsOf(patient.url, id), eventsOf(impatient.url, id)];
         const watchers = [watch('2m')(id), watch('2s')(id)];
-        const a2a = await new ClientFactory(
-          ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory()] }),
-        ).createFromUrl(`${patient.url}/a2a/slow-gateway/`);
-        const request: SendMessageRequest = {
-          tenant: '',
-          message: Message.fromJSON({
-            messageId: 'outage-1',
-            role: 'ROLE_USER',
-            parts: [{ text: 'Take your time too' }],
-            taskId: '',
-            contextId: '',
-          }),
-          configuration: { acceptedOutputModes: [], returnImmediately: false, historyLength: 0, taskPushNotificationConfig: undefined },
-          metadata: undefined,
-        };
-        const served: string[] = [];
-        const servedEnd = (async () => {
-          for await (const event of a2a.sendMessageStream(request, { serviceParameters: { Authorization: `Bearer ${TOKEN}` } })) {
-            const json = StreamResponse.toJSON(event) as {
-              task?: { status: { state: string } };
-              statusUpdate?: { status: { state: string } };
-            };
-            const state = json.task?.status.state ?? json.statusUpdate?.status.state;
-            if (state) served.push(state);
-          }
-        })();
+        const served = await servedStreamStates(`${patient.url}/a2a/slow-gateway/`, TOKEN, 'outage-1', 'Take your time too');
         // Every reader is connected and has shown the task once before the link goes down.
         await Promise.all(watchers.map((w) => w.waitFor(id, 'stderr')));
         await new Promise((r) => setTimeout(r, 1_000));
-        assert.ok(served.length > 0, 'the served stream has shown the task');
+        await served.first; // the served stream has shown the task
 
         await link.setEnabled(false);
         const down = Date.now();
@@ -168,7 +126,7 @@ describe('open streams while Temporal does not answer', () => {
           last?.data.error.message,
           new RegExp(`^Temporal has not answered for 2 s, so this stream ends; delegation ${id} goes on`),
         );
-        neverWrong(cut);
+        checkRecordStream(cut);
         const gaveUp = await (watchers[1] as CliProcess).exited;
         assert.notEqual(gaveUp.code, 0);
         assert.match((watchers[1] as CliProcess).stderr, /Temporal has not answered for 2 s, so this stream ends/);
@@ -180,16 +138,16 @@ describe('open streams while Temporal does not answer', () => {
         assert.ok(kinds.includes('unavailable') && kinds.indexOf('available') > kinds.indexOf('unavailable'), kinds.join(', '));
         assert.equal(whole.at(-1)?.event, 'settled');
         assert.equal(whole.at(-1)?.data.outcome.kind, 'ACCEPTED');
-        neverWrong(whole);
+        checkRecordStream(whole);
         const watched = await (watchers[0] as CliProcess).exited;
         assert.equal(watched.code, 0, (watchers[0] as CliProcess).stderr);
         assert.match((watchers[0] as CliProcess).stderr, /Temporal is not answering; still watching/);
         assert.match((watchers[0] as CliProcess).stdout + (watchers[0] as CliProcess).stderr, /ACCEPTED/);
-        await servedEnd;
-        assert.equal(served.at(-1), 'TASK_STATE_COMPLETED', served.join(', '));
+        const states = await served.states;
+        assert.equal(states.at(-1), 'TASK_STATE_COMPLETED', states.join(', '));
         assert.ok(
-          served.every((s) => ['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED'].includes(s)),
-          served.join(', '),
+          states.every((s) => ['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED'].includes(s)),
+          states.join(', '),
         );
       } finally {
         await patient.close();
