@@ -15,6 +15,7 @@ import { batonDataConverter, encryptionCodec } from '../src/codec/data-converter
 import type { EncryptionCodec } from '../src/codec/encryption-codec';
 import { ServePushSchema, type ServePushConfig } from '../src/config/schema';
 import { ServedTaskReader } from '../src/served-tasks/task-reader';
+import { TaskWatch } from '../src/served-tasks/task-watch';
 import { taskReading } from '../src/served-tasks/task-runners';
 import { fingerprintOf, TERMINAL_STATES } from '../src/served-tasks/task-view';
 import { PUSH_REFUSED } from '../src/shared/task-push-book';
@@ -24,6 +25,9 @@ import type { ActivityContext } from './context';
 
 /** The watch returns after this long without a change, so the workflow can continue as new between changes. */
 const WATCH_MAX_MS = 5 * 60_000;
+
+/** The longest wait for the task's history between two heartbeats (the activity's heartbeat timeout is 30 s). */
+const WAIT_BETWEEN_HEARTBEATS_MS = 15_000;
 
 /** Opens a caller's sealed webhook token or credentials with `serve.push.keys`; refuses (for good) what it cannot. */
 function secretOpener(push: ServePushConfig): (secret: SealedSecret) => string {
@@ -91,17 +95,16 @@ export function taskPushActivities(ctx: ActivityContext) {
 
   return {
     /**
-     * Reads served task `taskId` until what its caller sees changes from `since` (its state, or the
+     * Follows served task `taskId` until what its caller sees changes from `since` (its state, or the
      * question it asks), and says how; `unchanged` after a few minutes, `gone` when there is no task.
      */
     async awaitTaskChange(input: TaskRef & { since?: string }): Promise<TaskChange> {
-      const reader = readerFor(input);
+      const watch = new TaskWatch(readerFor(input), input.taskId, input.caller, { artifacts: false });
       const started = Date.now();
-      let pause = ctx.poll.initialMs;
       for (;;) {
         let view;
         try {
-          view = await reader.view(input.taskId, input.caller, { artifacts: false });
+          view = await watch.read();
         } catch (err) {
           if (err instanceof TaskNotFoundError) return { kind: 'gone' };
           throw err;
@@ -115,10 +118,15 @@ export function taskPushActivities(ctx: ActivityContext) {
             status: view.status,
             ended: TERMINAL_STATES.has(view.status.state),
           };
-        if (Date.now() - started >= WATCH_MAX_MS) return { kind: 'unchanged' };
+        const left = WATCH_MAX_MS - (Date.now() - started);
+        if (left <= 0) return { kind: 'unchanged' };
         Context.current().heartbeat();
-        await Context.current().sleep(pause);
-        pause = Math.min(ctx.poll.maxMs, Math.round(pause * 1.5));
+        // Woken by the task's own history (a long poll), not by a timer: the change is delivered at once.
+        await watch.changed({
+          maxWaitMs: Math.min(left, WAIT_BETWEEN_HEARTBEATS_MS),
+          failPauseMs: ctx.poll.maxMs,
+          signal: Context.current().cancellationSignal,
+        });
       }
     },
 
@@ -133,7 +141,8 @@ export function taskPushActivities(ctx: ActivityContext) {
       let fingerprint = event.fingerprint ?? '';
       if (event.kind === 'task') {
         try {
-          const task = await readerFor(input).view(input.taskId, input.caller);
+          // Read as a watch reads (after the workflow task under way): never a Query that waits on a replay.
+          const task = await new TaskWatch(readerFor(input), input.taskId, input.caller).read();
           fingerprint = fingerprintOf(task);
           body = { task };
         } catch (err) {

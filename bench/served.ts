@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Message, type SendMessageRequest } from '@a2a-js/sdk';
+import { Message, type SendMessageRequest, type Task } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, type Client as A2AClient } from '@a2a-js/sdk/client';
 import type { Client } from '@temporalio/client';
 import express from 'express';
@@ -40,7 +40,15 @@ export interface ServedFigures {
    * A task sent with a webhook (`returnImmediately`, push config inline): ms from the send to the
    * webhook's COMPLETED notification, p50 and p99; notifications per task; events in the push workflow.
    */
-  push?: { samples: number; p50: number; p99: number; notifications: number; events: number };
+  push?: {
+    samples: number;
+    p50: number;
+    p99: number;
+    notifications: number;
+    events: number;
+    /** Ms from the change being visible (the task's workflow closed, as Temporal timed it) to the webhook's notification. */
+    afterVisible?: { p50: number; p99: number };
+  };
 }
 
 export interface ServedOptions {
@@ -132,8 +140,8 @@ export async function measureServed(o: ServedOptions): Promise<Omit<ServedFigure
       await jsonRpc.sendMessage(sendOf(randomUUID()), auth);
       await grpc.sendMessage(sendOf(randomUUID()), auth);
     }
-    const times = { direct: [] as number[], jsonRpc: [] as number[], grpc: [] as number[], retried: [] as number[], push: [] as number[] };
-    const pushedTasks: { taskId: string; messageId: string }[] = [];
+    const times = sampleSeries();
+    const pushedTasks: { taskId: string }[] = [];
     const retriedIds = new Set<string>();
     for (let i = 0; i < o.samples; i++) {
       times.direct.push(await timed(direct));
@@ -151,13 +159,12 @@ export async function measureServed(o: ServedOptions): Promise<Omit<ServedFigure
         retriedIds.add(taskId);
       }
       if (i % 4 === 0) {
-        const messageId = randomUUID();
-        const t0 = performance.now();
-        const ended = hook.ended(messageId);
-        const sent = await jsonRpc.sendMessage(pushedSendOf(messageId, `${hook.url}/${messageId}`), auth);
-        await ended;
-        times.push.push(performance.now() - t0);
-        if ('id' in sent) pushedTasks.push({ taskId: sent.id, messageId });
+        const sample = await pushSample(o.client, hook, (messageId) =>
+          jsonRpc.sendMessage(pushedSendOf(messageId, `${hook.url}/${messageId}`), auth),
+        );
+        times.push.push(sample.ms);
+        if (sample.taskId) pushedTasks.push({ taskId: sample.taskId });
+        if (sample.afterVisible !== undefined) times.afterVisible.push(sample.afterVisible);
       }
       if ((i + 1) % 50 === 0) o.say(`  ${i + 1}/${o.samples} samples`);
     }
@@ -182,6 +189,7 @@ export async function measureServed(o: ServedOptions): Promise<Omit<ServedFigure
         ...both(times.push),
         notifications: hook.posts() / Math.max(1, times.push.length),
         events: percentile(events, 50),
+        afterVisible: both(times.afterVisible),
       },
     };
   } finally {
@@ -196,6 +204,36 @@ export async function measureServed(o: ServedOptions): Promise<Omit<ServedFigure
   }
 }
 
+/**
+ * One task sent with a webhook: ms from the send to the COMPLETED notification, and from the task's
+ * workflow closing (when a reader could first see it ended, as Temporal timed it) to the notification.
+ */
+async function pushSample(
+  client: Client,
+  hook: { ended(path: string): Promise<number> },
+  send: (messageId: string) => Promise<Message | Task>,
+): Promise<{ ms: number; taskId?: string; afterVisible?: number }> {
+  const messageId = randomUUID();
+  const t0 = performance.now();
+  const ended = hook.ended(messageId);
+  const sent = await send(messageId);
+  const receivedAt = await ended;
+  const ms = performance.now() - t0;
+  if (!('id' in sent)) return { ms };
+  const closed = (await client.workflow.getHandle(sent.id).describe()).closeTime;
+  return { ms, taskId: sent.id, ...(closed ? { afterVisible: receivedAt - closed.getTime() } : {}) };
+}
+
+/** The timings of each way of running a task, in ms. */
+const sampleSeries = () => ({
+  direct: [] as number[],
+  jsonRpc: [] as number[],
+  grpc: [] as number[],
+  retried: [] as number[],
+  push: [] as number[],
+  afterVisible: [] as number[],
+});
+
 const pushedSendOf = (messageId: string, url: string): SendMessageRequest => ({
   ...sendOf(messageId),
   configuration: {
@@ -207,23 +245,24 @@ const pushedSendOf = (messageId: string, url: string): SendMessageRequest => ({
 });
 
 /** A webhook on loopback: `ended(path)` resolves when a notification for `/<path>` says the task ended. */
-async function webhook(): Promise<{ url: string; ended(path: string): Promise<void>; posts(): number; close(): Promise<void> }> {
-  const waiting = new Map<string, () => void>();
+async function webhook(): Promise<{ url: string; ended(path: string): Promise<number>; posts(): number; close(): Promise<void> }> {
+  const waiting = new Map<string, (at: number) => void>();
   let posts = 0;
   const server = createServer((req, res) => {
+    const at = Date.now();
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       posts++;
       res.writeHead(200).end();
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { task?: { status: { state: string } } };
-      if (body.task?.status.state === 'TASK_STATE_COMPLETED') waiting.get((req.url ?? '').slice(1))?.();
+      if (body.task?.status.state === 'TASK_STATE_COMPLETED') waiting.get((req.url ?? '').slice(1))?.(at);
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    ended: (path) => new Promise<void>((r) => waiting.set(path, r)),
+    ended: (path) => new Promise<number>((r) => waiting.set(path, r)),
     posts: () => posts,
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
@@ -236,7 +275,7 @@ const SECTION: ReportSection<ServedFigures> = {
   heading: [
     '## Baton serving A2A (docs/serving-a2a.md)',
     '',
-    'One task through a Baton-served gateway in front of an agent that completes at once: a blocking SendMessage over JSON-RPC and over gRPC, against the same delegation started directly with `BatonClient` (start, then result), interleaved, on one `baton worker` as shipped; client, serving router and agent in the benchmark process. The served path reads the task by Query, at 20, 40, 80… ms up to `serve.pollMs` (250). Every fourth sample also sends a task with a webhook (`returnImmediately`, the push config inline) and times the webhook’s COMPLETED notification: the push workflow reads the task at 250 ms growing by half up to 5 s (decision 0026).',
+    'One task through a Baton-served gateway in front of an agent that completes at once: a blocking SendMessage over JSON-RPC and over gRPC, against the same delegation started directly with `BatonClient` (start, then result), interleaved, on one `baton worker` as shipped; client, serving router and agent in the benchmark process. The served path follows the task’s workflow history by long poll and reads the task only when a workflow task completed or the run closed (decision 0039): no timed reads, no describe for a task the message itself started. Every fourth sample also sends a task with a webhook (`returnImmediately`, the push config inline) and times the webhook’s COMPLETED notification, from the send and from the moment the task’s workflow closed (Temporal’s close time): the push workflow’s watch is woken the same way.',
   ],
   rows: [
     ['samples of each', (f) => String(f.samples)],
@@ -253,6 +292,14 @@ const SECTION: ReportSection<ServedFigures> = {
     [
       'with a webhook: send to the COMPLETED notification, p50 / p99 (samples)',
       (f) => (f.push ? `${f.push.p50.toFixed(0)} / ${f.push.p99.toFixed(0)} ms (${f.push.samples})` : 'not measured'),
+    ],
+    [
+      'with a webhook: the task visibly ended (its workflow closed) to the notification, p50 / p99',
+      (f) => (f.push?.afterVisible ? `${f.push.afterVisible.p50.toFixed(0)} / ${f.push.afterVisible.p99.toFixed(0)} ms` : 'not measured'),
+    ],
+    [
+      'with a webhook: COMPLETED notification ÷ blocking SendMessage (JSON-RPC), p50',
+      (f) => (f.push ? `${(f.push.p50 / f.jsonRpc.p50).toFixed(2)}×` : 'not measured'),
     ],
     [
       'notifications per task; events in its push workflow',

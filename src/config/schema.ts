@@ -755,7 +755,11 @@ export const ServeSchema = z
       .string()
       .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')
       .default('BATON_SERVE_TASK_ID_KEY'),
-    /** How often an open stream or a blocking send reads the task, in ms. Default 250. */
+    /**
+     * The pause, in ms, before an open stream or a blocking send reads the task again when its
+     * workflow's history cannot be followed (Temporal not answering). Otherwise the task is read when
+     * its history changes, not on a timer (decision 0039). Default 250.
+     */
     pollMs: z.number().int().min(20).max(10_000).default(250),
     /**
      * Sign every served card (JWS, as A2A 1.0 describes) with this key, so callers can pin its public

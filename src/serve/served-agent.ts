@@ -70,7 +70,7 @@ export interface ServedAgentOptions {
   taskIdKey: Buffer;
   /** The tasks' push configs (callers' webhooks). */
   pushConfigs: CallerWebhooks;
-  /** How often a blocking send or an open stream reads the task, in ms. */
+  /** The pause before a blocking send or an open stream reads again when the task's history cannot be followed, in ms. */
   pollMs: number;
   /** How long a blocking send or an open stream rides out Temporal not answering (`api.streamRideOut`). Default two minutes. */
   rideOut?: RideOut;
@@ -88,10 +88,14 @@ const BLOCKING_WAIT_MS = 240_000;
 /** An open stream with nothing new says so again this often: fetch gives up on a body silent for 300 s. */
 const STREAM_KEEPALIVE_MS = 120_000;
 
+/**
+ * A watched task with no sign of change is read again after this long anyway: what a wake-up missed
+ * in a race could cost, and how often an open stream with nothing new reads its task.
+ */
+const QUIET_MS = 30_000;
+
 /** How long CancelTask waits for the task to end (a graph cancels its running nodes first). */
 const CANCEL_WAIT_MS = 60_000;
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export class ServedAgent implements A2ARequestHandler {
   constructor(private readonly o: ServedAgentOptions) {}
@@ -120,11 +124,12 @@ export class ServedAgent implements A2ARequestHandler {
       const caller = callerOf(context);
       const turn = await this.takeMessage(params, caller);
       const historyLength = params.configuration?.historyLength;
+      // Read as a watch reads: a Query now would wait for the task's first workflow task anyway.
       if (params.configuration?.returnImmediately)
-        return SdkTask.fromJSON(withHistoryLength(await this.view(turn.id, caller), historyLength));
+        return SdkTask.fromJSON(withHistoryLength(await this.o.tasks.watch(turn.id, caller, { known: turn }).read(), historyLength));
       const deadline = Date.now() + BLOCKING_WAIT_MS;
       let last: WireTask | undefined;
-      for await (const task of this.watch(turn.id, caller)) {
+      for await (const task of this.watch(turn.id, caller, turn)) {
         last = task;
         if (settledForTurn(task, turn.answered) || Date.now() > deadline) break;
       }
@@ -135,7 +140,7 @@ export class ServedAgent implements A2ARequestHandler {
   async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<SdkStreamResponse, void, undefined> {
     const caller = callerOf(context);
     const turn = await this.guard(() => this.takeMessage(params, caller));
-    yield* this.stream(turn.id, caller, (task) => settledForTurn(task, turn.answered));
+    yield* this.stream(turn.id, caller, (task) => settledForTurn(task, turn.answered), turn);
   }
 
   async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<SdkStreamResponse, void, undefined> {
@@ -287,7 +292,7 @@ export class ServedAgent implements A2ARequestHandler {
    * Takes one message: a new task (a delegation started under an id derived from the caller and the
    * messageId), or a turn on the task it names (the answer to what the delegation waits for).
    */
-  private async takeMessage(params: SendMessageRequest, caller: Caller): Promise<{ id: string; answered?: string }> {
+  private async takeMessage(params: SendMessageRequest, caller: Caller): Promise<Turn> {
     if (!params.message) throw new RequestMalformedError('the request has no message');
     const parsed = MessageSchema.safeParse(SdkMessage.toJSON(params.message));
     if (!parsed.success)
@@ -310,14 +315,14 @@ export class ServedAgent implements A2ARequestHandler {
     return turn;
   }
 
-  private async startTask(messageId: string, givenContext: string | undefined, parts: Part[], caller: Caller): Promise<{ id: string }> {
+  private async startTask(messageId: string, givenContext: string | undefined, parts: Part[], caller: Caller): Promise<Turn> {
     const id = servedTaskId(this.o.taskIdKey, this.o.name, caller, messageId);
     const contextId = givenContext || servedContextId(id);
     // A contextId Baton cannot file is refused before anything starts (guard makes it RequestMalformed).
     quoted('contextId', contextId);
     await this.o.tasks.start(caller, id, parts, contextId);
     this.o.logger.info({ taskId: id, service: this.o.name, caller }, 'served task started (or found, for a retried message)');
-    return { id };
+    return { id, contextId };
   }
 
   /** A message on an existing task: routed to the request its delegation waits for, or refused. */
@@ -325,7 +330,7 @@ export class ServedAgent implements A2ARequestHandler {
     taskId: string,
     message: { messageId: string; contextId?: string; parts: Part[] },
     caller: Caller,
-  ): Promise<{ id: string; answered: string }> {
+  ): Promise<Turn & { answered: string }> {
     const { facts, state } = await this.o.tasks.read(taskId, caller);
     if (message.contextId && message.contextId !== facts.contextId)
       throw new RequestMalformedError(`task ${taskId} is in context ${facts.contextId}, not ${message.contextId}`);
@@ -352,14 +357,19 @@ export class ServedAgent implements A2ARequestHandler {
         `task ${taskId} is not waiting for a message (${task.status.state}); subscribe or read it with GetTask`,
       );
     }
-    return { id: taskId, answered: pending.requestId };
+    return { id: taskId, contextId: facts.contextId, answered: pending.requestId };
   }
 
   /** Stream events for a task: its snapshot first, then each change, until `done` holds. */
-  private async *stream(id: string, caller: Caller, done: (task: WireTask) => boolean): AsyncGenerator<SdkStreamResponse, void, undefined> {
+  private async *stream(
+    id: string,
+    caller: Caller,
+    done: (task: WireTask) => boolean,
+    known?: { contextId: string },
+  ): AsyncGenerator<SdkStreamResponse, void, undefined> {
     let before: WireTask | undefined;
     let quietSince = Date.now();
-    for await (const task of this.watch(id, caller)) {
+    for await (const task of this.watch(id, caller, known)) {
       if (!before) yield SdkStreamResponse.fromJSON({ task });
       else {
         const events = changesBetween(before, task);
@@ -374,29 +384,37 @@ export class ServedAgent implements A2ARequestHandler {
   }
 
   /**
-   * The task's view at every read, read at growing intervals up to `pollMs`: a task that ends at once
-   * is seen within tens of ms, a long one costs a Query every `pollMs`.
+   * The task's view, read again each time it may have changed (its workflow's history says so, by long
+   * poll: task-watch.ts), and after `QUIET_MS` without a sign: no timed reads, at most one describe
+   * (none for a task this caller's message just started or answered: `known`).
    */
-  private async *watch(id: string, caller: Caller): AsyncGenerator<WireTask> {
-    for (let i = 0; ; i++) {
-      let task: WireTask;
-      try {
-        // Temporal away for a while (a restart, a failover; or a Query dropped while its run was
-        // evicted from the worker's cache) is ridden out: the caller sees no change meanwhile.
-        task = await readThroughOutage(() => this.view(id, caller), {
-          ...(this.o.rideOut ? { rideOut: this.o.rideOut } : {}),
-          what: `task ${id}`,
-          onOutage: (err) =>
-            this.o.logger.warn(
-              { taskId: id, service: this.o.name, err: err.message },
-              'served task: Temporal is not answering; reading again',
-            ),
-        });
-      } catch (err) {
-        throw this.protocolError(err);
+  private async *watch(id: string, caller: Caller, known?: { contextId: string }): AsyncGenerator<WireTask> {
+    const watch = this.o.tasks.watch(id, caller, known ? { known: { contextId: known.contextId } } : {});
+    const stopped = new AbortController();
+    try {
+      for (;;) {
+        let task: WireTask;
+        try {
+          // Temporal away for a while (a restart, a failover; or a Query dropped while its run was
+          // evicted from the worker's cache) is ridden out: the caller sees no change meanwhile.
+          task = await readThroughOutage(() => watch.read(), {
+            ...(this.o.rideOut ? { rideOut: this.o.rideOut } : {}),
+            what: `task ${id}`,
+            onOutage: (err) =>
+              this.o.logger.warn(
+                { taskId: id, service: this.o.name, err: err.message },
+                'served task: Temporal is not answering; reading again',
+              ),
+          });
+        } catch (err) {
+          throw this.protocolError(err);
+        }
+        yield task;
+        await watch.changed({ maxWaitMs: QUIET_MS, failPauseMs: this.o.pollMs, signal: stopped.signal });
       }
-      yield task;
-      await sleep(Math.min(this.o.pollMs, 20 * 2 ** i));
+    } finally {
+      // The caller went away (or the watch ended): a long poll under way stops.
+      stopped.abort();
     }
   }
 
@@ -437,6 +455,14 @@ export class ServedAgent implements A2ARequestHandler {
         return new Error('internal error (see the server log)');
     }
   }
+}
+
+/** A message taken: the task it started or answered (the caller's: checked, or its id derived from the caller). */
+interface Turn {
+  id: string;
+  contextId: string;
+  /** The request the message answered, for a turn on an existing task. */
+  answered?: string;
 }
 
 /** Whether a task has answered the message just taken: ended, or waiting again for something new. */

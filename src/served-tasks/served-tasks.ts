@@ -15,6 +15,7 @@ import { SA_SERVED_CONTEXT, SA_SERVICE, SA_TENANT } from '../shared/search-attri
 import { ServedTaskReader, type ServedTaskFactsRead } from './task-reader';
 import { authorizeDelegation, type TaskRequest, type TaskRunner } from './task-runners';
 import { visibilityClauseFor, type WireTask } from './task-view';
+import { TaskWatch, type TaskWatchOptions } from './task-watch';
 
 /** One page of a service's tasks, as visibility lists them (newest first). */
 export interface ServedTaskPage {
@@ -59,6 +60,11 @@ export class ServedTasks {
   /** The task as the caller sees it. */
   view(id: string, caller: Caller, opts: { artifacts?: boolean } = {}): Promise<WireTask> {
     return this.reader.view(id, caller, opts);
+  }
+
+  /** Follows the task as the caller sees it: one describe, then a read whenever it may have changed. */
+  watch(id: string, caller: Caller, opts: TaskWatchOptions = {}): TaskWatch {
+    return new TaskWatch(this.reader, id, caller, opts);
   }
 
   /** Starts a task under `id` (a retried message finds the one it started). */

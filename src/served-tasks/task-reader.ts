@@ -4,7 +4,7 @@
  * The request handler reads through it, and so does the watch that pushes changes to callers' webhooks.
  */
 import { TaskNotFoundError } from '@a2a-js/sdk/errors';
-import { WorkflowNotFoundError, type WorkflowExecutionDescription } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client, type WorkflowExecutionDescription } from '@temporalio/client';
 import { isRef, verified, type ArtifactStore } from '../artifacts/store';
 import type { BatonClient } from '../client/baton-client';
 import { temporalCall } from '../client/temporal-call';
@@ -22,8 +22,22 @@ const READ_DEADLINE_MS = 10_000;
 /** Largest artifact handed over inline from the store: the SDK's client refuses a stream event above 4 MiB. */
 const INLINE_FROM_STORE_MAX = 3 * 1024 * 1024;
 
+/** What a served task is apart from its state: its id, its context and when it started. */
+export interface ServedTaskFacts {
+  id: string;
+  contextId: string;
+  startedAt: string;
+}
+
 export interface ServedTaskFactsRead extends TaskRead {
-  facts: { id: string; contextId: string; startedAt: string };
+  facts: ServedTaskFacts;
+}
+
+/** A task's facts from its description (`owned()`). */
+export function factsOf(description: WorkflowExecutionDescription): ServedTaskFacts {
+  const id = description.workflowId;
+  const contextId = description.typedSearchAttributes.get(SA_SERVED_CONTEXT) ?? servedContextId(id);
+  return { id, contextId, startedAt: description.startTime.toISOString() };
 }
 
 export class ServedTaskReader {
@@ -37,9 +51,19 @@ export class ServedTaskReader {
     },
   ) {}
 
+  /** The Temporal client the tasks are read with. */
+  get client(): Client {
+    return this.o.baton.client;
+  }
+
   /** The task as the caller sees it (TaskNotFoundError when it is not one the caller may see). */
   async view(id: string, caller: Caller, opts: { artifacts?: boolean } = {}): Promise<WireTask> {
-    const { facts, state, results, artifacts: own, turns } = await this.read(id, caller);
+    return this.viewOf(await this.read(id, caller), opts);
+  }
+
+  /** A read task as the caller sees it: once COMPLETED, with its artifacts (unless `artifacts: false`). */
+  async viewOf(read: ServedTaskFactsRead, opts: { artifacts?: boolean } = {}): Promise<WireTask> {
+    const { facts, state, results, artifacts: own, turns } = read;
     const artifacts =
       state.state === 'TASK_STATE_COMPLETED' && opts.artifacts !== false ? (own ?? (await this.artifactsOf(results))) : undefined;
     return wireTaskOf(state, { ...facts, ...(artifacts ? { artifacts } : {}), ...(turns ? { turns } : {}) });
@@ -64,24 +88,27 @@ export class ServedTaskReader {
   /** The task behind an id, if it is one of this service's and of the caller's tenant. */
   async read(id: string, caller: Caller): Promise<ServedTaskFactsRead> {
     const description = await this.owned(id, caller);
-    const sa = description.typedSearchAttributes;
+    return this.readOwned(factsOf(description), caller, description.status.name);
+  }
+
+  /**
+   * The task whose ownership was checked (`owned()`, or its id derived from the caller), its execution
+   * now in `status` (RUNNING, COMPLETED…); `result`: a closed run's result when the caller has it already.
+   */
+  async readOwned(facts: ServedTaskFacts, caller: Caller, status: string, result?: { value: unknown }): Promise<ServedTaskFactsRead> {
+    const id = facts.id;
     // 👉 A Query that reaches a run while the worker evicts it from its cache (cache pressure: many
     // open tasks) can go unanswered until the call's deadline (the SDK drops it with "leftover
     // buffered tasks when evicting run"). A short deadline and one more try, by then on a run the
     // worker has again, instead of a stall of the default 30 s or more.
     const connection = this.o.baton.client.connection;
     const once = () =>
-      this.call(() =>
-        connection.withDeadline(Date.now() + READ_DEADLINE_MS, () => this.o.runner.read(caller, id, description.status.name)),
-      );
+      this.call(() => connection.withDeadline(Date.now() + READ_DEADLINE_MS, () => this.o.runner.read(caller, id, status, result)));
     const read = await once().catch((err: unknown) => {
       if (asBatonError(err)?.kind !== 'Unavailable') throw err;
       return once();
     });
-    return {
-      ...read,
-      facts: { id, contextId: sa.get(SA_SERVED_CONTEXT) ?? servedContextId(id), startedAt: description.startTime.toISOString() },
-    };
+    return { ...read, facts };
   }
 
   /** The accepted artifacts with their parts: inline ones as they are, stored ones from the store. */

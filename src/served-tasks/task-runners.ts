@@ -47,8 +47,11 @@ export interface TaskRunner {
   readonly workflowType: string;
   /** Starts the task's workflow under `id`; an id that exists already is the same task (a retried message). */
   start(caller: Caller, id: string, parts: Part[], served: { service: string; contextId: string }): Promise<void>;
-  /** The task, read; `status` is its workflow's execution status (RUNNING, COMPLETED, CANCELLED…). */
-  read(caller: Caller, id: string, status: string): Promise<TaskRead>;
+  /**
+   * The task, read; `status` is its workflow's execution status (RUNNING, COMPLETED, CANCELLED…),
+   * `result` a COMPLETED run's result when the reader has it already (from the history it follows).
+   */
+  read(caller: Caller, id: string, status: string, result?: { value: unknown }): Promise<TaskRead>;
   /** Passes the caller's answer to the input request `pending`; `updateId` makes a retried message apply once. */
   answer(caller: Caller, pending: TaskRequest, parts: Part[], updateId: string): Promise<void>;
   cancel(caller: Caller, id: string): Promise<void>;
@@ -127,8 +130,8 @@ export class DelegationRunner implements TaskRunner {
     });
   }
 
-  read(_caller: Caller, id: string, status: string): Promise<TaskRead> {
-    return readDelegationTask(this.baton, id, status === 'COMPLETED');
+  read(_caller: Caller, id: string, status: string, result?: { value: unknown }): Promise<TaskRead> {
+    return readDelegationTask(this.baton, id, status === 'COMPLETED', result);
   }
 
   answer(caller: Caller, pending: TaskRequest, parts: Part[], updateId: string): Promise<void> {
@@ -187,9 +190,9 @@ export class GraphRunner implements TaskRunner {
 }
 
 /** A task that is one delegation, read: a closed delegation's record is its result; a running one answers the status Query. */
-async function readDelegationTask(baton: BatonClient, id: string, closed: boolean): Promise<TaskRead> {
+async function readDelegationTask(baton: BatonClient, id: string, closed: boolean, result?: { value: unknown }): Promise<TaskRead> {
   const handle = baton.client.workflow.getHandle(id);
-  const record = readRecord(closed ? await handle.result() : await handle.query(statusQuery));
+  const record = readRecord(closed ? (result ? result.value : await handle.result()) : await handle.query(statusQuery));
   return { state: delegationStatus(record), results: record.outcome?.kind === 'ACCEPTED' ? [record] : [], turns: record.turns };
 }
 
@@ -315,9 +318,9 @@ export function workflowTaskState(id: string, shown: ServedTaskState, status: st
 export function taskReading(workflowType: string, baton: BatonClient, graphs: GraphClient): Pick<TaskRunner, 'workflowType' | 'read'> {
   return {
     workflowType,
-    read: (caller, id, status) =>
+    read: (caller, id, status, result) =>
       workflowType === 'delegationWorkflow'
-        ? readDelegationTask(baton, id, status === 'COMPLETED')
+        ? readDelegationTask(baton, id, status === 'COMPLETED', result)
         : workflowType === 'taskGraphWorkflow'
           ? readGraphTask(baton, graphs, caller, id, status)
           : readWorkflowTask(baton, id, status),

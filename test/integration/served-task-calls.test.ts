@@ -72,4 +72,68 @@ describe('a served task, counted on the wire', () => {
       }
     });
   });
+
+  it('watches with one describe, reading only when the history changed', async () => {
+    await withWorker({ 'supplier-qa': loopbackAgent(agent.cardUrl) }, async (ctx) => {
+      const { connection, calls } = await countingConnection();
+      try {
+        const baton = new BatonClient(connection, { namespace: ctx.client.options.namespace, taskQueue: ctx.taskQueue, caller });
+        const tasks = new ServedTasks({ service: 'qa', baton, runner: new DelegationRunner(baton, { agent: 'supplier-qa' }) });
+        const id = `a2a-watch-${process.pid}-${Date.now()}`;
+        await tasks.start(caller, id, [{ text: 'Verify inspection-92 against order A1042' }], `ctx-${id}`);
+        const watch = tasks.watch(id, caller);
+        const wait = { maxWaitMs: 20_000, failPauseMs: 100 };
+        calls.length = 0;
+        const seen: string[] = [];
+        let task = await watch.read();
+        for (; task.status.state !== 'TASK_STATE_INPUT_REQUIRED'; task = await watch.read()) {
+          seen.push(task.status.state);
+          assert.equal(await watch.changed(wait), true, 'woken by a change, not by the wait running out');
+        }
+        const queries = calls.filter((c) => c === 'QueryWorkflow').length;
+        assert.deepEqual(
+          calls.filter((c) => c === 'DescribeWorkflowExecution'),
+          ['DescribeWorkflowExecution'],
+          `one describe for the whole watch: ${calls.join()}`,
+        );
+        assert.ok(queries >= 1 && queries <= seen.length + 1, `a Query per change seen, no timed reads: ${calls.join()}`);
+
+        // Once the delegation has done what it does on asking, nothing happens until the answer: a wait
+        // then runs its time out, and the task is not read meanwhile.
+        let quiet = false;
+        for (let i = 0; i < 5 && !quiet; i++) {
+          quiet = !(await watch.changed({ ...wait, maxWaitMs: 1_500 }));
+          if (!quiet) task = await watch.read();
+        }
+        assert.equal(quiet, true, 'a task waiting for its answer goes quiet');
+        assert.equal(task.status.state, 'TASK_STATE_INPUT_REQUIRED');
+
+        const pending = (await tasks.read(id, caller)).state.pending;
+        assert.ok(pending);
+        const answered = (async () => {
+          while (task.status.state !== 'TASK_STATE_COMPLETED') {
+            await watch.changed(wait);
+            task = await watch.read();
+          }
+          return task;
+        })();
+        await tasks.answer(caller, pending, [{ text: 'SN-4471' }], `answer-${id}`);
+        const done = await answered;
+        assert.equal(done.artifacts?.length ? 'with artifacts' : 'none', 'with artifacts');
+      } finally {
+        await connection.close();
+      }
+    });
+  });
 });
+
+/** A connection that lists the gRPC methods called through it, in order. */
+async function countingConnection(): Promise<{ connection: Connection; calls: string[] }> {
+  const calls: string[] = [];
+  const counting: Interceptor = (options, next) => {
+    calls.push(options.method_definition.path.split('/').pop() ?? '?');
+    return new InterceptingCall(next(options));
+  };
+  const { address } = await testServer();
+  return { connection: await Connection.connect({ address, interceptors: [counting as never] }), calls };
+}
