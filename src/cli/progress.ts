@@ -5,6 +5,7 @@
  */
 import type { BatonClient } from '../client/baton-client';
 import { readThroughOutage } from '../client/read-through-outage';
+import { ChangeWaiter } from '../client/history-follower';
 import type { RideOut } from '../shared/ride-out';
 import { changeKeyOf } from '../shared/delegation-result';
 import type { DelegationRecord } from '../shared/delegation-types';
@@ -81,6 +82,9 @@ export async function followDelegation(
   opts: { json?: boolean; intervalMs?: number; rideOut?: RideOut } = {},
 ): Promise<DelegationRecord> {
   const status = new StatusLine(process.stderr, opts.json ? 'plain' : 'auto');
+  // Read again whenever the delegation's history says it may show something new (decision 0039).
+  const changes = new ChangeWaiter(baton.client, id);
+  let first = true;
   try {
     for (;;) {
       // Temporal away for a while (a restart, a failover) is waited out on the status line.
@@ -91,7 +95,10 @@ export async function followDelegation(
       });
       status.update(delegationLine(record), changeKeyOf(record));
       if (record.outcome !== undefined) return record;
-      await new Promise((r) => setTimeout(r, opts.intervalMs ?? 500));
+      // Followed from the first read on (it proved the delegation is the caller's); that read is made again.
+      if (first) await changes.prime();
+      else await changes.changed({ maxWaitMs: 30_000, failPauseMs: opts.intervalMs ?? 500 });
+      first = false;
     }
   } finally {
     status.done();

@@ -2,13 +2,13 @@
  * A watch over one served task, as its caller sees it: what a blocking SendMessage, an open stream and
  * the watch behind callers' webhooks follow. One describe (the ownership check), then a read each
  * time the task may have changed: when its workflow's history says so (a long poll, see
- * history-follower.ts), and when a graph's node asks the question, when that node's history does.
+ * src/client/history-follower.ts), and when a graph's node asks the question, when that node's history does.
  * No timed reads: a quiet task is read again only after `quietMs`, which bounds what a missed
  * wake-up could cost.
  */
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import type { Caller } from '../shared/delegation-types';
-import { HistoryFollower, pause, type HistoryChange } from './history-follower';
+import { HistoryFollower, pause, type HistoryChange } from '../client/history-follower';
 import { factsOf, type ServedTaskFacts, type ServedTaskReader } from './task-reader';
 import type { WireTask } from './task-view';
 

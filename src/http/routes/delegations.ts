@@ -3,6 +3,7 @@
  * (answer, authorize, review, cancel), each as the caller the token names.
  */
 import { readThroughOutage, RideOutEndedError } from '../../client/read-through-outage';
+import { ChangeWaiter } from '../../client/history-follower';
 import type { Request, Response, Router } from 'express';
 import { artifactBytes } from '../../artifacts/artifact-content';
 import type { BatonClient } from '../../client/baton-client';
@@ -119,12 +120,19 @@ function artifactContent(kit: RouteKit) {
   };
 }
 
+/** A quiet record stream says so this often (a comment line), and reads the record again. */
+const KEEPALIVE_MS = 15_000;
+
 /** The delegation's record as server-sent events: each change, then how it settled. */
 function statusEvents(kit: RouteKit) {
   return async (req: Request, res: Response): Promise<void> => {
     const id = idOf(req);
     const baton = kit.as(req).baton;
     let record = await baton.show(id); // not found (or foreign) answers 404 before the stream opens
+    // Read again whenever the delegation's history says it may show something new (decision 0039).
+    const changes = new ChangeWaiter(baton.client, id);
+    await changes.prime();
+    record = await baton.show(id);
     const lease = await kit.budget.openStream(kit.as(req).caller);
     res.once('close', () => void lease.release());
     res.status(200).set({
@@ -135,7 +143,11 @@ function statusEvents(kit: RouteKit) {
     });
     res.flushHeaders();
     let closed = false;
-    req.on('close', () => (closed = true));
+    const stopped = new AbortController();
+    req.on('close', () => {
+      closed = true;
+      stopped.abort();
+    });
     const send = (event: string, data: unknown): void => void res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     let last = '';
     let quietSince = Date.now();
@@ -144,7 +156,7 @@ function statusEvents(kit: RouteKit) {
         last = changeKey(record);
         send('status', record);
         quietSince = Date.now();
-      } else if (Date.now() - quietSince > 15_000) {
+      } else if (Date.now() - quietSince >= KEEPALIVE_MS) {
         res.write(': still waiting\n\n'); // keeps proxies from closing a quiet stream
         quietSince = Date.now();
       }
@@ -152,7 +164,7 @@ function statusEvents(kit: RouteKit) {
         send('settled', { id: record.id, outcome: record.outcome });
         break;
       }
-      await new Promise((r) => setTimeout(r, kit.pollMs));
+      await changes.changed({ maxWaitMs: KEEPALIVE_MS, failPauseMs: kit.pollMs, signal: stopped.signal });
       if (closed) break;
       try {
         // Temporal away for a while (a restart, a failover) is waited out, said, and shows no change.

@@ -181,3 +181,43 @@ export function pause(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
   });
 }
+
+/**
+ * Follows delegation (or any workflow) `id` for a reader that re-reads it after each change: `prime()`
+ * once its first read proved the caller may see it, then `changed()` between reads.
+ */
+export class ChangeWaiter {
+  private readonly follower: HistoryFollower;
+  private primed = false;
+
+  constructor(client: Client, id: string) {
+    this.follower = new HistoryFollower(client, id);
+  }
+
+  /** Starts following from here; a failure to follow is left to `changed()`, which then paces the reads. */
+  async prime(): Promise<void> {
+    this.primed = await this.follower.prime().then(
+      () => true,
+      () => false,
+    );
+  }
+
+  /**
+   * Resolves true once the workflow may show something new (its workflow task under way, if any,
+   * ended), false after `maxWaitMs` without a sign. Never throws: a history that cannot be followed
+   * pauses `failPauseMs`, then says true (the read that follows meets the failure and rides it out).
+   */
+  async changed(o: { maxWaitMs: number; failPauseMs: number; signal?: AbortSignal }): Promise<boolean> {
+    try {
+      if (!this.primed) await this.prime();
+      if (!this.primed) throw new Error('not following');
+      const change = await this.follower.next(o.maxWaitMs, o.signal);
+      // Read after the workflow task under way, never during it (a Query would wait for it, or a replay).
+      await this.follower.settled(10_000, o.signal);
+      return change.kind === 'changed';
+    } catch {
+      await pause(o.failPauseMs, o.signal);
+      return true;
+    }
+  }
+}
