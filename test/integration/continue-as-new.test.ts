@@ -16,6 +16,7 @@ import { supplierQa } from '../../src/demo/supplier-qa';
 import { skywayAir } from '../../src/demo/trip-agents';
 import { startWebhook, type RunningWebhook } from '../../src/push/webhook';
 import { pushSignal } from '../../workflows/messages';
+import { HistoryFollower } from '../../src/client/history-follower';
 import { batonFor, loopbackAgent, runsOf, testServer, withWorker, type WorkflowRun } from '../helpers/temporal';
 
 const ASK = [{ text: 'Verify inspection report inspection-92 against order A1042', mediaType: 'text/plain' }];
@@ -53,6 +54,9 @@ describe('continue-as-new', () => {
         // workflow task whose history is past LOW.
         await baton.until(id, (r) => r.pending !== null || r.outcome !== undefined, 50);
         assert.equal((await runsOf(ctx.client, id)).length, 1, 'a short history waits in its first run');
+        // A reader following the history (a stream, a served watch) from the first run on.
+        const follower = new HistoryFollower(ctx.client, id);
+        await follower.prime();
         await ctx.client.workflow.getHandle(id).signal(pushSignal, { taskId: 'another-task' });
         await untilRuns(ctx.client, id, 2);
         const waiting = await baton.until(id, (r) => r.pending !== null || r.outcome !== undefined, 50);
@@ -85,6 +89,9 @@ describe('continue-as-new', () => {
         assert.equal((record.artifacts[0]?.parts?.[0]?.data as { serial: string }).serial, 'SN-4471', 'which the answer completed');
         assert.ok(record.remoteCalls > waiting.remoteCalls && record.remoteCalls <= 40, `calls counted on (${record.remoteCalls})`);
         await assert.rejects(baton.answer(id, `${id}/request-1`, [{ text: 'SN-4471' }]), 'a second answer to the request is refused');
+        for (let i = 0; i < 20 && follower.status === 'RUNNING'; i++) await follower.next(10_000);
+        assert.equal(follower.status, 'COMPLETED', 'the reader followed the history into the run that completed');
+        assert.ok(follower.result?.payloads?.length, 'and holds its result from the closing event');
       },
       { continueAsNewAfterEvents: LOW },
     );
