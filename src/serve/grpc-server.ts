@@ -182,7 +182,11 @@ export async function startServedGrpc(opts: ServedGrpcOptions): Promise<RunningG
         userBuilder: (call) => {
           // The interceptor let only admitted callers through, and kept who each was.
           const admitted = callers.get(call.metadata);
-          return admitted ? Promise.resolve(new CallerUser(admitted.caller)) : Promise.reject(new Error('unauthenticated'));
+          if (!admitted) return Promise.reject(new Error('unauthenticated'));
+          // A cancelled call (the caller went away) ends whatever still waits for it.
+          const gone = new AbortController();
+          call.once('cancelled', () => gone.abort());
+          return Promise.resolve(new CallerUser(admitted.caller, gone.signal));
         },
       }),
     ),

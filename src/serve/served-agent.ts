@@ -49,7 +49,11 @@ import type { CallerBudget } from '../limits/caller-budget';
 
 /** The caller a bearer token named, as the SDK's handlers pass it on. */
 export class CallerUser implements User {
-  constructor(readonly caller: Caller) {}
+  constructor(
+    readonly caller: Caller,
+    /** Aborted when the caller goes away (its connection closed, its call cancelled): what waits for it stops. */
+    readonly gone?: AbortSignal,
+  ) {}
   get isAuthenticated(): boolean {
     return true;
   }
@@ -129,7 +133,7 @@ export class ServedAgent implements A2ARequestHandler {
         return SdkTask.fromJSON(withHistoryLength(await this.o.tasks.watch(turn.id, caller, { known: turn }).read(), historyLength));
       const deadline = Date.now() + BLOCKING_WAIT_MS;
       let last: WireTask | undefined;
-      for await (const task of this.watch(turn.id, caller, turn)) {
+      for await (const task of this.watch(turn.id, caller, turn, goneOf(context))) {
         last = task;
         if (settledForTurn(task, turn.answered) || Date.now() > deadline) break;
       }
@@ -140,7 +144,7 @@ export class ServedAgent implements A2ARequestHandler {
   async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<SdkStreamResponse, void, undefined> {
     const caller = callerOf(context);
     const turn = await this.guard(() => this.takeMessage(params, caller));
-    yield* this.stream(turn.id, caller, (task) => settledForTurn(task, turn.answered), turn);
+    yield* this.stream(turn.id, caller, (task) => settledForTurn(task, turn.answered), turn, goneOf(context));
   }
 
   async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<SdkStreamResponse, void, undefined> {
@@ -149,7 +153,7 @@ export class ServedAgent implements A2ARequestHandler {
     if (TERMINAL_STATES.has(first.status.state))
       throw new UnsupportedOperationError(`task ${params.id} has ended (${first.status.state}): read it with GetTask`);
     // A subscription follows the task, across its turns, to its end.
-    yield* this.stream(params.id, caller, (task) => TERMINAL_STATES.has(task.status.state));
+    yield* this.stream(params.id, caller, (task) => TERMINAL_STATES.has(task.status.state), undefined, goneOf(context));
   }
 
   getTask(params: GetTaskRequest, context: ServerCallContext): Promise<SdkTask> {
@@ -366,10 +370,11 @@ export class ServedAgent implements A2ARequestHandler {
     caller: Caller,
     done: (task: WireTask) => boolean,
     known?: { contextId: string },
+    gone?: AbortSignal,
   ): AsyncGenerator<SdkStreamResponse, void, undefined> {
     let before: WireTask | undefined;
     let quietSince = Date.now();
-    for await (const task of this.watch(id, caller, known)) {
+    for await (const task of this.watch(id, caller, known, gone)) {
       if (!before) yield SdkStreamResponse.fromJSON({ task });
       else {
         const events = changesBetween(before, task);
@@ -388,9 +393,12 @@ export class ServedAgent implements A2ARequestHandler {
    * poll: task-watch.ts), and after `QUIET_MS` without a sign: no timed reads, at most one describe
    * (none for a task this caller's message just started or answered: `known`).
    */
-  private async *watch(id: string, caller: Caller, known?: { contextId: string }): AsyncGenerator<WireTask> {
+  private async *watch(id: string, caller: Caller, known?: { contextId: string }, gone?: AbortSignal): AsyncGenerator<WireTask> {
     const watch = this.o.tasks.watch(id, caller, known ? { known: { contextId: known.contextId } } : {});
     const stopped = new AbortController();
+    // A caller that went away ends the wait under way at once, not when its long poll returns.
+    const onGone = () => stopped.abort();
+    gone?.addEventListener('abort', onGone, { once: true });
     try {
       for (;;) {
         let task: WireTask;
@@ -411,9 +419,11 @@ export class ServedAgent implements A2ARequestHandler {
         }
         yield task;
         await watch.changed({ maxWaitMs: QUIET_MS, failPauseMs: this.o.pollMs, signal: stopped.signal });
+        if (gone?.aborted) return;
       }
     } finally {
       // The caller went away (or the watch ended): a long poll under way stops.
+      gone?.removeEventListener('abort', onGone);
       stopped.abort();
     }
   }
@@ -475,6 +485,12 @@ function settledForTurn(task: WireTask, answered: string | undefined): boolean {
 function named(value: string | undefined, field: string): string {
   if (!value) throw new RequestMalformedError(`the request has no ${field}`);
   return value;
+}
+
+/** The signal that the caller of this request went away, if its binding gives one. */
+function goneOf(context: ServerCallContext): AbortSignal | undefined {
+  const user = context.user;
+  return user instanceof CallerUser ? user.gone : undefined;
 }
 
 function callerOf(context: ServerCallContext): Caller {

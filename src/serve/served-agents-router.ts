@@ -80,7 +80,12 @@ export function servedAgentsRouter(agents: Map<string, ServedAgent>, opts: Serve
   const log = opts.logger.child({ component: 'served-agents' });
   const { gate } = opts;
   const callers = new WeakMap<Request, Principal>();
-  const userBuilder = (req: Request) => Promise.resolve(new CallerUser((callers.get(req) as Principal).caller));
+  const userBuilder = (req: Request) => {
+    // The response's close (sent, or the connection gone) ends whatever still waits for this caller.
+    const gone = new AbortController();
+    req.res?.once('close', () => gone.abort());
+    return Promise.resolve(new CallerUser((callers.get(req) as Principal).caller, gone.signal));
+  };
   // A caller's traceparent is continued: its task's workflow joins the caller's trace.
   router.use(traceRequests('A2A server', undefined, recordServedRequest));
 
