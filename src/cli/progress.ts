@@ -97,7 +97,8 @@ export async function followDelegation(
       if (record.outcome !== undefined) return record;
       // Followed from the first read on (it proved the delegation is the caller's); that read is made again.
       if (first) await changes.prime();
-      else await changes.changed({ maxWaitMs: 30_000, failPauseMs: opts.intervalMs ?? 500 });
+      // Read again after 5 s without a change anyway: only a read says Temporal is not answering.
+      else await changes.changed({ maxWaitMs: 5_000, failPauseMs: opts.intervalMs ?? 500 });
       first = false;
     }
   } finally {

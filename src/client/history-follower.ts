@@ -42,6 +42,8 @@ export class HistoryFollower {
   private closedAs: string | undefined;
   /** When the run first followed started (its first event), once read. */
   startedAt: Date | undefined;
+  /** The search attributes the run first followed started with (as its first event holds them, encoded). */
+  startedWith: Record<string, temporal.api.common.v1.IPayload> | undefined;
   /** A COMPLETED run's result, as its closing event holds it (encoded). */
   result: temporal.api.common.v1.IPayloads | undefined;
   /** A workflow task is scheduled or running: a Query now would wait for it (and, if it closes the run, for a replay). */
@@ -142,8 +144,10 @@ export class HistoryFollower {
       if (TASK_BEGINS.has(type)) this.inFlight = true;
       if (TASK_ENDS.has(type)) this.inFlight = false;
       if (type === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) changed = true;
-      if (type === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED && !this.startedAt && event.eventTime)
+      if (type === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED && !this.startedAt && event.eventTime) {
         this.startedAt = new Date(Number(event.eventTime.seconds ?? 0) * 1000 + Math.floor((event.eventTime.nanos ?? 0) / 1e6));
+        this.startedWith = event.workflowExecutionStartedEventAttributes?.searchAttributes?.indexedFields ?? undefined;
+      }
       this.result ??= event.workflowExecutionCompletedEventAttributes?.result ?? undefined;
       const closed = CLOSED_AS.get(type);
       if (closed) {
@@ -219,5 +223,16 @@ export class ChangeWaiter {
       await pause(o.failPauseMs, o.signal);
       return true;
     }
+  }
+}
+
+/** A keyword search attribute's value as a started event holds it (JSON), or undefined. */
+export function keywordOf(payload: temporal.api.common.v1.IPayload | undefined): string | undefined {
+  if (!payload?.data) return undefined;
+  try {
+    const value: unknown = JSON.parse(Buffer.from(payload.data).toString('utf8'));
+    return typeof value === 'string' ? value : undefined;
+  } catch {
+    return undefined;
   }
 }

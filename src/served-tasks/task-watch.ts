@@ -8,7 +8,8 @@
  */
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import type { Caller } from '../shared/delegation-types';
-import { HistoryFollower, pause, type HistoryChange } from '../client/history-follower';
+import { HistoryFollower, keywordOf, pause, type HistoryChange } from '../client/history-follower';
+import { SA_SERVED_CONTEXT } from '../shared/search-attributes';
 import { factsOf, type ServedTaskFacts, type ServedTaskReader } from './task-reader';
 import type { WireTask } from './task-view';
 
@@ -60,7 +61,12 @@ export class TaskWatch {
       await own.prime();
       const facts = description
         ? factsOf(description)
-        : { id: this.id, contextId: known?.contextId ?? '', startedAt: (own.startedAt ?? new Date()).toISOString() };
+        : {
+            id: this.id,
+            // The context the task started in (a message sent again may name another).
+            contextId: keywordOf(own.startedWith?.[SA_SERVED_CONTEXT.name]) ?? known?.contextId ?? '',
+            startedAt: (own.startedAt ?? new Date()).toISOString(),
+          };
       [this.facts, this.own] = [facts, own];
     }
     await this.own.settled(SETTLE_WAIT_MS);
