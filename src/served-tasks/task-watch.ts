@@ -2,9 +2,10 @@
  * A watch over one served task, as its caller sees it: what a blocking SendMessage, an open stream and
  * the watch behind callers' webhooks follow. One describe (the ownership check), then a read each
  * time the task may have changed: when its workflow's history says so (a long poll, see
- * src/client/history-follower.ts), and when a graph's node asks the question, when that node's history does.
- * No timed reads: a quiet task is read again only after `quietMs`, which bounds what a missed
- * wake-up could cost.
+ * src/client/history-follower.ts), and, while a graph's node asks the question, when that node's
+ * history does.
+ * No timed reads: a quiet task is read again only when a wait's `maxWaitMs` runs out, which bounds
+ * what a missed wake-up could cost.
  */
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import type { Caller } from '../shared/delegation-types';
