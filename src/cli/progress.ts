@@ -82,9 +82,10 @@ export async function followDelegation(
   opts: { json?: boolean; intervalMs?: number; rideOut?: RideOut } = {},
 ): Promise<DelegationRecord> {
   const status = new StatusLine(process.stderr, opts.json ? 'plain' : 'auto');
-  // Read again whenever the delegation's history says it may show something new (decision 0039).
+  // Read again whenever the delegation's history says it may show something new (decision 0039);
+  // followed from before the first read, so no change after it is missed.
   const changes = new ChangeWaiter(baton.client, id);
-  let first = true;
+  await changes.prime();
   try {
     for (;;) {
       // Temporal away for a while (a restart, a failover) is waited out on the status line.
@@ -95,11 +96,8 @@ export async function followDelegation(
       });
       status.update(delegationLine(record), changeKeyOf(record));
       if (record.outcome !== undefined) return record;
-      // Followed from the first read on (it proved the delegation is the caller's); that read is made again.
-      if (first) await changes.prime();
       // Read again after 5 s without a change anyway: only a read says Temporal is not answering.
-      else await changes.changed({ maxWaitMs: 5_000, failPauseMs: opts.intervalMs ?? 500 });
-      first = false;
+      await changes.changed({ maxWaitMs: 5_000, failPauseMs: opts.intervalMs ?? 500 });
     }
   } finally {
     status.done();

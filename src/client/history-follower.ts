@@ -7,7 +7,10 @@
  * no Signal, no event, no change to its code.
  */
 import type { Client } from '@temporalio/client';
+import { optionalTsToDate } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
+import { isDeadlineExceeded } from '../errors/as-baton-error';
+import { pause } from './pause';
 
 const EventType = temporal.api.enums.v1.EventType;
 
@@ -134,7 +137,7 @@ export class HistoryFollower {
       response = signal ? await connection.withAbortSignal(signal, call) : await call();
     } catch (err) {
       // A long poll that outlives its deadline (or is aborted) found nothing: not a failure.
-      if (signal?.aborted || isDeadline(err)) return undefined;
+      if (signal?.aborted || isDeadlineExceeded(err)) return undefined;
       throw err;
     }
     const events = response.history?.events ?? [];
@@ -144,8 +147,8 @@ export class HistoryFollower {
       if (TASK_BEGINS.has(type)) this.inFlight = true;
       if (TASK_ENDS.has(type)) this.inFlight = false;
       if (type === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) changed = true;
-      if (type === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED && !this.startedAt && event.eventTime) {
-        this.startedAt = new Date(Number(event.eventTime.seconds ?? 0) * 1000 + Math.floor((event.eventTime.nanos ?? 0) / 1e6));
+      if (type === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED && !this.startedAt) {
+        this.startedAt = optionalTsToDate(event.eventTime);
         this.startedWith = event.workflowExecutionStartedEventAttributes?.searchAttributes?.indexedFields ?? undefined;
       }
       this.result ??= event.workflowExecutionCompletedEventAttributes?.result ?? undefined;
@@ -170,20 +173,36 @@ export class HistoryFollower {
   }
 }
 
-/** Whether `err` is the call's own deadline passing (gRPC DEADLINE_EXCEEDED). */
-function isDeadline(err: unknown): boolean {
-  for (let e = err, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++)
-    if ((e as { code?: unknown }).code === 4) return true;
-  return false;
+export interface ChangeWaitOptions {
+  /** The longest wait before whoever waits reads again anyway. */
+  maxWaitMs: number;
+  /** The pause before reading again when the history cannot be followed (Temporal not answering). */
+  failPauseMs: number;
+  /** Ends the wait early (whoever watched went away). */
+  signal?: AbortSignal;
 }
 
-/** Waits `ms`, or until `signal` aborts. */
-export function pause(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (ms <= 0 || signal?.aborted) return resolve();
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-  });
+/**
+ * Resolves true once any of `followers` may show something new (and `then`, if given, is done), false
+ * after `maxWaitMs` without a sign. Never throws: a history that cannot be followed pauses
+ * `failPauseMs`, then says true (the read that follows meets the failure and rides it out).
+ */
+export async function anyChange(followers: HistoryFollower[], o: ChangeWaitOptions, then?: () => Promise<void>): Promise<boolean> {
+  if (!followers.length) return true;
+  const round = new AbortController();
+  const stop = () => round.abort();
+  o.signal?.addEventListener('abort', stop, { once: true });
+  try {
+    const first = await Promise.race(followers.map((f) => f.next(o.maxWaitMs, round.signal)));
+    await then?.();
+    return first.kind === 'changed';
+  } catch {
+    await pause(o.failPauseMs, o.signal);
+    return true;
+  } finally {
+    round.abort();
+    o.signal?.removeEventListener('abort', stop);
+  }
 }
 
 /**
@@ -207,32 +226,15 @@ export class ChangeWaiter {
   }
 
   /**
-   * Resolves true once the workflow may show something new (its workflow task under way, if any,
-   * ended), false after `maxWaitMs` without a sign. Never throws: a history that cannot be followed
-   * pauses `failPauseMs`, then says true (the read that follows meets the failure and rides it out).
+   * As `anyChange` for this workflow, and then its workflow task under way, if any, has ended: a read
+   * comes after it, never during it (a Query would wait for it, or for a replay).
    */
-  async changed(o: { maxWaitMs: number; failPauseMs: number; signal?: AbortSignal }): Promise<boolean> {
-    try {
-      if (!this.primed) await this.prime();
-      if (!this.primed) throw new Error('not following');
-      const change = await this.follower.next(o.maxWaitMs, o.signal);
-      // Read after the workflow task under way, never during it (a Query would wait for it, or a replay).
-      await this.follower.settled(10_000, o.signal);
-      return change.kind === 'changed';
-    } catch {
+  async changed(o: ChangeWaitOptions): Promise<boolean> {
+    if (!this.primed) await this.prime();
+    if (!this.primed) {
       await pause(o.failPauseMs, o.signal);
       return true;
     }
-  }
-}
-
-/** A keyword search attribute's value as a started event holds it (JSON), or undefined. */
-export function keywordOf(payload: temporal.api.common.v1.IPayload | undefined): string | undefined {
-  if (!payload?.data) return undefined;
-  try {
-    const value: unknown = JSON.parse(Buffer.from(payload.data).toString('utf8'));
-    return typeof value === 'string' ? value : undefined;
-  } catch {
-    return undefined;
+    return anyChange([this.follower], o, () => this.follower.settled(10_000, o.signal));
   }
 }

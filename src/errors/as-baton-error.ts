@@ -36,6 +36,11 @@ export function isUnavailable(err: unknown): boolean {
   return code === GRPC_UNAVAILABLE || code === GRPC_DEADLINE_EXCEEDED;
 }
 
+/** Whether a call ran out of its own deadline (gRPC DEADLINE_EXCEEDED), on `err` or a cause: a long poll that found nothing. */
+export function isDeadlineExceeded(err: unknown): boolean {
+  return grpcCodeOf(err) === GRPC_DEADLINE_EXCEEDED;
+}
+
 /** The gRPC status code of `err` or of its causes, when it has one. */
 export function grpcCodeOf(err: unknown): number | undefined {
   for (let e = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {

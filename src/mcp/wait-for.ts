@@ -2,6 +2,7 @@
  * Reading something until it is done, for a bounded time: how a tool waits for a delegation or graph
  * without holding the host for longer than it allowed. Each change is reported (MCP progress).
  */
+import { pause } from '../client/pause';
 export interface WaitOptions<T> {
   read: () => Promise<T>;
   /** Stop once this holds. */
@@ -32,16 +33,4 @@ export async function waitFor<T>(opts: WaitOptions<T>): Promise<T> {
     }
   }
   return value;
-}
-
-function pause(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

@@ -394,7 +394,7 @@ export class ServedAgent implements A2ARequestHandler {
    * (none for a task this caller's message just started or answered: `known`).
    */
   private async *watch(id: string, caller: Caller, known?: { contextId: string }, gone?: AbortSignal): AsyncGenerator<WireTask> {
-    const watch = this.o.tasks.watch(id, caller, known ? { known: { contextId: known.contextId } } : {});
+    const watch = this.o.tasks.watch(id, caller, known ? { known } : {});
     const stopped = new AbortController();
     // A caller that went away ends the wait under way at once, not when its long poll returns.
     const onGone = () => stopped.abort();

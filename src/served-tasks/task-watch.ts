@@ -9,7 +9,8 @@
  */
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import type { Caller } from '../shared/delegation-types';
-import { HistoryFollower, keywordOf, pause, type HistoryChange } from '../client/history-follower';
+import { decodeTypedSearchAttributes } from '@temporalio/common/lib/converter/payload-search-attributes';
+import { anyChange, HistoryFollower, type ChangeWaitOptions } from '../client/history-follower';
 import { SA_SERVED_CONTEXT } from '../shared/search-attributes';
 import { factsOf, type ServedTaskFacts, type ServedTaskReader } from './task-reader';
 import type { WireTask } from './task-view';
@@ -28,15 +29,6 @@ export interface TaskWatchOptions {
    * is), in this context: no describe. Default: the first read checks ownership with one describe.
    */
   known?: { contextId: string };
-}
-
-export interface ChangeWaitOptions {
-  /** The longest wait before the task is read again anyway. */
-  maxWaitMs: number;
-  /** The pause before reading again when the history cannot be followed (Temporal not answering). */
-  failPauseMs: number;
-  /** Ends the wait early (whoever watched went away). */
-  signal?: AbortSignal;
 }
 
 export class TaskWatch {
@@ -65,7 +57,7 @@ export class TaskWatch {
         : {
             id: this.id,
             // The context the task started in (a message sent again may name another).
-            contextId: keywordOf(own.startedWith?.[SA_SERVED_CONTEXT.name]) ?? known?.contextId ?? '',
+            contextId: decodeTypedSearchAttributes(own.startedWith).get(SA_SERVED_CONTEXT) ?? known?.contextId ?? '',
             startedAt: (own.startedAt ?? new Date()).toISOString(),
           };
       [this.facts, this.own] = [facts, own];
@@ -97,22 +89,10 @@ export class TaskWatch {
    * Resolves once the task may have changed since the last read (true), or after `maxWaitMs` without
    * a sign of change (false). Never throws: a history that cannot be followed pauses, then says "read".
    */
-  async changed(o: ChangeWaitOptions): Promise<boolean> {
-    const followers = [this.own, this.asking].filter((f): f is HistoryFollower => !!f);
-    if (!followers.length) return true;
-    const round = new AbortController();
-    const stop = () => round.abort();
-    o.signal?.addEventListener('abort', stop, { once: true });
-    try {
-      const first: HistoryChange = await Promise.race(followers.map((f) => f.next(o.maxWaitMs, round.signal)));
-      return first.kind === 'changed';
-    } catch {
-      // Whoever reads next meets the outage and rides it out; this wait only paces it.
-      await pause(o.failPauseMs, o.signal);
-      return true;
-    } finally {
-      round.abort();
-      o.signal?.removeEventListener('abort', stop);
-    }
+  changed(o: ChangeWaitOptions): Promise<boolean> {
+    return anyChange(
+      [this.own, this.asking].filter((f): f is HistoryFollower => !!f),
+      o,
+    );
   }
 }

@@ -135,11 +135,11 @@ function statusEvents(kit: RouteKit) {
   return async (req: Request, res: Response): Promise<void> => {
     const id = idOf(req);
     const baton = kit.as(req).baton;
-    let record = await baton.show(id); // not found (or foreign) answers 404 before the stream opens
-    // Read again whenever the delegation's history says it may show something new (decision 0039).
+    // Read again whenever the delegation's history says it may show something new (decision 0039);
+    // followed from before the first read, so no change after it is missed.
     const changes = new ChangeWaiter(baton.client, id);
     await changes.prime();
-    record = await baton.show(id);
+    let record = await baton.show(id); // not found (or foreign) answers 404 before the stream opens
     const lease = await kit.budget.openStream(kit.as(req).caller);
     res.once('close', () => void lease.release());
     res.status(200).set({
