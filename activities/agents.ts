@@ -2,7 +2,7 @@
  * Activities about agents themselves: resolving one (card, trust, interface, observation mode) and
  * checking names against the registry.
  */
-import { chooseInterface, type CardSnapshot } from '../src/a2a/card';
+import { chooseInterface, type CardSnapshot, type StoredCard } from '../src/a2a/card';
 import type { AcceptanceRule } from '../src/shared/acceptance-rule';
 import type { ResolvedAgent } from '../src/shared/delegation-types';
 import type { ActivityContext } from './context';
@@ -16,10 +16,10 @@ export interface ResolveInput {
   policy?: string;
 }
 
-/** The agent as a delegation records it, its card's snapshot, and its policy as a rule when it is data. */
+/** The agent as a delegation records it, where its card is kept, and its policy as a rule when it is data. */
 export interface Resolved {
   agent: ResolvedAgent;
-  card: CardSnapshot;
+  card: StoredCard | CardSnapshot;
   acceptance?: AcceptanceRule;
   /** The worker's `worker.continueAsNewAfterEvents`, which the delegation keeps for all its runs. */
   continueAsNewAfterEvents?: number;
@@ -27,7 +27,7 @@ export interface Resolved {
 
 /**
  * The agent's checked card (fetched afresh once its entry's `cardTtl` passed), interface, observation
- * mode and the names of its credentials; the card's snapshot goes into history for audit.
+ * mode and the names of its credentials; the card is kept for audit (`CardKeeper`).
  */
 export async function resolveAgent(ctx: ActivityContext, input: ResolveInput): Promise<Resolved> {
   const { agents, deps } = ctx;
@@ -61,7 +61,7 @@ export async function resolveAgent(ctx: ActivityContext, input: ResolveInput): P
   const afterEvents = deps.config.worker?.continueAsNewAfterEvents;
   return {
     agent,
-    card: fetched.snapshot,
+    card: await ctx.cards.keep(fetched, input.delegationId),
     ...(acceptance ? { acceptance } : {}),
     ...(afterEvents ? { continueAsNewAfterEvents: afterEvents } : {}),
   };

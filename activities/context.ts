@@ -15,6 +15,7 @@ import type { ArtifactRecord, RemoteSnapshot, ResolvedAgent } from '../src/share
 import { withinInlineTotal } from '../src/artifacts/inline-totals';
 import { Redactor } from '../src/secrets/redactor';
 import { AgentDirectory } from './agent-directory';
+import { CardKeeper } from './card-keeper';
 
 export interface ActivityDeps {
   /** `api`: only so its callers' tokens are redacted too, should an agent ever echo one. */
@@ -49,6 +50,8 @@ export interface TaskInput {
 export interface ActivityContext {
   deps: ActivityDeps;
   agents: AgentDirectory;
+  /** Keeps the cards delegations are sent under in the artifact store (decision 0040). */
+  cards: CardKeeper;
   /** Replaces configured secrets in whatever the activities return, throw or log. */
   redactor: Redactor;
   /** The activities' logger: configured secrets are redacted from every line. */
@@ -84,6 +87,7 @@ export function activityContext(deps: ActivityDeps): ActivityContext {
   return {
     deps,
     agents: new AgentDirectory(deps),
+    cards: new CardKeeper(deps.store, logger),
     redactor,
     logger,
     poll: deps.poll ?? { initialMs: 250, maxMs: 5_000 },

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { WorkflowExecutionDescription } from '@temporalio/client';
+import { billableActions } from './billable-actions';
 import { bareCallWorkflow } from './workflows';
 import { mark, say, type BenchRun, type Report } from './runner';
 
@@ -12,6 +13,8 @@ export interface HistorySizes {
   simple: WorkflowExecutionDescription;
   bare: WorkflowExecutionDescription;
   asked: WorkflowExecutionDescription;
+  /** Billable actions in each one's history (bench/billable-actions.ts). */
+  actions: { simple: number; bare: number; asked: number };
 }
 
 export async function measureHistory(run: BenchRun): Promise<HistorySizes> {
@@ -30,7 +33,13 @@ export async function measureHistory(run: BenchRun): Promise<HistorySizes> {
   const waiting = await baton.until(asked, (r) => r.pending !== null, 50);
   await baton.answer(asked, waiting.pending?.requestId ?? '', [{ text: 'SN-4471' }]);
   await baton.result(asked);
-  return { simple: await describe(simple), bare: await describe(bareId), asked: await describe(asked) };
+  const actions = async (id: string) => billableActions(await client.workflow.getHandle(id).fetchHistory());
+  return {
+    simple: await describe(simple),
+    bare: await describe(bareId),
+    asked: await describe(asked),
+    actions: { simple: await actions(simple), bare: await actions(bareId), asked: await actions(asked) },
+  };
 }
 
 export type PollSample = { minute: number; events: number; bytes: number; calls: number };
@@ -62,14 +71,23 @@ export async function watchPolling(run: BenchRun): Promise<{ finish(): Promise<P
 }
 
 export function reportHistory(report: Report, h: HistorySizes, samples: PollSample[], pollMinutes: number): void {
-  report.push('', '## History per delegation', '', '| Delegation | Events | Bytes |', '|---|---|---|');
-  report.row(['bare workflow (one activity), for comparison', h.bare.historyLength, h.bare.historySize ?? 0]);
-  report.row(['simple (completes at once)', h.simple.historyLength, h.simple.historySize ?? 0]);
-  report.row(['with one input-required round', h.asked.historyLength, h.asked.historySize ?? 0]);
+  report.push(
+    '',
+    '## History per delegation',
+    '',
+    'Billable actions as Temporal Cloud counts them from history (bench/billable-actions.ts: the start, activity attempts, the local activities of one workflow task as one, timers, signals, accepted updates, search-attribute upserts; heartbeats and queries leave no event).',
+    '',
+    '| Delegation | Events | Bytes | Billable actions |',
+    '|---|---|---|---|',
+  );
+  report.row(['bare workflow (one activity), for comparison', h.bare.historyLength, h.bare.historySize ?? 0, h.actions.bare]);
+  report.row(['simple (completes at once)', h.simple.historyLength, h.simple.historySize ?? 0, h.actions.simple]);
+  report.row(['with one input-required round', h.asked.historyLength, h.asked.historySize ?? 0, h.actions.asked]);
   report.row([
     'per input-required round (difference)',
     h.asked.historyLength - h.simple.historyLength,
     (h.asked.historySize ?? 0) - (h.simple.historySize ?? 0),
+    h.actions.asked - h.actions.simple,
   ]);
   const first = samples[0];
   const last = samples.at(-1);

@@ -14,7 +14,7 @@ import { withIdentitySection } from './identity-cost';
 import { withMcpSection } from './mcp-tools';
 import { withServedSection } from './served';
 import { withTelemetrySection } from './telemetry-cost';
-import type { Report } from './runner';
+import { mark, type Report } from './runner';
 
 /** The title of the cluster run's part of docs/BENCHMARKS.md; each kind of run replaces only its own part. */
 export const CLUSTER_TITLE = '# On a real cluster';
@@ -31,6 +31,9 @@ export interface RunFigures {
   throughput: { level: number; baton: number; bare: number }[];
   calls: Record<string, number>;
   events: { baton: number; bare: number };
+  /** History bytes and billable actions of a simple delegation and of the bare workflow (absent in runs before 2026-12-05). */
+  historyBytes?: { baton: number; bare: number };
+  actions?: { baton: number; bare: number };
   parked: { count: number; shippedPeakMiB: number; cappedPeakMiB: number };
   burst: { count: number; baton: { seconds: number; cpuMsEach: number }; bare: { seconds: number; cpuMsEach: number } };
 }
@@ -70,6 +73,12 @@ function sideBySide(runs: { dev?: RunFigures; cluster?: RunFigures }): string[] 
   row('throughput, Baton ÷ bare, by concurrency', '≥ 0.9×', (f) => f.throughput.map((t) => `${t.level}: ${x(t.baton, t.bare)}`).join(', '));
   row('calls to the agent per delegation, stream (agent works 3 s)', '≤ 3', (f) => (f.calls.stream ?? NaN).toFixed(1));
   row('history events per delegation (bare workflow)', '≤ 14', (f) => `${f.events.baton} (${f.events.bare})`);
+  row('history bytes per simple delegation (bare workflow)', '≤ 3 KB', (f) =>
+    f.historyBytes ? `${mark(f.historyBytes.baton <= 3_000)} ${f.historyBytes.baton} (${f.historyBytes.bare})` : 'not measured',
+  );
+  row('billable actions per simple delegation (bare workflow)', '≤ bare', (f) =>
+    f.actions ? `${mark(f.actions.baton <= f.actions.bare)} ${f.actions.baton} (${f.actions.bare})` : 'not measured',
+  );
   row(
     'parked in WAITING_INPUT: highest worker RSS, as shipped (capped at 192 MiB)',
     '≤ 512 MiB',
@@ -154,7 +163,7 @@ export function readingNotes(report: Report, onCluster: boolean): void {
           '- **On the cluster** every call crosses TLS and the JWT authorizer (a token signature checked per request), and the services call each other over gRPC: a workflow task costs more than on the single-process dev server, for the bare workflow and Baton alike. Compare the ratios; PostgreSQL, not SQLite, holds the history and visibility writes.',
         ]
       : []),
-    "- **Latency and throughput against the bare workflow.** The bare workflow is one activity that blocks on SendMessage. A Baton delegation resolves the agent and sends in a local activity inside its first workflow task (decision 0030; the checked card is reused for the agent's `cardTtl`, 60 s), sends the turn on a stream and follows it for up to `readAfterSendMs` (1 s), so an agent that finishes at once is done in one call without a confirming read, decides acceptance in the workflow (a built-in policy is a rule in the resolve's result) and publishes its search attributes once, at settle (decision 0020): one workflow task in all, where the bare workflow has two and an activity. What Baton adds is the patch's marker and `TemporalChangeVersion` write, the publish, the larger payloads (the request, the card snapshot for audit, the record as the result) and Baton's own checks, in the worker's CPU (the burst's figure) and on the server. Each is measured on a worker process of its own, as deployed, while the benchmark process plays the client and the agents; the same latency on one worker inside the benchmark process (how earlier runs measured it) is shown for comparison. Throughput alternates the two in rounds (bare, Baton, Baton, bare), so that neither pays alone for what the other left the server to do. Every process shares two cores, so CPU is what throughput measures from concurrency 10 on. Figures on two shared cores move by 10 to 20% between runs; compare ratios within one run only.",
+    "- **Latency and throughput against the bare workflow.** The bare workflow is one activity that blocks on SendMessage. A Baton delegation resolves the agent and sends in a local activity inside its first workflow task (decision 0030; the checked card is reused for the agent's `cardTtl`, 60 s), sends the turn on a stream and follows it for up to `readAfterSendMs` (1 s), so an agent that finishes at once is done in one call without a confirming read, decides acceptance in the workflow (a built-in policy is a rule in the resolve's result) and publishes its search attributes once, at settle (decision 0020): one workflow task in all, where the bare workflow has two and an activity. What Baton adds is the patch's marker and `TemporalChangeVersion` write, the publish, the larger payloads (the request, the resolved agent, the record as the result; the card itself is in the artifact store, decision 0040), the card's reference in the store's index and Baton's own checks, in the worker's CPU (the burst's figure) and on the server. Each is measured on a worker process of its own, as deployed, while the benchmark process plays the client and the agents; the same latency on one worker inside the benchmark process (how earlier runs measured it) is shown for comparison. Throughput alternates the two in rounds (bare, Baton, Baton, bare), so that neither pays alone for what the other left the server to do. Every process shares two cores, so CPU is what throughput measures from concurrency 10 on. Figures on two shared cores move by 10 to 20% between runs; compare ratios within one run only.",
     ...(onCluster
       ? []
       : [

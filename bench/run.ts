@@ -182,6 +182,8 @@ async function runMain(o: Options, server: BenchServer): Promise<number> {
       throughput,
       calls,
       events: { baton: history.simple.historyLength, bare: history.bare.historyLength },
+      historyBytes: { baton: history.simple.historySize ?? 0, bare: history.bare.historySize ?? 0 },
+      actions: { baton: history.actions.simple, bare: history.actions.bare },
       parked: { count: size.parked, shippedPeakMiB: peakOf(parked) / 2 ** 20, cappedPeakMiB: peakOf(parkedCapped) / 2 ** 20 },
       burst: { count: size.burst, ...burst },
     };

@@ -41,7 +41,7 @@ import { isTerminal } from '../src/shared/remote-state';
 import type { SendOutcome } from '../src/shared/send-outcome';
 import type { Resolved } from '../activities/agents';
 import type { FirstSend } from '../activities/send';
-import { searchAttributesOf } from '../src/shared/search-attributes';
+import { changedAttributes, searchAttributesOf } from '../src/shared/search-attributes';
 import { startedInWindow } from './refusal';
 import { inFirstTask, local, observing, quick, RETRY, sending, sparseReads } from './activity-stubs';
 import { remoteTaskSignal, requestSignal, settledSignal } from './messages';
@@ -112,7 +112,8 @@ export class DelegationRun {
   /**
    * Shows the record's status, outcome and pending request in the search attributes. Only a change is
    * written: a push delegation's backstop read every 5 minutes would otherwise cost an event and a
-   * visibility write each time.
+   * visibility write each time. 👉 Whether to write is decided as before (the commands must replay);
+   * what is written is only the attributes that changed, which replay does not compare.
    */
   publish(): void {
     const pairs = searchAttributesOf(this.record);
@@ -122,7 +123,7 @@ export class DelegationRun {
       return;
     }
     this.published = shown;
-    upsertSearchAttributes(pairs);
+    upsertSearchAttributes(changedAttributes(pairs, workflowInfo().typedSearchAttributes));
   }
 
   // ── Handlers ────────────────────────────────────────────────────────────────────────────────────

@@ -2,7 +2,7 @@
  * Agent card resolution under the trust policy of the agent's registry entry: the guarded fetch
  * (https unless allowed, no private addresses unless allowed, redirects re-checked), a size cap on the
  * card and caps on its text fields, an optional JWS signature against pinned keys, and a sha256 of the
- * exact bytes with a snapshot for audit. 0.3 cards are read through the SDK's compatibility layer.
+ * exact bytes, which are kept for audit. 0.3 cards are read through the SDK's compatibility layer.
  */
 import { instrumentCall } from '../telemetry/a2a-call';
 import { createHash } from 'node:crypto';
@@ -24,7 +24,10 @@ const SUPPORTED_BINDINGS = ['JSONRPC', 'HTTP+JSON', 'GRPC'] as const;
 /** Protocol versions Baton speaks, best first. */
 export const SUPPORTED_VERSIONS = ['1.0', '0.3'] as const;
 
-/** What history keeps of a card: where it came from, its digest, and the card itself. */
+/**
+ * What history keeps of a card, inline: where it came from, its digest, and the card itself. Written
+ * where no artifact store takes the card (and by every delegation before 1.0 kept cards in the store).
+ */
 export interface CardSnapshot {
   url: string;
   sha256: string;
@@ -33,12 +36,28 @@ export interface CardSnapshot {
   json: unknown;
 }
 
+/**
+ * What history keeps of a card kept in the artifact store: its bytes once per digest there, only the
+ * reference in each delegation (the store's reference index names every delegation that used it).
+ */
+export interface StoredCard {
+  /**
+   * The card's reference in the store, `sha256:<digest>` of the bytes as served: the agent's
+   * `cardSha256` unless redaction changed them. Not called `ref`: the card keeper indexes it itself,
+   * within a bound, rather than the activity boundary, which waits out a store outage.
+   */
+  stored: `sha256:${string}`;
+  fetchedAt: string;
+}
+
 export interface FetchedCard {
   url: string;
   /** The card in the SDK's 1.0 shape (0.3 cards are translated, their interfaces marked 0.3). */
   card: AgentCard;
   sha256: string;
-  snapshot: CardSnapshot;
+  /** The bytes as served, which `sha256` digests. */
+  bytes: Buffer;
+  fetchedAt: string;
 }
 
 const text = (max: number) => z.string().max(max, `longer than ${max} characters`);
@@ -195,7 +214,7 @@ export async function fetchCard(agentName: string, entry: AgentEntry, opts: { lo
   await verifySignature(agentName, entry, card);
   await checkSecurity(agentName, entry, json as Record<string, unknown>, opts.lookup);
   const sha256 = createHash('sha256').update(body).digest('hex');
-  return { url, card, sha256, snapshot: { url, sha256, fetchedAt: new Date().toISOString(), json } };
+  return { url, card, sha256, bytes: body, fetchedAt: new Date().toISOString() };
 }
 
 /** '0.3.0' and '0.3' are both 0.3: 0.3 cards carried a patch number, 1.0 ones do not. */

@@ -71,7 +71,7 @@ export const CardSignatureSchema = z
 
 export const AgentLimitsSchema = z
   .object({
-    /** Largest card accepted, in bytes (its snapshot is kept in history). Default 64 KiB, at most 256 KiB. */
+    /** Largest card accepted, in bytes (kept in the artifact store, or in history without one). Default 64 KiB, at most 256 KiB. */
     maxCardBytes: z
       .number()
       .int()

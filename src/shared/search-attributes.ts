@@ -7,6 +7,7 @@ import {
   SearchAttributeType,
   type SearchAttributePair,
   type SearchAttributeUpdatePair,
+  type TypedSearchAttributes,
 } from '@temporalio/common';
 import { BATON_VERSION } from './baton-version';
 import type { DelegationRecord } from './delegation-types';
@@ -85,4 +86,17 @@ export function searchAttributesOf(r: DelegationRecord): SearchAttributeUpdatePa
   if (r.outcome) pairs.push({ key: SA_OUTCOME, value: r.outcome.kind });
   pairs.push({ key: SA_PENDING_REQUEST, value: r.pending ? r.pending.requestId : null });
   return pairs;
+}
+
+/**
+ * Of `pairs`, those that change what `current` holds: an upsert merges into the attributes the
+ * workflow has, so an unchanged agent or tenant need not be written again (about 70 bytes of history
+ * each). Never empty, since the server refuses an empty upsert: with no change, the status alone.
+ */
+export function changedAttributes(pairs: SearchAttributeUpdatePair[], current: TypedSearchAttributes): SearchAttributeUpdatePair[] {
+  const changed = pairs.filter(({ key, value }) => {
+    const now: unknown = current.get(key);
+    return value === null ? now !== undefined : now !== value;
+  });
+  return changed.length ? changed : pairs.slice(0, 1);
 }

@@ -194,15 +194,22 @@ describe('artifacts in an S3-compatible object store', () => {
     );
     await stopWorker(ui);
 
-    // Garbage collection reads the store's reference index: both delegations hold the blob.
+    // Garbage collection reads the store's reference index: both delegations hold the blob, and the
+    // agent's card they were sent under (decision 0040).
     const gc = await runCli(['artifacts', 'gc', '--json'], env, hostB);
     assert.equal(gc.code, 0, gc.stderr);
-    const report = JSON.parse(gc.stdout) as { store: string; blobs: { ref: string; verdict: string }[] };
+    const report = JSON.parse(gc.stdout) as { store: string; blobs: { ref: string; verdict: string; holders: string[] }[] };
     assert.match(report.store, /^s3:\/\/baton-artifacts\/tier\//);
+    const card = `sha256:${second.agent.cardSha256}`;
     assert.deepEqual(
-      report.blobs.map((b) => [b.ref, b.verdict]),
-      [[ref, 'keep']],
+      report.blobs.map((b) => [b.ref, b.verdict]).sort(),
+      [
+        [ref, 'keep'],
+        [card, 'keep'],
+      ].sort(),
     );
+    const holders = report.blobs.find((b) => b.ref === card)?.holders ?? [];
+    assert.ok(holders.includes(first.id) && holders.includes(second.id), `the card's holders: ${holders.join(', ')}`);
   });
 
   it('waits out an object store outage and loses nothing', async () => {

@@ -10,6 +10,7 @@ import { temporal } from '@temporalio/proto';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import pino, { type Logger } from 'pino';
 import { PolicyRegistry } from '../../src/acceptance/policies';
+import type { ArtifactStore } from '../../src/artifacts/store';
 import { BatonClient } from '../../src/client/baton-client';
 import { loopbackAgentEntry, type AgentEntry, type PushConfig, type ServeConfig } from '../../src/config/schema';
 import { buildWorkflowBundle } from '../../src/runtime/bundle-workflows';
@@ -79,6 +80,8 @@ export async function withWorker<T>(
     poll?: { initialMs: number; maxMs: number };
     maxActivities?: number;
     artifactsPath?: string;
+    /** The worker's artifact store itself (one that fails, say), instead of the one the config names. */
+    artifactStore?: ArtifactStore;
     /** The whole artifacts section (an object store, say), instead of `artifactsPath` and `inline`. */
     artifacts?: Record<string, unknown>;
     /** Caps on inline bytes (artifacts section), with `artifactsPath`. */
@@ -135,6 +138,7 @@ export async function withWorker<T>(
           : {}),
       },
       logger,
+      ...(opts.artifactStore ? { artifactStore: opts.artifactStore } : {}),
       policies: opts.policies,
       ...(opts.traced ? {} : { workflowBundle: await testBundle() }),
       activityOverrides: {

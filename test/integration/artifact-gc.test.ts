@@ -51,11 +51,11 @@ describe('baton artifacts gc', () => {
         agents,
         async (ctx) => {
           const baton = batonFor(ctx);
-          const run = async (agent: string): Promise<{ id: string; ref: ArtifactRef }> => {
+          const run = async (agent: string): Promise<{ id: string; ref: ArtifactRef; card: ArtifactRef }> => {
             const id = await baton.start({ agent, parts: [{ text: 'Export the archive' }] });
             const record = await baton.result(id);
             assert.equal(record.outcome?.kind, 'ACCEPTED', JSON.stringify(record.outcome));
-            return { id, ref: record.artifacts[0]?.ref as ArtifactRef };
+            return { id, ref: record.artifacts[0]?.ref as ArtifactRef, card: `sha256:${record.agent.cardSha256}` };
           };
           const first = await run('shared');
           const second = await run('shared');
@@ -64,6 +64,10 @@ describe('baton artifacts gc', () => {
           assert.notEqual(first.ref, alone.ref);
           assert.deepEqual(await store.holders(first.ref), [first.id, second.id].sort(), 'the worker indexed both holders');
           assert.deepEqual(await store.holders(alone.ref), [alone.id]);
+          // The cards the delegations were sent under are kept the same way (decision 0040).
+          assert.equal(first.card, second.card);
+          assert.deepEqual(await store.holders(first.card), [first.id, second.id].sort(), "the shared agent's card");
+          assert.deepEqual(await store.holders(alone.card), [alone.id]);
           const orphanOld = (await store.put(Buffer.from('left by an activity whose result never reached history'))).ref;
           const orphanNew = (await store.put(Buffer.from('stored a moment ago; its delegation is not indexed yet'))).ref;
           aged(store, orphanOld, 30);
@@ -86,24 +90,24 @@ describe('baton artifacts gc', () => {
           writeFileSync(config, `temporal: { address: "${address}", namespace: "${namespace}" }\nartifacts: { path: "${dir}" }\n`);
           const cli = await runCli(['artifacts', 'gc'], userEnv({ BATON_CONFIG: config }));
           assert.equal(cli.code, 0, cli.stderr);
-          assert.match(cli.stdout, /^artifact store .+: 4 blob\(s\), namespace retention \d+[dhms]$/m);
+          assert.match(cli.stdout, /^artifact store .+: 6 blob\(s\), namespace retention \d+[dhms]$/m);
           const either = [first.id, second.id].sort()[0];
           assert.match(cli.stdout, new RegExp(`keep +${first.ref.slice(0, 23)}….*named by ${either}, which can still be read`));
           assert.match(cli.stdout, new RegExp(`remove +${orphanOld.slice(0, 23)}….*named by no workflow, written 30d ago`));
           assert.match(
             cli.stdout,
-            /dry run: 1 blob\(s\), [\d.]+ B, would be removed; kept 3, [\d.]+ KiB\. Run with --apply to remove them\./,
+            /dry run: 1 blob\(s\), [\d.]+ B, would be removed; kept 5, [\d.]+ KiB\. Run with --apply to remove them\./,
           );
           process.stdout.write(`# baton artifacts gc (dry run):\n${cli.stdout.replace(/^/gm, '#   ')}\n`);
 
           // One of the two sharing delegations gone, and the lone one: the shared blob stays.
           await expire(ctx.client, first.id);
           await expire(ctx.client, alone.id);
-          for (const ref of [first.ref, alone.ref]) aged(store, ref, 30);
+          for (const ref of [first.ref, alone.ref, first.card, alone.card]) aged(store, ref, 30);
           seen = await verdicts(true);
           assert.deepEqual(
-            [first.ref, alone.ref, orphanOld, orphanNew].map((r) => seen.get(r)),
-            ['keep', 'remove', 'remove', 'keep'],
+            [first.ref, alone.ref, orphanOld, orphanNew, first.card, alone.card].map((r) => seen.get(r)),
+            ['keep', 'remove', 'remove', 'keep', 'keep', 'remove'],
           );
           assert.equal(await store.has(alone.ref), false, 'removed with --apply');
           assert.deepEqual(await store.holders(alone.ref), [], 'its references too');
@@ -113,6 +117,7 @@ describe('baton artifacts gc', () => {
           await expire(ctx.client, second.id);
           seen = await verdicts(true);
           assert.equal(seen.get(first.ref), 'remove');
+          assert.equal(seen.get(first.card), 'remove', 'the card of delegations no one can read');
           assert.equal(seen.get(orphanNew), 'keep');
           assert.equal(await store.has(first.ref), false);
           assert.equal(await store.has(orphanNew), true);

@@ -4,14 +4,19 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { temporal } from '@temporalio/proto';
+import { FsArtifactStore, type ArtifactStore } from '../../src/artifacts/store';
 import { BatonClient } from '../../src/client/baton-client';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
 import { supplierQa } from '../../src/demo/supplier-qa';
+import type { DelegationRecord } from '../../src/shared/delegation-types';
 import { startingAttributes } from '../../src/shared/search-attributes';
 import { statusQuery } from '../../workflows/messages';
-import { batonFor, loopbackAgent, withWorker, type TestWorkerContext } from '../helpers/temporal';
+import { batonFor, historyText, loopbackAgent, withWorker, type TestWorkerContext } from '../helpers/temporal';
 
 const REQUEST = [{ text: 'Verify inspection report inspection-92 against order A1042 for product SN-4471', mediaType: 'text/plain' }];
 
@@ -132,39 +137,84 @@ describe('delegation to supplier-qa', () => {
 
   it('costs one workflow task and one search-attribute write when the agent completes at once', async () => {
     const instant = await startAgentServer(supplierQa({ workMs: 0 }));
+    const artifactsPath = mkdtempSync(join(tmpdir(), 'baton-card-store-'));
     try {
-      await withWorker({ 'supplier-qa': loopbackAgent(instant.url) }, async (ctx) => {
-        const kinds = async (id: string) =>
-          ((await ctx.client.workflow.getHandle(id).fetchHistory()).events ?? []).map((e) => EventType[e.eventType ?? 0]);
-        const count = (events: string[], kind: string) => events.filter((k) => k === `EVENT_TYPE_${kind}`).length;
+      await withWorker(
+        { 'supplier-qa': loopbackAgent(instant.url) },
+        async (ctx) => {
+          const kinds = async (id: string) =>
+            ((await ctx.client.workflow.getHandle(id).fetchHistory()).events ?? []).map((e) => EventType[e.eventType ?? 0]);
+          const count = (events: string[], kind: string) => events.filter((k) => k === `EVENT_TYPE_${kind}`).length;
 
-        // As started by Baton: the first send is a local activity in the first workflow task.
-        const id = await batonOf(ctx).start({ agent: 'supplier-qa', parts: REQUEST });
-        const record = await batonOf(ctx).result(id);
-        assert.equal(record.outcome?.kind, 'ACCEPTED');
-        assert.deepEqual(record.notes, [], 'the send did not look for the turn first');
-        const fast = await kinds(id);
-        assert.equal(fast.length, 9, `nine events: ${fast.join(', ')}`);
-        assert.equal(count(fast, 'WORKFLOW_TASK_COMPLETED'), 1, 'one workflow task');
-        assert.equal(count(fast, 'MARKER_RECORDED'), 2, "the patch's marker and the local activity's");
-        assert.equal(count(fast, 'ACTIVITY_TASK_SCHEDULED'), 0, 'no task-queue activity');
-        assert.equal(count(fast, 'UPSERT_WORKFLOW_SEARCH_ATTRIBUTES'), 2, "the patch's and Baton's, at the end");
+          // As started by Baton: the first send is a local activity in the first workflow task.
+          const id = await batonOf(ctx).start({ agent: 'supplier-qa', parts: REQUEST });
+          const record = await batonOf(ctx).result(id);
+          assert.equal(record.outcome?.kind, 'ACCEPTED');
+          assert.deepEqual(record.notes, [], 'the send did not look for the turn first');
+          const fast = await kinds(id);
+          assert.equal(fast.length, 9, `nine events: ${fast.join(', ')}`);
+          assert.equal(count(fast, 'WORKFLOW_TASK_COMPLETED'), 1, 'one workflow task');
+          assert.equal(count(fast, 'MARKER_RECORDED'), 2, "the patch's marker and the local activity's");
+          assert.equal(count(fast, 'ACTIVITY_TASK_SCHEDULED'), 0, 'no task-queue activity');
+          assert.equal(count(fast, 'UPSERT_WORKFLOW_SEARCH_ATTRIBUTES'), 2, "the patch's and Baton's, at the end");
+          await assertLeanHistory(ctx, id, record, artifactsPath);
 
-        // A start without the input flags 0.9.0 workers read (by hand, or by another client) takes
-        // the same one path: 1.0 workers ignore the flags (decision 0033).
-        const input = { agent: 'supplier-qa', parts: REQUEST, tenant: 'acme', owner: 'ops-1' };
-        await ctx.client.workflow.start('delegationWorkflow', {
-          workflowId: `${id}-by-hand`,
-          taskQueue: ctx.taskQueue,
-          args: [input],
-          typedSearchAttributes: startingAttributes(input),
-        });
-        assert.equal((await batonOf(ctx).result(`${id}-by-hand`)).outcome?.kind, 'ACCEPTED');
-        const byHand = await kinds(`${id}-by-hand`);
-        assert.deepEqual(byHand, fast, 'the same events as a start by Baton');
-      });
+          // A start without the input flags 0.9.0 workers read (by hand, or by another client) takes
+          // the same one path: 1.0 workers ignore the flags (decision 0033).
+          const input = { agent: 'supplier-qa', parts: REQUEST, tenant: 'acme', owner: 'ops-1' };
+          await ctx.client.workflow.start('delegationWorkflow', {
+            workflowId: `${id}-by-hand`,
+            taskQueue: ctx.taskQueue,
+            args: [input],
+            typedSearchAttributes: startingAttributes(input),
+          });
+          assert.equal((await batonOf(ctx).result(`${id}-by-hand`)).outcome?.kind, 'ACCEPTED');
+          const byHand = await kinds(`${id}-by-hand`);
+          assert.deepEqual(byHand, fast, 'the same events as a start by Baton');
+        },
+        { artifactsPath },
+      );
     } finally {
       await instant.close();
+      rmSync(artifactsPath, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps the card in history when the artifact store fails or does not answer, and says so once', async () => {
+    const instant = await startAgentServer(supplierQa({ workMs: 0 }));
+    const artifactsPath = mkdtempSync(join(tmpdir(), 'baton-card-refused-'));
+    const working = new FsArtifactStore(artifactsPath);
+    // A store that refuses writes (a bucket gone read-only), and one that does not answer (out of reach).
+    const stores: [string, () => Promise<never>, RegExp][] = [
+      ['refusing', () => Promise.reject(new Error('the store is read-only today')), /read-only today/],
+      ['silent', () => new Promise<never>(() => {}), /no answer within 1000 ms/],
+    ];
+    try {
+      for (const [kind, put, why] of stores) {
+        const logLines: Record<string, unknown>[] = [];
+        const store: ArtifactStore = Object.assign(Object.create(working) as FsArtifactStore, { put });
+        await withWorker(
+          { 'supplier-qa': loopbackAgent(instant.url) },
+          async (ctx) => {
+            // One after the other: the second reuses the fetched card, and the store is not asked again.
+            for (const _ of [1, 2]) {
+              const id = await batonOf(ctx).start({ agent: 'supplier-qa', parts: REQUEST });
+              const record = await batonOf(ctx).result(id);
+              assert.equal(record.outcome?.kind, 'ACCEPTED', `${kind}: the delegation goes on`);
+              const text = await historyText(ctx.client, id);
+              assert.ok(text.includes('"supportedInterfaces"'), `${kind}: the card itself is in the history`);
+              assert.ok(!text.includes(`"stored":"sha256:`), `${kind}: no reference to a card the store does not have`);
+            }
+            const said = logLines.filter((l) => String(l.msg).includes('did not take the card'));
+            assert.equal(said.length, 1, `${kind}: the worker says so once`);
+            assert.match(String(said[0]?.err), why);
+          },
+          { artifactStore: store, logLines },
+        );
+      }
+    } finally {
+      await instant.close();
+      rmSync(artifactsPath, { recursive: true, force: true });
     }
   });
 
@@ -210,3 +260,29 @@ describe('delegation to supplier-qa', () => {
     });
   });
 });
+
+/**
+ * A simple delegation's history names its card by digest (the bytes are in the store, once, with the
+ * delegation in the store's reference index) and writes only the search attributes that changed.
+ */
+async function assertLeanHistory(ctx: TestWorkerContext, id: string, record: DelegationRecord, artifactsPath: string): Promise<void> {
+  const ref = `sha256:${record.agent.cardSha256}` as const;
+  const text = await historyText(ctx.client, id);
+  assert.ok(text.includes(`"stored":"${ref}"`), 'the history names the stored card');
+  assert.ok(!text.includes('"supportedInterfaces"'), 'the card itself is not in the history');
+  const store = new FsArtifactStore(artifactsPath);
+  const card = JSON.parse((await store.get(ref)).toString('utf8')) as { name?: string };
+  assert.equal(card.name, 'supplier-qa', 'the store holds the card as served');
+  assert.ok((await store.holders(ref)).includes(id), "the store's reference index names the delegation");
+
+  const events = (await ctx.client.workflow.getHandle(id).fetchHistory()).events ?? [];
+  const upserts = events.flatMap((e) => {
+    const fields = e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields;
+    return fields && !('TemporalChangeVersion' in fields) ? [Object.keys(fields).sort()] : [];
+  });
+  assert.deepEqual(
+    upserts,
+    [['BatonOutcome', 'BatonRemoteState', 'BatonRemoteTaskId', 'BatonStatus']],
+    'agent and tenant are not written again',
+  );
+}
