@@ -30,6 +30,7 @@ import type { DelegationWorkflow } from '../../workflows/messages';
 import { readRecord } from '../shared/record-version';
 import { FIRST_SEND_FLAGS } from '../shared/delegation-state';
 import { answerUpdate, authorizeUpdate, cancelUpdate, reviewUpdate, statusQuery } from '../../workflows/messages';
+import { ChangeWaiter } from './history-follower';
 import { sendUpdate } from './send-update';
 import { temporalClient, type BatonClientOptions } from './client-options';
 import { temporalCall } from './temporal-call';
@@ -358,14 +359,18 @@ export class BatonClient {
   }
 
   /**
-   * Reads the record until `done` holds for it (the record is only readable by asking), every
-   * `intervalMs` (default 250). For progress displays and scripted answers.
+   * Reads the record until `done` holds for it: again whenever the delegation's history says it may
+   * show something new (decision 0039), at the latest after 5 s, and every `intervalMs` (default 250)
+   * while the history cannot be followed. For progress displays and scripted answers.
    */
   async until(id: string, done: (record: DelegationRecord) => boolean, intervalMs = 250): Promise<DelegationRecord> {
+    // Followed from before the first read, so no change after it is missed.
+    const changes = new ChangeWaiter(this.client, id);
+    await changes.prime();
     for (;;) {
       const record = await this.show(id);
       if (done(record)) return record;
-      await new Promise((r) => setTimeout(r, intervalMs));
+      await changes.changed({ maxWaitMs: 5_000, failPauseMs: intervalMs });
     }
   }
 
