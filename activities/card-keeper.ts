@@ -47,9 +47,7 @@ export class CardKeeper {
   /** What the history of delegation `holder` keeps of `fetched`: the stored card's reference, or the card. */
   async keep(fetched: FetchedCard, holder: string): Promise<StoredCard | CardSnapshot> {
     const ref = this.store ? await this.stored(this.store, fetched, holder) : undefined;
-    if (ref) return { stored: ref, fetchedAt: fetched.fetchedAt };
-    const json: unknown = JSON.parse(fetched.bytes.toString('utf8'));
-    return { url: fetched.url, sha256: fetched.sha256, fetchedAt: fetched.fetchedAt, json };
+    return ref ? { stored: ref, fetchedAt: fetched.snapshot.fetchedAt } : fetched.snapshot;
   }
 
   private async stored(store: ArtifactStore, fetched: FetchedCard, holder: string): Promise<ArtifactRef | undefined> {

@@ -55,9 +55,10 @@ export interface FetchedCard {
   /** The card in the SDK's 1.0 shape (0.3 cards are translated, their interfaces marked 0.3). */
   card: AgentCard;
   sha256: string;
-  /** The bytes as served, which `sha256` digests. */
+  /** The bytes as served, which `sha256` digests (what the artifact store keeps). */
   bytes: Buffer;
-  fetchedAt: string;
+  /** The card inline, for a history when the store cannot keep it. */
+  snapshot: CardSnapshot;
 }
 
 const text = (max: number) => z.string().max(max, `longer than ${max} characters`);
@@ -214,7 +215,7 @@ export async function fetchCard(agentName: string, entry: AgentEntry, opts: { lo
   await verifySignature(agentName, entry, card);
   await checkSecurity(agentName, entry, json as Record<string, unknown>, opts.lookup);
   const sha256 = createHash('sha256').update(body).digest('hex');
-  return { url, card, sha256, bytes: body, fetchedAt: new Date().toISOString() };
+  return { url, card, sha256, bytes: body, snapshot: { url, sha256, fetchedAt: new Date().toISOString(), json } };
 }
 
 /** '0.3.0' and '0.3' are both 0.3: 0.3 cards carried a patch number, 1.0 ones do not. */

@@ -25,6 +25,7 @@ import type { TaskGraphWorkflow } from '../../workflows/messages';
 import { addFollowUpUpdate, cancelGraphUpdate, graphStatusQuery } from '../../workflows/messages';
 import { GraphNotFoundError, RequestRefusedError } from './errors';
 import { GRAPH_ID_PREFIX } from '../shared/ids';
+import { ChangeWaiter } from './history-follower';
 import { sendUpdate } from './send-update';
 import { temporalClient, type BatonClientOptions } from './client-options';
 import { temporalCall } from './temporal-call';
@@ -226,12 +227,19 @@ export class GraphClient {
     return this.show(id, page);
   }
 
-  /** Reads the record (its first page, without the nodes' live state) every `intervalMs` until `done` holds. */
+  /**
+   * Reads the record (its first page, without the nodes' live state) until `done` holds: again whenever
+   * the graph's history says it may show something new (decision 0039), at the latest after 5 s, and
+   * every `intervalMs` while the history cannot be followed.
+   */
   async until(id: string, done: (record: GraphRecord) => boolean, intervalMs = 250, page: GraphPageRequest = {}): Promise<GraphRecord> {
+    // Followed from before the first read, so no change after it is missed.
+    const changes = new ChangeWaiter(this.client, id);
+    await changes.prime();
     for (;;) {
       const record = await this.read(id, page);
       if (done(record)) return record;
-      await new Promise((r) => setTimeout(r, intervalMs));
+      await changes.changed({ maxWaitMs: 5_000, failPauseMs: intervalMs });
     }
   }
 
