@@ -15,6 +15,7 @@ import { BatonClient } from '../src/client/baton-client';
 import { startAgentServer } from '../src/demo/agent-server';
 import { skywayAir } from '../src/demo/trip-agents';
 import { startMany, watchedWorker } from './parked';
+import type { ServerCost } from './server-cost';
 import { withSection, writeSection, type ReportSection, type ServerKind } from './report-section';
 
 export interface LongTaskFigures {
@@ -36,6 +37,12 @@ export interface LongTaskFigures {
   history: { sampled: number; eventsAtStart: number; grownBy: number };
   workerPeakRssMiB: number;
   workerCpuSecondsPerHour: number;
+  /** How long one attempt of the sparse reads lasts (`sparsePoll.attemptSpan`; unset before decision 0041). */
+  attemptSpan?: string;
+  /** The server's CPU (PostgreSQL's too, on the cluster) per read in the window, in ms. */
+  serverCpuMsPerRead?: number;
+  /** Persistence writes (the server's own `persistence_requests`, reads left out) per read in the window. */
+  persistenceWritesPerRead?: number;
 }
 
 export interface LongTaskOptions {
@@ -46,6 +53,13 @@ export interface LongTaskOptions {
   every: string;
   minutes: number;
   say: (line: string) => void;
+  /** What the server spends. */
+  server: ServerCost;
+  /**
+   * `sparsePoll.attemptSpan` for the agent: the same as `every` reads once per attempt, as before
+   * decision 0041 (`BENCH_SPARSE_ATTEMPT_SPAN=1m` measures that). Default: the agent entry's default.
+   */
+  attemptSpan?: string;
 }
 
 export async function measureLongTasks(o: LongTaskOptions): Promise<Omit<LongTaskFigures, 'date' | 'command'>> {
@@ -73,7 +87,7 @@ export async function measureLongTasks(o: LongTaskOptions): Promise<Omit<LongTas
     'worker: { maxConcurrentActivities: 100 }',
     'agents:',
     `  skyway-air: { card: "${agent.url}", allowHttp: true, allowPrivateNetwork: true, observe: poll, readAfterSendMs: 0,`,
-    `    sparsePoll: { after: 0s, every: ${o.every} }, contract: { maxRemoteCalls: 100000 } }`,
+    `    sparsePoll: { after: 0s, every: ${o.every}${o.attemptSpan ? `, attemptSpan: ${o.attemptSpan}` : ''} }, contract: { maxRemoteCalls: 100000 } }`,
   ]);
   try {
     const baton = new BatonClient(o.client.connection, {
@@ -99,15 +113,20 @@ export async function measureLongTasks(o: LongTaskOptions): Promise<Omit<LongTas
     for (const r of reads.values()) r.gap = 0;
     const readsAtStart = new Map([...reads].map(([id, r]) => [id, r.n]));
     const cpuAtStart = worker.cpuSeconds();
+    const serverCpuAtStart = o.server.cpuSeconds();
+    const writesAtStart = await o.server.persistenceWrites();
     const windowMs = o.minutes * 60_000;
     for (let left = windowMs; left > 0; left -= 60_000) {
       await new Promise((r) => setTimeout(r, Math.min(60_000, left)));
       o.say(`  window: ${((windowMs - left + Math.min(60_000, left)) / 60_000).toFixed(0)}/${o.minutes} min`);
     }
     const cpu = worker.cpuSeconds() - cpuAtStart;
+    const serverCpu = o.server.cpuSeconds() - serverCpuAtStart;
+    const writes = (await o.server.persistenceWrites()) - writesAtStart;
     const atEnd = await lengths();
     const now = Date.now();
     const inWindow = [...reads].map(([id, r]) => r.n - (readsAtStart.get(id) ?? 0)).sort((a, b) => a - b);
+    const readsInWindow = inWindow.reduce((a, b) => a + b, 0);
     // A gap still open at the end counts too.
     const gaps = [...reads.values()].map((r) => Math.max(r.gap, now - r.last));
     return {
@@ -127,6 +146,9 @@ export async function measureLongTasks(o: LongTaskOptions): Promise<Omit<LongTas
       },
       workerPeakRssMiB: worker.peakRssMiB(),
       workerCpuSecondsPerHour: cpu * (60 / o.minutes),
+      attemptSpan: o.attemptSpan ?? '5m',
+      serverCpuMsPerRead: (serverCpu * 1000) / Math.max(1, readsInWindow),
+      persistenceWritesPerRead: writes / Math.max(1, readsInWindow),
     };
   } finally {
     await worker.stop();
@@ -142,7 +164,7 @@ const SECTION: ReportSection<LongTaskFigures> = {
   heading: [
     '## Remote tasks that work for an hour, on one worker (sparse reads)',
     '',
-    'Each delegation follows a task that works for an hour, by poll with `sparsePoll: { after: 0s, every }`: every read is one attempt of an activity that Temporal retries, so no activity slot is held between reads. One `baton worker` as shipped, with `maxConcurrentActivities: 100` and its V8 heaps capped at the default 256 MiB (decision 0023; RSS and CPU are those of the command and its capped worker process together); the agent counts the reads of each task.',
+    "Each delegation follows a task that works for an hour, by poll with `sparsePoll: { after: 0s, every }`: each attempt of an activity that Temporal retries reads the task, then the worker holds the attempt (no slot) and reads the task every `every` until news or the end of the attempt's span (`attemptSpan`, 5 minutes by default; decision 0041), so no activity slot is held between reads and the server writes per attempt, not per read. One `baton worker` as shipped, with `maxConcurrentActivities: 100` and its V8 heaps capped at the default 256 MiB (decision 0023; RSS and CPU are those of the command and its capped worker process together); the agent counts the reads of each task.",
   ],
   rows: [
     ['tasks, read every', (f) => `${f.count}, ${f.every}`],
@@ -159,6 +181,12 @@ const SECTION: ReportSection<LongTaskFigures> = {
     ],
     ['worker peak RSS', (f) => `${f.workerPeakRssMiB.toFixed(0)} MiB`],
     ['worker CPU per hour', (f) => `${f.workerCpuSecondsPerHour.toFixed(0)} s`],
+    ['one attempt reads for (`attemptSpan`)', (f) => f.attemptSpan ?? 'one read (before decision 0041)'],
+    ['server CPU per read', (f) => (f.serverCpuMsPerRead === undefined ? 'not measured' : `${f.serverCpuMsPerRead.toFixed(2)} ms`)],
+    [
+      'persistence writes per read',
+      (f) => (f.persistenceWritesPerRead === undefined ? 'not measured' : f.persistenceWritesPerRead.toFixed(2)),
+    ],
   ],
 };
 

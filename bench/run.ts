@@ -13,6 +13,7 @@
  *   npm run bench -- --mcp [--quick] [--cluster]         # only what a workflow's MCP tool call costs (mcp-tools.ts)
  *   npm run bench -- --identity [--quick]                # only what OAuth 2.0 to an agent costs (identity-cost.ts)
  */
+import type { ServerCost } from './server-cost';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from '@temporalio/client';
@@ -45,7 +46,7 @@ interface Options {
 /** A measurement run alone: it rewrites its own section of the report. */
 interface SinglePart {
   flag: string;
-  run(o: Options, at: { client: Client; address: string; namespace: string }): Promise<object>;
+  run(o: Options, at: { client: Client; address: string; namespace: string; server: ServerCost }): Promise<object>;
   write(out: string, kind: ServerKind, figures: never): void;
 }
 
@@ -55,7 +56,8 @@ const PARTS: SinglePart[] = [
     run: (o, at) => {
       const size = o.quick ? { count: 500, every: '30s', minutes: 2 } : { count: 10_000, every: '1m', minutes: 10 };
       say(`${size.count} tasks that work for an hour, read every ${size.every}…`);
-      return measureLongTasks({ ...at, say, ...size });
+      const attemptSpan = process.env.BENCH_SPARSE_ATTEMPT_SPAN;
+      return measureLongTasks({ ...at, say, ...size, ...(attemptSpan ? { attemptSpan } : {}) });
     },
     write: writeLongTasks,
   },
@@ -111,7 +113,7 @@ async function runPart(part: SinglePart, o: Options, server: BenchServer): Promi
   const connection = await connectBench(o.onCluster, server);
   try {
     const client = new Client({ connection, namespace: server.namespace });
-    const figures = await part.run(o, { client, address: server.address, namespace: server.namespace });
+    const figures = await part.run(o, { client, address: server.address, namespace: server.namespace, server: server.cost });
     const command = `npm run bench -- --${part.flag}${o.quick ? ' --quick' : ''}${o.onCluster ? ' --cluster' : ''}`;
     const dated = { date: new Date().toISOString().slice(0, 10), command, ...figures };
     part.write(o.out, o.onCluster ? 'cluster' : 'dev', dated as never);

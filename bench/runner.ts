@@ -3,6 +3,7 @@
  * cluster reached as production reaches it), the loopback agents, a worker in this process, worker
  * processes as shipped, clients, and the helpers that time and report.
  */
+import { serverCost, type ServerCost } from './server-cost';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -104,16 +105,26 @@ export async function counted(def: DemoAgentDefinition): Promise<Counted> {
 export interface BenchServer {
   address: string;
   namespace: string;
+  /** What the server spends (its CPU, its persistence writes). */
+  cost: ServerCost;
   stop(): Promise<void>;
 }
 
 /** The dev server, or a cluster of our own, connected to through the environment as `baton` processes are. */
 export async function startBenchServer(onCluster: boolean): Promise<BenchServer> {
-  if (!onCluster) return startTemporal({ own: true, uiPort: false });
+  if (!onCluster) {
+    const dev = await startTemporal({ own: true, uiPort: false, metricsPort: 0 });
+    return { ...dev, cost: serverCost(() => (dev.pid ? [dev.pid] : []), dev.metricsUrl ? [dev.metricsUrl] : []) };
+  }
   const cluster = await startCluster({ dir: mkdtempSync(join(tmpdir(), 'bench-cluster-')), log: (l) => say(`cluster: ${l}`) });
   // A token for the whole run (the full one takes hours).
   Object.assign(process.env, await cluster.env(['default:admin', 'default:write', 'default:worker'], { expiresInSeconds: 24 * 3600 }));
-  return { address: cluster.address, namespace: 'default', stop: () => cluster.stop() };
+  return {
+    address: cluster.address,
+    namespace: 'default',
+    cost: serverCost(() => cluster.pids(), cluster.metricsUrls),
+    stop: () => cluster.stop(),
+  };
 }
 
 /** A worker process that can be stopped. */

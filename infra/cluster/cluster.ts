@@ -40,6 +40,10 @@ export interface RunningCluster {
   postgres: RunningPostgres;
   /** Connection settings for a client with these permissions (a fresh token each call, valid an hour unless said). */
   env(permissions?: string[], opts?: { expiresInSeconds?: number }): Promise<Record<string, string>>;
+  /** Each service's Prometheus metrics endpoint. */
+  metricsUrls: string[];
+  /** The process ids of the services and of PostgreSQL's postmaster (its backends are its children). */
+  pids(): number[];
   /** Stops one service and starts it again (waits until the frontend answers again). */
   restart(service: ClusterService): Promise<void>;
   /** Stops PostgreSQL and starts it again. */
@@ -51,6 +55,8 @@ export interface RunningCluster {
 
 interface Ports {
   postgres: number;
+  /** Each service's Prometheus metrics (the config is a template: each process is given its own). */
+  metrics: Record<ClusterService, number>;
   grpc: Record<ClusterService, number>;
   membership: Record<ClusterService, number>;
   http: { frontend: number; 'internal-frontend': number };
@@ -77,11 +83,19 @@ async function choosePorts(): Promise<Ports> {
   const grpc = {} as Record<ClusterService, number>;
   const membership = {} as Record<ClusterService, number>;
   const taken = new Set<number>();
+  const metrics = {} as Record<ClusterService, number>;
   for (const s of CLUSTER_SERVICES) {
     grpc[s] = await freePort();
     membership[s] = await freeLowPort(taken);
+    metrics[s] = await freePort();
   }
-  return { postgres: await freePort(), grpc, membership, http: { frontend: await freePort(), 'internal-frontend': await freePort() } };
+  return {
+    postgres: await freePort(),
+    grpc,
+    membership,
+    metrics,
+    http: { frontend: await freePort(), 'internal-frontend': await freePort() },
+  };
 }
 
 function serverConfig(p: Ports, certs: ClusterCertificates, jwksUrl: string, dynamicConfig: string): string {
@@ -102,7 +116,9 @@ function serverConfig(p: Ports, certs: ClusterCertificates, jwksUrl: string, dyn
       grpcPort: ${p.grpc[s]}
       membershipPort: ${p.membership[s]}
       bindOnIP: 127.0.0.1${s === 'frontend' || s === 'internal-frontend' ? `\n      httpPort: ${p.http[s]}` : ''}`;
-  return `log:
+  // A template (the server renders files that say so): each service process serves its metrics on the port in its environment.
+  return `# enable-template
+log:
   stdout: true
   level: warn
 persistence:
@@ -113,6 +129,10 @@ persistence:
     default:${store('temporal', 20)}
     visibility:${store('temporal_visibility', 4)}
 global:
+  metrics:
+    prometheus:
+      framework: tally
+      listenAddress: "127.0.0.1:{{ env "BATON_METRICS_PORT" }}"
   membership:
     maxJoinDuration: 30s
     broadcastAddress: 127.0.0.1
@@ -225,6 +245,7 @@ export async function startCluster(opts: ClusterOptions): Promise<RunningCluster
     const out = createWriteStream(join(dir, 'logs', `${s}.log`), { flags: 'a' });
     const child = spawn(binaries.server, ['--root', dir, '--config', 'config', '--env', 'cluster', 'start', '--service', s], {
       cwd: dir,
+      env: { ...process.env, BATON_METRICS_PORT: String(ports.metrics[s]) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout?.pipe(out, { end: false });
@@ -342,6 +363,17 @@ export async function startCluster(opts: ClusterOptions): Promise<RunningCluster
     tokens,
     binaries,
     postgres,
+    metricsUrls: CLUSTER_SERVICES.map((s) => `http://127.0.0.1:${ports.metrics[s]}/metrics`),
+    pids() {
+      const services = [...processes.values()].flatMap((c) => (c.pid ? [c.pid] : []));
+      let postmaster: number[] = [];
+      try {
+        postmaster = [Number(readFileSync(join(postgres.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0])].filter((n) => n > 0);
+      } catch {
+        // Stopped.
+      }
+      return [...services, ...postmaster];
+    },
     async env(permissions = ['default:write', 'default:worker'], opts = {}) {
       return {
         TEMPORAL_ADDRESS: address,

@@ -124,6 +124,12 @@ export interface DevServerOptions {
    */
   codecEndpoint?: string;
   /**
+   * Serve the server's own Prometheus metrics (`--metrics-port`) on loopback: 0 picks a free port,
+   * read back from `RunningServer.metricsUrl`. Benchmarks read its persistence counters.
+   * @default none: the CLI's own choice, not reported
+   */
+  metricsPort?: number;
+  /**
    * Picks a free port where one is to be chosen (tests choose to provoke a collision).
    * @default freePort
    */
@@ -138,6 +144,8 @@ export interface RunningServer {
   source: TemporalSource;
   /** Process id of the server we started (undefined for an existing server). */
   pid?: number;
+  /** The server's Prometheus metrics, when `metricsPort` asked for them. */
+  metricsUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -217,6 +225,7 @@ function startCli(
   if (opts.uiPort === false) args.push('--headless');
   else args.push('--ui-port', String(opts.uiPort ?? port + 1000));
   if (opts.codecEndpoint && opts.uiPort !== false) args.push('--ui-codec-endpoint', opts.codecEndpoint);
+  if (opts.metricsPort) args.push('--metrics-port', String(opts.metricsPort));
   if (opts.dbFile) {
     mkdirSync(dirname(opts.dbFile), { recursive: true });
     args.push('--db-filename', opts.dbFile);
@@ -269,8 +278,9 @@ async function startDevServer(
     const uiPort = opts.uiPort === false ? false : opts.uiPort === 0 ? await pick() : (opts.uiPort ?? port + 1000);
     const address = `127.0.0.1:${port}`;
     const uiUrl = uiPort === false ? undefined : `http://127.0.0.1:${uiPort}`;
+    const metricsPort = opts.metricsPort === 0 ? await pick() : opts.metricsPort;
     opts.logger?.info({ cli: cli.path, from: cli.from, address, dbFile: opts.dbFile, attempt }, 'starting Temporal dev server');
-    const { child, tail } = startCli(cli.path, { ...opts, uiPort }, port);
+    const { child, tail } = startCli(cli.path, { ...opts, uiPort, metricsPort }, port);
     try {
       await waitReady(address, child, opts.readyTimeoutMs ?? 60_000, tail);
     } catch (err) {
@@ -281,7 +291,8 @@ async function startDevServer(
       continue;
     }
     opts.logger?.info({ pid: child.pid, address, uiUrl }, 'Temporal dev server ready');
-    return { address, uiUrl, pid: child.pid, stop: () => stopChild(child) };
+    const metricsUrl = metricsPort ? `http://127.0.0.1:${metricsPort}/metrics` : undefined;
+    return { address, uiUrl, pid: child.pid, ...(metricsUrl ? { metricsUrl } : {}), stop: () => stopChild(child) };
   }
 }
 
