@@ -14,6 +14,7 @@ export async function withDownloads(
   agentName: string,
   snapshot: RemoteSnapshot,
   log: Logger,
+  signal: AbortSignal = cancellationSignal(),
 ): Promise<RemoteSnapshot> {
   const policy = ctx.agents.entryOf(agentName).downloads;
   const store = ctx.deps.store;
@@ -25,7 +26,7 @@ export async function withDownloads(
     if (!urls.length) continue;
     artifact.downloads = [];
     for (const part of urls) {
-      const got = await downloadUrlPart(part, policy, store, { lookup: ctx.deps.lookup, signal: cancellationSignal() });
+      const got = await downloadUrlPart(part, policy, store, { lookup: ctx.deps.lookup, signal });
       log.info(
         {
           artifactId: artifact.artifactId,

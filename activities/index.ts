@@ -2,69 +2,56 @@
  * Baton's activities, built with their dependencies injected. Each module holds one concern; remote
  * terminal states are returned as data, and only infrastructure faults are thrown.
  */
-import { activityInfo } from '@temporalio/activity';
-import { refsIn } from '../src/artifacts/store';
 import { acceptanceActivities } from './acceptance';
 import { agentActivities } from './agents';
 import { cancelActivities } from './cancel';
-import { activityContext, type ActivityContext, type ActivityDeps } from './context';
+import { atTheBoundary } from './boundary';
+import { activityContext, type ActivityDeps } from './context';
 import { graphNodeActivities } from './graph-nodes';
 import { mcpToolActivities } from './mcp-tools';
 import { observeActivities } from './observe';
 import { sendActivities } from './send';
+import { SparseReads } from './sparse-reads';
 import { taskPushActivities } from './task-push';
 
 export type { ActivityDeps } from './context';
 
+/** The sparse reads each set of activities holds, to hand back when its worker stops. */
+const heldBy = new WeakMap<object, SparseReads>();
+
 export function createActivities(deps: ActivityDeps) {
   const ctx = activityContext(deps);
-  return atTheBoundary(ctx, {
+  const sparse = new SparseReads(ctx, deps.config.worker?.sparseReadConcurrency);
+  const activities = atTheBoundary(ctx, {
     ...agentActivities(ctx),
     ...sendActivities(ctx),
-    ...observeActivities(ctx),
+    ...observeActivities(ctx, sparse),
     ...cancelActivities(ctx),
     ...acceptanceActivities(ctx),
     ...graphNodeActivities(ctx),
     ...taskPushActivities(ctx),
     ...mcpToolActivities(ctx),
   });
+  heldBy.set(activities, sparse);
+  return activities;
 }
 
 /**
- * The activities with their one boundary to history: what each returns keeps its inline bytes within
- * the totals (given what the delegation holds inline already, `inlineSoFar` in its input), and what it
- * returns or throws passes the redactor, so a configured secret an agent echoes never reaches the workflow;
- * and the blobs it refers to are indexed under the workflow, for `baton artifacts gc`.
+ * A worker plugin that hands the sparse reads these activities hold back to Temporal once the worker
+ * stopped (decision 0041): each attempt's next one runs on any worker `every` later, rather than
+ * after the attempt's timeout.
  */
-function atTheBoundary<T extends Record<string, (input: never) => Promise<unknown>>>(ctx: ActivityContext, activities: T): T {
-  const guarded = Object.entries(activities).map(([name, activity]) => [
-    name,
-    async (input: never) => {
+export function sparseReadsPlugin(activities: object) {
+  return {
+    name: 'baton-sparse-reads',
+    async runWorker<W>(worker: W, next: (w: W) => Promise<void>): Promise<void> {
       try {
-        const inlineSoFar = (input as { inlineSoFar?: number } | undefined)?.inlineSoFar;
-        const result = ctx.redactor.value(await ctx.withinInlineTotals(await activity(input), inlineSoFar)).value;
-        await indexReferences(ctx, result);
-        return result;
-      } catch (err) {
-        throw ctx.redactor.failure(err);
+        await next(worker);
+      } finally {
+        await heldBy.get(activities)?.handBack();
       }
     },
-  ]);
-  return Object.fromEntries(guarded) as T;
-}
-
-/**
- * Notes in the store's reference index that this workflow's history names the blobs `result` refers
- * to. Done before the result is returned: every blob a history names is indexed under it.
- */
-async function indexReferences(ctx: ActivityContext, result: unknown): Promise<void> {
-  const store = ctx.deps.store;
-  if (!store) return;
-  const refs = refsIn(result);
-  if (!refs.size) return;
-  const holder = activityInfo().workflowExecution?.workflowId;
-  if (!holder) return;
-  for (const ref of refs) await store.reference(ref, holder);
+  };
 }
 
 export type BatonActivities = ReturnType<typeof createActivities>;

@@ -40,8 +40,12 @@ export function isNews(snapshot: Pick<RemoteSnapshot, 'state' | 'remoteTimestamp
 }
 
 /** GetTask for the observed task, refused as an invalid response when the agent answers with another. */
-export async function getObservedTask(client: AgentClient, input: TaskInput): Promise<Awaited<ReturnType<AgentClient['getTask']>>> {
-  const task = await client.getTask(input.taskId, cancellationSignal());
+export async function getObservedTask(
+  client: AgentClient,
+  input: TaskInput,
+  signal: AbortSignal = cancellationSignal(),
+): Promise<Awaited<ReturnType<AgentClient['getTask']>>> {
+  const task = await client.getTask(input.taskId, signal);
   if (task.id !== input.taskId) {
     throw failure(FailureType.INVALID_AGENT_RESPONSE, `agent ${input.agent.name}: GetTask ${input.taskId} answered with task ${task.id}`);
   }

@@ -2,19 +2,21 @@
  * Activities that follow a remote task while it is active: one long activity (stream or polls), or,
  * in push mode, a registration and one read per push or backstop tick.
  */
-import { activityInfo, cancellationSignal, heartbeat } from '@temporalio/activity';
-import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
+import { activityInfo, cancellationSignal, CompleteAsyncError, Context, heartbeat } from '@temporalio/activity';
+import { msToNumber } from '@temporalio/common';
 import { failure } from '../src/a2a/errors';
 import { pushToken } from '../src/push/token';
 import type { RemoteSnapshot } from '../src/shared/delegation-types';
 import { FailureType } from '../src/shared/failure-types';
+import { heldReadsWithin } from '../src/shared/sparse-attempt';
 import type { ActivityContext, TaskInput } from './context';
 import { withDownloads } from './downloads';
-import { getObservedTask, isNews, type ObserveInput } from './observe-input';
-import { MAX_POLL_FAILURES, pollUntilNews } from './poll';
+import { getObservedTask, type ObserveInput } from './observe-input';
+import { pollUntilNews } from './poll';
+import { readOnce, stillActive, type SparseProgress, type SparseReads } from './sparse-reads';
 import { followStream } from './stream';
 
-export function observeActivities(ctx: ActivityContext) {
+export function observeActivities(ctx: ActivityContext, sparse: SparseReads) {
   const { agents, deps } = ctx;
   return {
     /**
@@ -45,45 +47,42 @@ export function observeActivities(ctx: ActivityContext) {
     },
 
     /**
-     * A task that works for long, read once per attempt: while it is still active with no news the
-     * attempt fails as benign, and Temporal tries again after `sparsePoll.every`, holding no slot in
-     * between and adding nothing to history. News, or the call budget spent, completes it. Each
-     * attempt is one call; passing faults are ridden out as in a poll, then the read fails for good.
+     * A task that works for long, read sparsely: the attempt reads it once; with no news it is held by
+     * this worker, which reads it every `sparsePoll.every` and completes the attempt on news, or ends it
+     * as benign after its held reads so that Temporal starts the next one (decision 0041). No slot is
+     * held between reads and nothing is added to history. An attempt scheduled by an older workflow
+     * (a 30 s timeout) holds none and reads once, as before. Passing faults are ridden out as in a
+     * poll, then the read fails for good.
      */
     async readSparsely(input: ObserveInput): Promise<RemoteSnapshot> {
-      const { attempt, heartbeatDetails } = activityInfo();
-      const failures = (heartbeatDetails as { failures?: number } | undefined)?.failures ?? 0;
+      const info = activityInfo();
+      const prior = info.heartbeatDetails as Partial<SparseProgress> | undefined;
+      // Details outlive the attempt: reads so far and failed reads in a row.
+      const progress: SparseProgress = { reads: prior?.reads ?? info.attempt - 1, failures: prior?.failures ?? 0 };
       const log = ctx.logFor(input);
-      const client = await agents.clientFor(input.agent);
-      let task: Awaited<ReturnType<typeof client.getTask>>;
+      const everyMs = msToNumber(input.agent.sparsePoll?.every ?? '1m');
+      const spanMs = input.agent.sparsePoll?.attemptSpan === undefined ? undefined : msToNumber(input.agent.sparsePoll.attemptSpan);
+      const held = input.callBudget === undefined ? heldReadsWithin(everyMs, info.startToCloseTimeoutMs, spanMs) : 0;
+      let verdict: Awaited<ReturnType<typeof readOnce>>;
       try {
-        task = await getObservedTask(client, input);
+        verdict = await readOnce(ctx, input, progress, cancellationSignal(), log);
       } catch (err) {
-        const f = err as ApplicationFailure;
-        if (f.type !== FailureType.RETRY_LATER || cancellationSignal().aborted) throw err;
-        // 👉 Heartbeat details outlive the attempt: the next one knows how many reads failed in a row.
-        heartbeat({ failures: failures + 1 });
-        if (failures + 1 < MAX_POLL_FAILURES) throw err;
-        throw ApplicationFailure.create({
-          type: f.type,
-          message: `${f.message} (${failures + 1} reads failed in a row)`,
-          nonRetryable: true,
-        });
+        if (progress.failures !== (prior?.failures ?? 0))
+          heartbeat(prior?.reads === undefined ? { failures: progress.failures } : progress);
+        throw err;
       }
-      const snapshot = { ...(await ctx.snapshot(task)), calls: attempt };
-      const over =
-        (input.callBudget !== undefined && attempt >= input.callBudget) || (input.readUntil !== undefined && Date.now() >= input.readUntil);
-      if (isNews(snapshot, input.staleStatusKey) || over) {
-        log.info({ state: task.status.state, via: 'sparse poll', reads: attempt }, 'remote state');
-        return withDownloads(ctx, input.agent.name, snapshot, log);
+      if (verdict.done) return verdict.done;
+      if (held > 0) {
+        const { client } = Context.current();
+        const workflowId = info.workflowExecution?.workflowId;
+        sparse.hold({ token: info.taskToken, client, input, everyMs, left: held, progress, workflowId, log });
+        throw new CompleteAsyncError();
       }
-      if (failures) heartbeat({ failures: 0 });
+      // An attempt that only ever reads once keeps only its failures in the details, as it always did.
+      if (prior?.reads !== undefined) heartbeat(progress);
+      else if (progress.failures !== (prior?.failures ?? 0)) heartbeat({ failures: progress.failures });
       // Benign: logged at debug by the SDK and left out of its failure metrics; this is the wait itself.
-      throw ApplicationFailure.create({
-        type: FailureType.REMOTE_TASK_ACTIVE,
-        message: `remote task still ${task.status.state}`,
-        category: ApplicationFailureCategory.BENIGN,
-      });
+      throw stillActive(verdict.state);
     },
 
     /** One GetTask: what a push (a hint) or the backstop timer asks for. */

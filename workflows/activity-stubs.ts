@@ -1,10 +1,12 @@
 /**
  * How workflows call Baton's activities: timeouts and retries per kind of step.
  */
+import { msToNumber } from '@temporalio/common';
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import { FIRST_TASK_SEND_MS } from '../src/shared/delegation-state';
 import type { BatonActivities } from '../activities';
 import { NON_RETRYABLE_FAILURES } from '../src/shared/failure-types';
+import { sparseAttemptTimeoutMs } from '../src/shared/sparse-attempt';
 import { PUSH_REFUSED } from '../src/shared/task-push-book';
 import type { PushDelivery } from '../src/shared/task-push-types';
 
@@ -44,12 +46,13 @@ export const sending = proxyActivities<BatonActivities>({ startToCloseTimeout: '
 export const observing = proxyActivities<BatonActivities>({ startToCloseTimeout: '24h', heartbeatTimeout: '10s', retry: RETRY });
 
 /**
- * 👉 A task that works for long is read once per attempt, and Temporal's retries are the poll: every
- * `every`, for as long as it takes, with no slot held and no event written between reads.
+ * 👉 A task that works for long is read by attempts that Temporal retries every `every`: each attempt
+ * reads it, then the worker holds it for a few more reads (its timeout leaves room for them; decision
+ * 0041), with no slot held and no event written between reads. The timeout is not part of replay.
  */
-export function sparseReads(every: string) {
+export function sparseReads(every: string, attemptSpan?: string) {
   return proxyActivities<BatonActivities>({
-    startToCloseTimeout: '30s',
+    startToCloseTimeout: sparseAttemptTimeoutMs(msToNumber(every), attemptSpan === undefined ? undefined : msToNumber(attemptSpan)),
     retry: {
       initialInterval: every,
       maximumInterval: every,

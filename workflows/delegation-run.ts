@@ -327,7 +327,9 @@ export class DelegationRun {
     if (how.kind === 'push') ({ seen, paced } = await this.awaitPush(agent, taskId, byTime));
     else if (how.kind === 'sparse') {
       const until = this.run.waitUntil;
-      seen = await sparseReads(how.every).readSparsely(byTime && until !== undefined ? { ...input, readUntil: until } : input);
+      seen = await sparseReads(how.every, how.attemptSpan).readSparsely(
+        byTime && until !== undefined ? { ...input, readUntil: until } : input,
+      );
       paced = true;
     } else seen = await observing.awaitRemoteTask(input);
     if (byTime && paced) this.state.countPacedReads(seen.calls ?? 0);

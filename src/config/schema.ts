@@ -195,9 +195,10 @@ export const AgentEntrySchema = z
     downloads: DownloadPolicySchema.optional(),
     /**
      * Long work without holding a worker slot: once one observing activity has followed a task for
-     * `after` with no news, it lets its slot go, and the task is read every `every` instead, each read
-     * one attempt of an activity that Temporal retries (nothing held between reads, nothing added to
-     * history until the task moves). Stream and poll modes. Default `{ after: 2m, every: 1m }`;
+     * `after` with no news, it lets its slot go, and the task is read every `every` instead, by
+     * attempts of an activity that Temporal retries: each attempt reads the task, then the worker
+     * holds it without a slot and reads it every `every` for `attemptSpan` (decision 0041). Nothing
+     * is added to history until the task moves. Stream and poll modes. Default `{ after: 2m, every: 1m }`;
      * `after: 0s` never holds a slot (agents known to work for long).
      */
     sparsePoll: z
@@ -206,6 +207,12 @@ export const AgentEntrySchema = z
         after: DurationSchema.default('2m'),
         /** How often the task is read from then on. */
         every: DurationSchema.default('1m'),
+        /**
+         * How long one attempt goes on reading before Temporal starts the next (decision 0041): the
+         * server writes a few rows per attempt, not per read; a worker killed mid-attempt leaves its
+         * tasks unread for up to this long plus a minute. Unset: 5m.
+         */
+        attemptSpan: DurationSchema.optional(),
       })
       .strict()
       .default({ after: '2m', every: '1m' }),
@@ -405,6 +412,11 @@ export const WorkerSchema = z
     maxCachedWorkflows: z.number().int().min(0).default(100),
     /** Activities run at once (calls to agents). Default 100. */
     maxConcurrentActivities: z.number().int().min(1).default(100),
+    /**
+     * Sparse reads this worker makes at once for the tasks it holds between attempts (decision 0041).
+     * Unset: 100, as many as the activity slots that made such reads before, so an agent sees no more at once.
+     */
+    sparseReadConcurrency: z.number().int().min(1).max(1_000).optional(),
     /**
      * History events after which a delegation continues as new, carrying its state and pending
      * request, so one that waits for weeks (pushes, backstop reads) stays far from Temporal's limit

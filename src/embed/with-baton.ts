@@ -9,7 +9,7 @@ import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { WorkerOptions } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { PRELOADED_MODULES } from '../runtime/bundle-workflows';
-import { createActivities } from '../../activities';
+import { createActivities, sparseReadsPlugin } from '../../activities';
 import { batonDataConverter } from '../codec/data-converter';
 import { configuredStore } from '../artifacts/configured-store';
 import type { ArtifactStore } from '../artifacts/store';
@@ -123,6 +123,8 @@ export async function withBaton(options: WorkerOptions, baton: WithBatonOptions 
     ...tracingOptions(tracing, options.interceptors, options.workflowsPath !== undefined, { ...options.sinks, ...batonMetricSinks() }),
     ...(dataConverter ? { dataConverter } : {}),
     activities: { ...theirs, ...ours },
+    // The sparse reads Baton's activities hold go back to Temporal when the worker stops (decision 0041).
+    plugins: [...(options.plugins ?? []), sparseReadsPlugin(ours)],
     ...(options.workflowsPath
       ? {
           workflowsPath: batonWorkflowsPath(options.workflowsPath),

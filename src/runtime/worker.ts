@@ -5,7 +5,7 @@ import { Redactor } from '../secrets/redactor';
 import { redactingStore } from '../secrets/redacting-store';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import type { Logger } from 'pino';
-import { createActivities, type ActivityDeps } from '../../activities';
+import { createActivities, sparseReadsPlugin, type ActivityDeps } from '../../activities';
 import { MCP_CONNECTIONS_PLUGIN } from '../../activities/mcp-connections';
 import { batonMetricSinks } from '../telemetry/workflow-metrics';
 import { PolicyRegistry } from '../acceptance/policies';
@@ -110,6 +110,13 @@ export async function createBatonWorker(opts: BatonWorkerOptions): Promise<Worke
   // Bytes agents sent back hold no configured secret once stored, as inline ones hold none in history.
   const store = redactingStore(meteredStore(configured), Redactor.fromConfig(opts.config));
   const { interceptors, ...workerOptions } = opts.workerOptions ?? {};
+  const activities = createActivities({
+    config: opts.config,
+    store,
+    policies: (opts.policies ?? new PolicyRegistry()).declareAll(opts.config.policies ?? {}),
+    logger: opts.logger.child({ component: 'activities' }),
+    ...opts.activityOverrides,
+  });
   return Worker.create({
     connection: opts.connection,
     namespace: opts.namespace,
@@ -120,13 +127,7 @@ export async function createBatonWorker(opts: BatonWorkerOptions): Promise<Worke
           workflowsPath: workflowsPath(),
           bundlerOptions: { preloadModules: BATON_PRELOADED_MODULES },
         }),
-    activities: createActivities({
-      config: opts.config,
-      store,
-      policies: (opts.policies ?? new PolicyRegistry()).declareAll(opts.config.policies ?? {}),
-      logger: opts.logger.child({ component: 'activities' }),
-      ...opts.activityOverrides,
-    }),
+    activities,
     shutdownGraceTime: '5s',
     ...dataConverterOption(opts.config),
     ...(opts.config.worker?.deployment ? { workerDeploymentOptions: deploymentOptions(opts.config.worker.deployment) } : {}),
@@ -138,6 +139,6 @@ export async function createBatonWorker(opts: BatonWorkerOptions): Promise<Worke
       : {}),
     ...workerOptions,
     ...tracingOptions(tracing, interceptors, !bundled, batonMetricSinks()),
-    plugins: [MCP_CONNECTIONS_PLUGIN],
+    plugins: [MCP_CONNECTIONS_PLUGIN, sparseReadsPlugin(activities)],
   });
 }

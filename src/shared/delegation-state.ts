@@ -70,7 +70,7 @@ export interface RunFacts {
 }
 
 /** How the next wait for the remote task reads it: pushes, sparse reads (one per attempt), or a stream or polls. */
-export type Observation = { kind: 'push' } | { kind: 'sparse'; every: string } | { kind: 'poll' };
+export type Observation = { kind: 'push' } | { kind: 'sparse'; every: string; attemptSpan?: string } | { kind: 'poll' };
 
 /** Why a delegation is being cancelled decides its outcome: a caller's cancel, the deadline, or a broken contract. */
 export type CancelKind = 'CANCELED' | 'TIMED_OUT' | 'ERROR';
@@ -205,7 +205,8 @@ export class DelegationState {
     const agent = this.run.agent;
     if (agent?.observe === 'push') return { kind: 'push' };
     const sparse = agent?.sparsePoll;
-    if (sparse && (this.run.workingLong || msToNumber(sparse.after) === 0)) return { kind: 'sparse', every: sparse.every };
+    if (sparse && (this.run.workingLong || msToNumber(sparse.after) === 0))
+      return { kind: 'sparse', every: sparse.every, ...(sparse.attemptSpan ? { attemptSpan: sparse.attemptSpan } : {}) };
     return { kind: 'poll' };
   }
 

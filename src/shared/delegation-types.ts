@@ -191,9 +191,10 @@ export interface ResolvedAgent {
   backstopPoll?: string;
   /**
    * Stream and poll modes: after how long one observing activity lets its slot go, and how often the
-   * task is read from then on (durations; `agents.X.sparsePoll`). Unset: resolved by an older worker.
+   * task is read from then on, and how long one attempt of those reads lasts (durations;
+   * `agents.X.sparsePoll`). Unset: resolved by an older worker.
    */
-  sparsePoll?: { after: string; every: string };
+  sparsePoll?: { after: string; every: string; attemptSpan?: string };
   /** Names of the credentials the entry allows for this delegation's tenant (unset: resolved by an older worker). */
   credentials?: string[];
 }

@@ -100,6 +100,8 @@ export async function withWorker<T>(
     lookup?: Lookup;
     /** Where the worker (not the test's client) reaches the server: a fault proxy in front of it. Default: the server. */
     workerAddress?: string;
+    /** The task queue: a second worker on the first one's queue, say. Default: one of its own. */
+    taskQueue?: string;
   } = {},
 ): Promise<T> {
   installTemporalRuntime(pino({ level: 'warn' }, pino.destination(2)));
@@ -112,7 +114,7 @@ export async function withWorker<T>(
       },
     },
   );
-  const taskQueue = `test-${randomUUID()}`;
+  const taskQueue = opts.taskQueue ?? `test-${randomUUID()}`;
   const nativeConnection = await NativeConnection.connect({ address: opts.workerAddress ?? address });
   const connection = await Connection.connect({ address });
   try {
