@@ -75,7 +75,9 @@ export function observeActivities(ctx: ActivityContext, sparse: SparseReads) {
       if (held > 0) {
         const { client } = Context.current();
         const workflowId = info.workflowExecution?.workflowId;
-        sparse.hold({ token: info.taskToken, client, input, everyMs, left: held, progress, workflowId, log });
+        // A copy: the token is a view into the whole task the worker decoded, which it would keep alive.
+        const token = Uint8Array.from(info.taskToken);
+        sparse.hold({ token, client, input, everyMs, left: held, progress, workflowId, log });
         throw new CompleteAsyncError();
       }
       // An attempt that only ever reads once keeps only its failures in the details, as it always did.

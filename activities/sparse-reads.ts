@@ -5,6 +5,7 @@
  * reads it ends the attempt as benign, and Temporal starts the next one `every` later: the server
  * writes a few rows per attempt, not per read, and the delegation's history does not move.
  */
+import { AsyncResource } from 'node:async_hooks';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import { ActivityCancelledError, type Client } from '@temporalio/client';
 import type { Logger } from 'pino';
@@ -101,11 +102,18 @@ export class SparseReads {
   private readonly due: HeldRead[] = [];
   private reading = 0;
   private readonly stopping = new AbortController();
+  /**
+   * Schedules a read in the async context this object was made in, not the activity's: a timer keeps
+   * the context it was set in alive, and an activity's holds its whole task (about 12 KB a task).
+   */
+  private readonly schedule: (read: HeldRead) => void;
 
   constructor(
     private readonly ctx: ActivityContext,
     private readonly concurrency = SPARSE_READ_CONCURRENCY,
-  ) {}
+  ) {
+    this.schedule = AsyncResource.bind((read: HeldRead) => this.later(read));
+  }
 
   /** Attempts held now. */
   get size(): number {
@@ -116,7 +124,7 @@ export class SparseReads {
   hold(read: HeldRead): void {
     if (this.stopping.signal.aborted) throw new Error('this worker is stopping: it holds no more sparse reads');
     this.held.add(read);
-    this.later(read);
+    this.schedule(read);
   }
 
   /**
