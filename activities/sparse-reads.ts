@@ -163,10 +163,13 @@ export class SparseReads {
       const read = this.due.shift() as HeldRead;
       if (!this.held.has(read)) continue;
       this.reading += 1;
-      void this.read(read).finally(() => {
-        this.reading -= 1;
-        this.pump();
-      });
+      void this.read(read)
+        // Nothing is left to tell: the attempt times out, and Temporal's next one reads the task afresh.
+        .catch((err: unknown) => read.log.warn({ err: (err as Error).message }, 'held sparse read lost'))
+        .finally(() => {
+          this.reading -= 1;
+          this.pump();
+        });
     }
   }
 
@@ -189,7 +192,14 @@ export class SparseReads {
     if (!this.held.has(read)) return;
     if (verdict.done) {
       this.release(read);
-      const result = await forHistory(this.ctx, verdict.done, read.input.inlineSoFar, read.workflowId);
+      let result: RemoteSnapshot;
+      try {
+        result = await forHistory(this.ctx, verdict.done, read.input.inlineSoFar, read.workflowId);
+      } catch (err) {
+        // The store refused to index what the snapshot names: the attempt fails as a thrown one would.
+        await this.end(read, () => read.client.activity.fail(read.token, this.ctx.redactor.failure(err)));
+        return;
+      }
       await this.end(read, () => read.client.activity.complete(read.token, result));
       return;
     }
