@@ -11,6 +11,7 @@ import { ActivityCancelledError, type Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { RemoteSnapshot } from '../src/shared/delegation-types';
 import { FailureType } from '../src/shared/failure-types';
+import { mapAtMost } from '../src/shared/map-at-most';
 import { forHistory } from './boundary';
 import type { ActivityContext } from './context';
 import { withDownloads } from './downloads';
@@ -81,12 +82,11 @@ export async function readOnce(
 }
 
 /** The benign end of an attempt that found no news: Temporal tries again after `every`. */
-export function stillActive(state: string): ApplicationFailure {
-  return ApplicationFailure.create({
-    type: FailureType.REMOTE_TASK_ACTIVE,
-    message: `remote task still ${state}`,
-    category: ApplicationFailureCategory.BENIGN,
-  });
+export const stillActive = (state: string): ApplicationFailure => benignEnd(`remote task still ${state}`);
+
+/** An attempt ended as the wait itself (logged at debug, left out of failure metrics), its next one an ordinary one. */
+function benignEnd(message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type: FailureType.REMOTE_TASK_ACTIVE, message, category: ApplicationFailureCategory.BENIGN });
 }
 
 /**
@@ -115,11 +115,6 @@ export class SparseReads {
     this.schedule = AsyncResource.bind((read: HeldRead) => this.later(read));
   }
 
-  /** Attempts held now. */
-  get size(): number {
-    return this.held.size;
-  }
-
   /** Takes an attempt whose first read found no news; its next read is `every` from now. */
   hold(read: HeldRead): void {
     if (this.stopping.signal.aborted) throw new Error('this worker is stopping: it holds no more sparse reads');
@@ -135,10 +130,9 @@ export class SparseReads {
     this.stopping.abort();
     const all = [...this.held];
     for (const read of all) this.release(read);
-    const ending = async (read: HeldRead): Promise<void> => {
-      await this.end(read, () => read.client.activity.fail(read.token, handedBack()));
-    };
-    for (let i = 0; i < all.length; i += this.concurrency) await Promise.all(all.slice(i, i + this.concurrency).map(ending));
+    await mapAtMost(this.concurrency, all, (read) =>
+      this.end(read, () => read.client.activity.fail(read.token, benignEnd('sparse read handed back: this worker is stopping'))),
+    );
     if (all.length) this.ctx.logger.info({ attempts: all.length }, 'sparse reads handed back: the next attempt of each runs on any worker');
   }
 
@@ -230,13 +224,4 @@ export class SparseReads {
       read.log.debug({ err: (err as Error).message }, 'held sparse read let go');
     }
   }
-}
-
-/** A held attempt given back at shutdown: benign, so the next attempt is an ordinary one. */
-function handedBack(): ApplicationFailure {
-  return ApplicationFailure.create({
-    type: FailureType.REMOTE_TASK_ACTIVE,
-    message: 'sparse read handed back: this worker is stopping',
-    category: ApplicationFailureCategory.BENIGN,
-  });
 }
