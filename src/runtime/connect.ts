@@ -126,6 +126,9 @@ function failed(target: TemporalTarget, address: string, err: unknown): Error {
   return new TemporalUnavailableError(`cannot reach Temporal at ${address} (${target.from.address}): ${reason}${hint}`, { cause: err });
 }
 
+/** The largest response the client takes from the server: a page of history, a Query's answer. */
+const MAX_RESPONSE_BYTES = 128 * 1024 * 1024;
+
 /** A client connection; failures say what to do (TemporalUnavailableError, TemporalRefusedError, ConfigError). */
 export async function connectTemporalClient(given: TemporalSection | string | undefined): Promise<Connection> {
   const { address, tls, apiKey, target } = connectionOptions(given);
@@ -135,6 +138,9 @@ export async function connectTemporalClient(given: TemporalSection | string | un
       connectTimeout: CONNECT_TIMEOUT_MS,
       ...(tls !== undefined ? { tls } : {}),
       ...(apiKey ? { apiKey } : {}),
+      // The SDK means to raise gRPC's 4 MB limit on a response but names the option without its
+      // `grpc.` prefix, which grpc-js ignores: a page of a large graph's history can pass 4 MB.
+      channelArgs: { 'grpc.max_receive_message_length': MAX_RESPONSE_BYTES },
     };
     return await Connection.connect(options);
   } catch (err) {
