@@ -10,11 +10,12 @@
  * section of it; `npm run bench` keeps that section.
  */
 import { Client } from '@temporalio/client';
-import type { temporal } from '@temporalio/proto';
+import { temporal } from '@temporalio/proto';
 import { GraphClient } from '../src/client/graph-client';
 import { startAgentServer } from '../src/demo/agent-server';
 import { skywayAir } from '../src/demo/trip-agents';
 import { watchedWorker } from './parked';
+import type { ServerCost } from './server-cost';
 import { withSection, writeSection, type ReportSection, type ServerKind } from './report-section';
 
 export interface GraphFigures {
@@ -29,10 +30,16 @@ export interface GraphFigures {
   runs: number;
   longestRunEvents: number;
   graphEventsPerNode: number;
+  /** History bytes of the graph workflow per node (all runs), and of its largest run. */
+  graphBytesPerNode?: number;
+  longestRunBytes?: number;
   /** Events of one node's delegation (sampled). */
   delegationEvents: number;
   workerPeakRssMiB: number;
   workerCpuSeconds: number;
+  /** CPU seconds of the server's processes (PostgreSQL's too) and its persistence writes, start to settle. */
+  serverCpuSeconds?: number;
+  persistenceWrites?: number;
 }
 
 export interface GraphOptions {
@@ -41,20 +48,21 @@ export interface GraphOptions {
   namespace: string;
   nodes: number;
   concurrency: number;
+  server: ServerCost;
   say: (line: string) => void;
 }
 
-/** Events in every run of workflow `id`, oldest first. */
-async function runEvents(client: Client, id: string): Promise<number[]> {
-  const counts: number[] = [];
+/** Events and bytes of every run of workflow `id`, oldest first. */
+async function runSizes(client: Client, id: string): Promise<{ events: number; bytes: number }[]> {
+  const sizes: { events: number; bytes: number }[] = [];
   let runId: string | undefined = (await client.workflow.getHandle(id).describe()).runId;
   while (runId) {
     const history: temporal.api.history.v1.IHistory = await client.workflow.getHandle(id, runId).fetchHistory();
     const events = history.events ?? [];
-    counts.unshift(events.length);
+    sizes.unshift({ events: events.length, bytes: temporal.api.history.v1.History.encode(history).finish().length });
     runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId ?? undefined;
   }
-  return counts;
+  return sizes;
 }
 
 export async function measureLargeGraph(o: GraphOptions): Promise<Omit<GraphFigures, 'date' | 'command'>> {
@@ -78,6 +86,8 @@ export async function measureLargeGraph(o: GraphOptions): Promise<Omit<GraphFigu
       ...(i >= o.concurrency ? { dependsOn: [`n${i - o.concurrency}`] } : {}),
     }));
     const cpuAtStart = worker.cpuSeconds();
+    const serverCpuAtStart = o.server.cpuSeconds();
+    const writesAtStart = await o.server.persistenceWrites();
     const started = performance.now();
     const id = await graphs.start({ concurrency: o.concurrency, nodes }, { id: `bench-graph-${Date.now()}` });
     // Progress from a Query every 10 s; a busy worker may not answer one in time, which is not a failure.
@@ -99,7 +109,10 @@ export async function measureLargeGraph(o: GraphOptions): Promise<Omit<GraphFigu
     }
     const seconds = (performance.now() - started) / 1000;
     const cpu = worker.cpuSeconds() - cpuAtStart;
-    const runs = await runEvents(o.client, id);
+    const serverCpuSeconds = o.server.cpuSeconds() - serverCpuAtStart;
+    const persistenceWrites = (await o.server.persistenceWrites()) - writesAtStart;
+    const sizes = await runSizes(o.client, id);
+    const runs = sizes.map((r) => r.events);
     const delegationEvents = (await o.client.workflow.getHandle(`${id}/n${o.nodes - 1}`).describe()).historyLength;
     return {
       nodes: o.nodes,
@@ -109,9 +122,13 @@ export async function measureLargeGraph(o: GraphOptions): Promise<Omit<GraphFigu
       runs: runs.length,
       longestRunEvents: Math.max(...runs),
       graphEventsPerNode: runs.reduce((a, b) => a + b, 0) / o.nodes,
+      graphBytesPerNode: sizes.reduce((a, r) => a + r.bytes, 0) / o.nodes,
+      longestRunBytes: Math.max(...sizes.map((r) => r.bytes)),
       delegationEvents,
       workerPeakRssMiB: worker.peakRssMiB(),
       workerCpuSeconds: cpu,
+      serverCpuSeconds,
+      persistenceWrites,
     };
   } finally {
     await worker.stop();
@@ -126,7 +143,7 @@ const SECTION: ReportSection<GraphFigures> = {
   heading: [
     '## One task graph of 10,000 nodes (continue-as-new)',
     '',
-    'One graph whose nodes come in layers as wide as its concurrency (node i waits for node i − concurrency and is sent its task and artifact), to an agent that completes at once, on one `baton worker` as shipped (`maxConcurrentActivities: 100`, `continueAsNewAfterEvents` 4,000, each V8 heap capped at 256 MiB: decision 0023). The graph continues as new whenever its history reaches the threshold, with nodes still running (decision 0022).',
+    'One graph whose nodes come in layers as wide as its concurrency (node i waits for node i − concurrency and is sent its task and artifact), to an agent that completes at once, on one `baton worker` as shipped (`maxConcurrentActivities: 100`, `continueAsNewAfterEvents` 4,000, each V8 heap capped at 256 MiB: decision 0023). The graph starts its nodes in batches from an activity, each node tells it how it ended by Signal, and it continues as new whenever its history reaches the threshold, with nodes still running (decisions 0022 and 0042; the latter has the figures of nodes started as child workflows, measured the same day). The server’s CPU (PostgreSQL’s too) and its persistence writes are read from its own metrics.',
   ],
   rows: [
     ['nodes, at most running at once', (f) => `${f.nodes}, ${f.concurrency}`],
@@ -134,11 +151,29 @@ const SECTION: ReportSection<GraphFigures> = {
     ['outcome', (f) => f.outcome],
     ['graph workflow runs; most events in one run', (f) => `${f.runs}; ${f.longestRunEvents}`],
     ['graph events per node (all runs)', (f) => f.graphEventsPerNode.toFixed(1)],
+    [
+      'graph history bytes per node (all runs); the largest run',
+      (f) =>
+        f.graphBytesPerNode === undefined || f.longestRunBytes === undefined
+          ? 'not measured'
+          : `${f.graphBytesPerNode.toFixed(0)}; ${(f.longestRunBytes / 1024 / 1024).toFixed(1)} MiB`,
+    ],
     ["one node's delegation: events", (f) => String(f.delegationEvents)],
     ['worker peak RSS', (f) => `${f.workerPeakRssMiB.toFixed(0)} MiB`],
     [
       'worker CPU, in all and per node',
       (f) => `${f.workerCpuSeconds.toFixed(0)} s, ${((f.workerCpuSeconds / f.nodes) * 1000).toFixed(1)} ms`,
+    ],
+    [
+      'server CPU, in all and per node (PostgreSQL included)',
+      (f) =>
+        f.serverCpuSeconds === undefined
+          ? 'not measured'
+          : `${f.serverCpuSeconds.toFixed(0)} s, ${((f.serverCpuSeconds / f.nodes) * 1000).toFixed(1)} ms`,
+    ],
+    [
+      'persistence writes per node',
+      (f) => (f.persistenceWrites === undefined ? 'not measured' : (f.persistenceWrites / f.nodes).toFixed(1)),
     ],
   ],
 };
