@@ -66,6 +66,15 @@ export function sparseReads(every: string, attemptSpan?: string) {
 /** Registry lookups a graph makes before it starts nodes (and for each follow-up). */
 export const checking = proxyLocalActivities<BatonActivities>({ startToCloseTimeout: '10s', retry: { maximumAttempts: 5 } });
 
+/**
+ * A graph's node telling the graph how it ended (decision 0042): once, and short, inside the workflow
+ * task that settles the node; a miss goes as a Signal command instead.
+ */
+export const telling = proxyLocalActivities<BatonActivities>({ startToCloseTimeout: '3s', retry: { maximumAttempts: 1 } });
+
+/** A graph starting a batch of its nodes' delegations (decision 0042): a few starts, retried as one. */
+export const nodeStarting = proxyActivities<BatonActivities>({ startToCloseTimeout: '30s', retry: RETRY });
+
 /** A graph asking the server how nodes an earlier run started have ended (one describe per node). */
 export const describing = proxyActivities<BatonActivities>({ startToCloseTimeout: '2m', retry: RETRY });
 

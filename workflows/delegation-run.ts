@@ -43,7 +43,7 @@ import type { Resolved } from '../activities/agents';
 import type { FirstSend } from '../activities/send';
 import { changedAttributes, searchAttributesOf } from '../src/shared/search-attributes';
 import { startedInWindow } from './refusal';
-import { inFirstTask, local, observing, quick, RETRY, sending, sparseReads } from './activity-stubs';
+import { inFirstTask, local, observing, quick, RETRY, sending, sparseReads, telling } from './activity-stubs';
 import { remoteTaskSignal, requestSignal, settledSignal } from './messages';
 import { resultOf, settledNotice } from '../src/shared/delegation-result';
 
@@ -572,6 +572,20 @@ export class DelegationRun {
   async announceSettled(): Promise<void> {
     if (!this.input.notify?.settled) return;
     const notice = settledNotice(resultOf(this.record));
+    const graphId = this.input.notify.workflowId;
+    // The input says how (decision 0042): a patch would cost every node a marker and a visibility write.
+    if (this.input.settledFromActivity) {
+      // Bounded, so a busy graph cannot hold this workflow task: a Signal that did not go out in time
+      // goes as a command instead (a second one that did go out is ignored by the graph).
+      const told = await CancellationScope.nonCancellable(() =>
+        telling.tellSettled({ graphId, notice }).then(
+          (r) => r,
+          () => undefined,
+        ),
+      );
+      if (told?.missed) this.state.note(`could not tell workflow ${graphId} about how it ended: ${told.missed}`);
+      if (told) return;
+    }
     await CancellationScope.nonCancellable(() => this.tell((target) => target.signal(settledSignal, notice), 'how it ended'));
   }
 

@@ -1,7 +1,8 @@
 /**
- * The async steps of one task graph: the registry check and each node's child delegation, each in a
- * cancellation scope of its own. `taskGraphWorkflow` registers the handlers and runs the loop;
- * `GraphState` makes every decision.
+ * The async steps of one task graph: the registry check, the batches that start its nodes'
+ * delegations as workflows of their own (decision 0042; graphs from before start each as a child, in a
+ * cancellation scope of its own) and the backstop. `taskGraphWorkflow` registers the handlers and runs
+ * the loop; `GraphState` makes every decision.
  */
 import {
   allHandlersFinished,
@@ -12,6 +13,7 @@ import {
   log,
   getExternalWorkflowHandle,
   ParentClosePolicy,
+  patched,
   sleep,
   startChild,
   workflowInfo,
@@ -22,9 +24,9 @@ import { DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS } from '../src/shared/delegation-c
 import { NODE_STATE_CODES, type GraphCarry } from '../src/shared/graph-carry';
 import { DEFAULT_GRAPH_BACKSTOP } from '../src/shared/graph-limits';
 import { GraphState } from '../src/shared/graph-state';
-import type { FollowUp, GraphInput, GraphNodeSpec, GraphRecord } from '../src/shared/graph-types';
+import type { FollowUp, GraphInput, GraphNodeSpec, GraphRecord, NodeStarts } from '../src/shared/graph-types';
 import { startingAttributes } from '../src/shared/search-attributes';
-import { checking, describing } from './activity-stubs';
+import { checking, describing, nodeStarting } from './activity-stubs';
 import { delegationWorkflow } from './delegation';
 import { refuse, startedInWindow } from './refusal';
 
@@ -38,6 +40,19 @@ export const GRAPH_CONTINUE_AS_NEW = 'graph-continue-as-new';
 /** Runs that ask the server about the nodes an earlier run started (see `watchCarried`). */
 export const GRAPH_BACKSTOP = 'graph-backstop';
 
+/**
+ * Graphs that start their nodes as workflows of their own, in batches from an activity, and hear of
+ * them only by Signal (decision 0042); older graphs start each node as a child workflow.
+ */
+export const GRAPH_NODES_BY_ACTIVITY = 'graph-nodes-by-activity';
+
+/** Nodes one batch starts at most, and the characters of their inputs (far under Temporal's 2 MB per payload). */
+const BATCH_NODES = 100;
+const BATCH_CHARS = 500_000;
+
+/** One node's start in a batch: its delegation's id and input. */
+type NodeStart = NodeStarts['nodes'][number];
+
 /** Characters of input and carry together past which a graph stays in one run (Temporal refuses payloads over 2 MB). */
 const MAX_CARRY_CHARS = 1_800_000;
 
@@ -49,8 +64,13 @@ export class GraphRun {
   private backstop: string;
   /** Set once this run found its carry too large to continue as new. */
   private carryRefused = false;
-  /** Child workflows asked to start and not yet started: the run does not end with one in flight. */
+  /** Child workflows and batches asked to start and not yet started: the run does not end with one in flight. */
   private starting = 0;
+  /** Whether this run starts its nodes by activity, not as children (decided once per run, by patch). */
+  private readonly byActivity: boolean;
+  /** Nodes whose batch is in flight, and those of them to cancel as soon as it has started them. */
+  private readonly inBatch = new Set<string>();
+  private readonly cancelOnceStarted = new Set<string>();
 
   constructor(
     id: string,
@@ -61,6 +81,7 @@ export class GraphRun {
     this.afterEvents = carried?.afterEvents ?? DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS;
     this.backstop = carried?.backstop ?? DEFAULT_GRAPH_BACKSTOP;
     if (carried === undefined) deprecatePatch(GRAPH_CONTINUE_AS_NEW);
+    this.byActivity = patched(GRAPH_NODES_BY_ACTIVITY);
   }
 
   get record(): GraphRecord {
@@ -112,16 +133,19 @@ export class GraphRun {
 
   /**
    * Starts every node that may start now, and waits until something changes. Once the history is full
-   * it starts nothing more and, as soon as no child is being started and no handler runs, returns what
-   * the next run needs. Running nodes go on: their delegations tell the next run how they ended. A start
-   * the server has not confirmed yet must be waited for: the dev server drops the start of a
-   * child whose parent closed first (a graph that did not wait lost 328 of 10,000 nodes).
+   * it starts nothing more and, as soon as no child or batch is being started and no handler runs,
+   * returns what the next run needs. Running nodes go on: their delegations tell the next run how they
+   * ended. A start the server has not confirmed yet must be waited for: the dev server drops the start
+   * of a child whose parent closed first (a graph that did not wait lost 328 of 10,000 nodes), and a
+   * batch's result says which nodes it could not start.
    */
   async advance(): Promise<GraphCarry | undefined> {
     const full = this.historyFull();
     if (full) {
       const carry = this.readyToCarry();
       if (carry) return carry;
+    } else if (this.byActivity) {
+      this.launchBatches(this.state.startable().map((node) => node.id));
     } else {
       for (const node of this.state.startable()) this.launch(node.id);
     }
@@ -169,11 +193,13 @@ export class GraphRun {
   }
 
   /**
-   * Nodes an earlier run started tell this run how they ended only by Signal, and a delegation
-   * terminated by hand (or timed out by the server) sends none: every `backstop`, while any of them
-   * runs, the server is asked. Goes on while the graph is cancelled, which waits for them.
+   * Nodes an earlier run started (and, by activity, every node) tell this run how they ended only by
+   * Signal, and a delegation terminated by hand (or timed out by the server) sends none: every
+   * `backstop`, while any of them runs, the server is asked. Goes on while the graph is cancelled,
+   * which waits for them.
    */
   async watchCarried(): Promise<void> {
+    if (this.byActivity) return this.watchNodes();
     const carried = this.state.runningIds();
     if (!carried.length) return;
     deprecatePatch(GRAPH_BACKSTOP);
@@ -182,27 +208,43 @@ export class GraphRun {
         await sleep(this.backstop);
         const unheard = carried.filter((id) => this.state.isRunning(id));
         if (!unheard.length) return;
-        try {
-          const ended = await describing.endedDelegations(unheard.map((id) => this.state.node(id).delegationId));
-          for (const result of ended) {
-            // A node that ended by itself should have said so by Signal: make the rare miss visible.
-            const nodeId = this.state.nodeOf(result.id);
-            if (nodeId && this.state.isRunning(nodeId))
-              log.warn('learned how a node ended by asking the server, not from its signal', {
-                graphId: workflowInfo().workflowId,
-                nodeId,
-                outcome: result.outcome,
-              });
-            this.settled(result);
-          }
-        } catch (err) {
-          log.warn('could not learn how nodes of an earlier run are doing; asking again later', {
-            graphId: workflowInfo().workflowId,
-            error: (err as Error).message,
-          });
-        }
+        await this.askServer(unheard);
       }
     });
+  }
+
+  /** The backstop of a graph that starts its nodes by activity: every running node it is not starting. */
+  private async watchNodes(): Promise<void> {
+    await CancellationScope.nonCancellable(async () => {
+      while (!this.state.done) {
+        await sleep(this.backstop);
+        const unheard = this.state.runningIds().filter((id) => !this.inBatch.has(id));
+        if (unheard.length) await this.askServer(unheard);
+      }
+    });
+  }
+
+  /** Settles the nodes `unheard` whose delegation workflow has closed, as the server tells. */
+  private async askServer(unheard: string[]): Promise<void> {
+    try {
+      const ended = await describing.endedDelegations(unheard.map((id) => this.state.node(id).delegationId));
+      for (const result of ended) {
+        // A node that ended by itself should have said so by Signal: make the rare miss visible.
+        const nodeId = this.state.nodeOf(result.id);
+        if (nodeId && this.state.isRunning(nodeId))
+          log.warn('learned how a node ended by asking the server, not from its signal', {
+            graphId: workflowInfo().workflowId,
+            nodeId,
+            outcome: result.outcome,
+          });
+        this.settled(result);
+      }
+    } catch (err) {
+      log.warn('could not learn how running nodes are doing; asking again later', {
+        graphId: workflowInfo().workflowId,
+        error: (err as Error).message,
+      });
+    }
   }
 
   /** Signal `batonSettled`: a node's delegation ended (the only word a graph gets about nodes an earlier run started). */
@@ -220,7 +262,10 @@ export class GraphRun {
     if (this.state.isRunning(nodeId)) this.cancelNodes(this.state.nodeSettled(nodeId, result));
   }
 
-  /** Starts one node's delegation in a scope of its own, so fail-fast and cancel can stop just it. */
+  /**
+   * Starts one node's delegation as a child in a scope of its own, so fail-fast and cancel can stop
+   * just it: graphs from before decision 0042 (`GRAPH_NODES_BY_ACTIVITY`).
+   */
   private launch(nodeId: string): void {
     const node = this.state.node(nodeId);
     const input = this.state.delegationInput(nodeId, this.state.start(nodeId));
@@ -255,16 +300,77 @@ export class GraphRun {
     );
   }
 
-  /** Cancels nodes: by their scope when this run started them, by id when an earlier run did. */
+  /**
+   * Starts the delegations of `nodeIds` as workflows of their own, a batch per activity call. Only a
+   * batch's result or failure is written to the graph's history: nothing per node until its Signal.
+   */
+  private launchBatches(nodeIds: string[]): void {
+    this.sendInBatches(
+      nodeIds.map((nodeId) => ({
+        delegationId: this.state.node(nodeId).delegationId,
+        input: { ...this.state.delegationInput(nodeId, this.state.start(nodeId)), settledFromActivity: true },
+      })),
+    );
+  }
+
+  private sendInBatches(starts: NodeStart[]): void {
+    let batch: { nodeIds: string[]; nodes: NodeStart[]; chars: number } = { nodeIds: [], nodes: [], chars: 0 };
+    for (const start of starts) {
+      const nodeId = this.state.nodeOf(start.delegationId) ?? '';
+      const chars = JSON.stringify(start.input).length;
+      if (batch.nodes.length >= BATCH_NODES || (batch.nodes.length > 0 && batch.chars + chars > BATCH_CHARS)) {
+        this.startBatch(batch.nodeIds, batch.nodes);
+        batch = { nodeIds: [], nodes: [], chars: 0 };
+      }
+      batch.nodeIds.push(nodeId);
+      batch.nodes.push(start);
+      batch.chars += chars;
+      this.inBatch.add(nodeId);
+    }
+    if (batch.nodes.length) this.startBatch(batch.nodeIds, batch.nodes);
+  }
+
+  private startBatch(nodeIds: string[], nodes: NodeStart[]): void {
+    const { workflowId: graphId, taskQueue } = workflowInfo();
+    this.starting += 1;
+    // Not cancellable: a cancel of a node in the batch waits for it (see cancelNodes), and so does a
+    // cancel of the graph, so no delegation starts that nobody will cancel.
+    void CancellationScope.nonCancellable(() => nodeStarting.startNodes({ graphId, taskQueue, nodes }))
+      .then(
+        (started) => ({ refused: new Map(started.refused.map((r) => [r.delegationId, r.reason])) }),
+        (err: unknown) => ({ failed: ((err as Error).cause ?? (err as Error)) as Error }),
+      )
+      .then((outcome) => {
+        this.starting -= 1;
+        for (const nodeId of nodeIds) {
+          this.inBatch.delete(nodeId);
+          const cancel = this.cancelOnceStarted.delete(nodeId);
+          const { delegationId } = this.state.node(nodeId);
+          if ('failed' in outcome) {
+            this.nodeEnded(nodeId, brokenResult(delegationId, `its delegation workflow could not be started: ${outcome.failed.message}`));
+            // The batch may have started it before it failed: it must not run on unheard.
+            this.cancelById(nodeId);
+          } else if (outcome.refused.has(delegationId)) {
+            this.nodeEnded(nodeId, brokenResult(delegationId, outcome.refused.get(delegationId) ?? 'not started'));
+          } else if (cancel && this.state.isRunning(nodeId)) this.cancelById(nodeId);
+        }
+      });
+  }
+
+  /** Cancels nodes: by their scope when this run started them as children, else by id (once started). */
   private cancelNodes(ids: string[]): void {
     for (const nodeId of ids) {
       const scope = this.scopes.get(nodeId);
       if (scope) scope.cancel();
-      else
-        void getExternalWorkflowHandle(this.state.node(nodeId).delegationId)
-          .cancel()
-          .catch(() => undefined);
+      else if (this.inBatch.has(nodeId)) this.cancelOnceStarted.add(nodeId);
+      else this.cancelById(nodeId);
     }
+  }
+
+  private cancelById(nodeId: string): void {
+    void getExternalWorkflowHandle(this.state.node(nodeId).delegationId)
+      .cancel()
+      .catch(() => undefined);
   }
 }
 

@@ -1,6 +1,7 @@
 /**
- * taskGraphWorkflow: a DAG of delegations. Each node is a child `delegationWorkflow` with id
- * `<graphId>/<nodeId>`. Handlers first, then the loop; the steps are `GraphRun`'s, the decisions `GraphState`'s.
+ * taskGraphWorkflow: a DAG of delegations. Each node is a `delegationWorkflow` with id
+ * `<graphId>/<nodeId>`, started in batches by an activity and heard of by Signal (decision 0042).
+ * Handlers first, then the loop; the steps are `GraphRun`'s, the decisions `GraphState`'s.
  */
 import {
   allHandlersFinished,

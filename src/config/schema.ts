@@ -425,9 +425,9 @@ export const WorkerSchema = z
      */
     continueAsNewAfterEvents: z.number().int().min(8).max(40_000).optional(),
     /**
-     * How often a graph asks the server about the nodes an earlier run of it started and that have not
-     * told it how they ended: a delegation terminated by hand (or timed out by the server) never does.
-     * Unset: 10m. A graph keeps the value it was first given.
+     * How often a graph asks the server about its running nodes that have not told it how they ended
+     * (those an earlier run started, for graphs from before decision 0042): a delegation terminated by
+     * hand (or timed out by the server) never does. Unset: 10m. A graph keeps the value it was first given.
      */
     graphBackstop: DurationSchema.optional(),
     /**

@@ -154,6 +154,13 @@ export const DelegationInputSchema = z.object({
   resolveInSend: z.literal(true).optional(),
   /** @deprecated As `resolveInSend`. */
   sendInFirstTask: z.literal(true).optional(),
+  /**
+   * Send `batonSettled` (`notify.settled`) from a local activity in the workflow task that settles
+   * the delegation, not by a Signal command that a second workflow task waits for (decision 0042).
+   * Set by graphs that start their nodes by activity; in the input rather than a patch, so a node pays
+   * no marker and no `TemporalChangeVersion` write (decision 0024). Unset: the Signal command.
+   */
+  settledFromActivity: z.literal(true).optional(),
 });
 export type DelegationInput = z.infer<typeof DelegationInputSchema>;
 

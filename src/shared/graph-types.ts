@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { PartSchema, type TaskState } from './a2a-types';
-import { ContractSchema, identifier, type OutcomeKind } from './delegation-types';
+import { ContractSchema, identifier, type DelegationInput, type OutcomeKind } from './delegation-types';
 import { MAX_GRAPH_CONCURRENCY, MAX_GRAPH_NODES } from './graph-limits';
 
 /** A node id: short, no slash (it becomes the last segment of `<graphId>/<nodeId>`). */
@@ -55,6 +55,19 @@ export interface GraphInput {
   spec: GraphSpec;
   tenant: string;
   owner: string;
+}
+
+/** One batch of nodes whose delegations a graph starts as workflows of their own (activity `startNodes`). */
+export interface NodeStarts {
+  graphId: string;
+  /** The graph's own task queue: its nodes run where it runs. */
+  taskQueue: string;
+  nodes: { delegationId: string; input: DelegationInput }[];
+}
+
+/** What a batch could not start: a workflow under a node's id that the graph did not start. */
+export interface NodeStartsResult {
+  refused: { delegationId: string; reason: string }[];
 }
 
 /** Update `addFollowUp`: one more node on a running graph. */

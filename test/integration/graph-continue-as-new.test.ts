@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { GraphClient } from '../../src/client/graph-client';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
 import { skywayAir, type WorkLog } from '../../src/demo/trip-agents';
+import { FIRST_SEND_FLAGS } from '../../src/shared/delegation-state';
 import type { DelegationRecord } from '../../src/shared/delegation-types';
 import type { GraphRecord } from '../../src/shared/graph-types';
 import { loopbackAgent, runsOf, withWorker, type TestWorkerContext } from '../helpers/temporal';
@@ -29,6 +30,12 @@ const detail = async (ctx: TestWorkerContext, delegationId: string): Promise<Del
 
 /** `count` nodes to the agent, each quick, none depending on another. */
 const quick = (count: number) => Array.from({ length: count }, (_, i) => ({ id: `q${i}`, agent: 'skyway-air', text: `Book seat ${i}` }));
+
+/** A node the agent holds until released, and one that depends on it. */
+const heldThenAfter = [
+  { id: 'held', agent: 'skyway-air', text: 'Please hold the seat' },
+  { id: 'after', agent: 'skyway-air', text: 'Then book the return', dependsOn: ['held'] },
+];
 
 const node = (g: GraphRecord, id: string) => {
   const found = g.nodes.find((n) => n.id === id);
@@ -57,7 +64,10 @@ describe('large graphs: continue-as-new', () => {
    * The backstop is short: a node's signal missed in a run's hand-over (seen once in many CI runs) costs
    * two seconds here, as it costs at most `graphBackstop` in production, instead of the test's time.
    */
-  const withGraphs = (fn: (graphs: GraphClient, ctx: TestWorkerContext) => Promise<void>, opts: { graphBackstop?: string } = {}) =>
+  const withGraphs = (
+    fn: (graphs: GraphClient, ctx: TestWorkerContext) => Promise<void>,
+    opts: { graphBackstop?: string; continueAsNewAfterEvents?: number } = {},
+  ) =>
     withWorker({ 'skyway-air': loopbackAgent(agent.url, { acceptance: 'accept-any' }) }, (ctx) => fn(graphsFor(ctx), ctx), {
       continueAsNewAfterEvents: LOW,
       graphBackstop: '2s',
@@ -199,14 +209,7 @@ describe('large graphs: continue-as-new', () => {
   it('learns of a node an earlier run started whose delegation was terminated by hand', { timeout: 120_000 }, async () => {
     await withGraphs(
       async (graphs, ctx) => {
-        const id = await graphs.start({
-          concurrency: 2,
-          nodes: [
-            { id: 'held', agent: 'skyway-air', text: 'Please hold the seat' },
-            { id: 'after', agent: 'skyway-air', text: 'Then book the return', dependsOn: ['held'] },
-            ...quick(12),
-          ],
-        });
+        const id = await graphs.start({ concurrency: 2, nodes: [...heldThenAfter, ...quick(12)] });
         // The quick nodes fill the first run's history while the held one runs: it is carried.
         const carried = await graphs.until(id, (g) => g.runs >= 2 && g.counts.ACCEPTED === 12, 50, { limit: 20 });
         assert.equal(node(carried, 'held').status, 'RUNNING');
@@ -220,5 +223,78 @@ describe('large graphs: continue-as-new', () => {
       },
       { graphBackstop: '1s' },
     );
+  });
+
+  it('learns of a node the same run started whose delegation was terminated by hand', { timeout: 120_000 }, async () => {
+    await withGraphs(
+      async (graphs, ctx) => {
+        const id = await graphs.start({ concurrency: 2, nodes: heldThenAfter });
+        await graphs.until(id, (g) => node(g, 'held').status === 'RUNNING', 50);
+        await ctx.client.workflow.getHandle(`${id}/held`).terminate('stuck, stopped by an operator');
+
+        const g = await graphs.result(id);
+        assert.equal(g.runs, 1, 'no continue-as-new: the run that started the node learned how it ended');
+        assert.deepEqual(node(g, 'held').reasons, ['its delegation workflow was terminated without saying how it ended']);
+        assert.deepEqual(g.counts, { ERROR: 1, SKIPPED: 1 });
+      },
+      { graphBackstop: '1s', continueAsNewAfterEvents: 10_000 },
+    );
+  });
+
+  it('does not take over a workflow it did not start under a node id', { timeout: 120_000 }, async () => {
+    await withGraphs(
+      async (graphs, ctx) => {
+        const id = `acme:squatted-${randomUUID()}`;
+        // A workflow under the node's id, on a queue no worker polls: it stays running, untouched.
+        const squatter = await ctx.client.workflow.start('delegationWorkflow', {
+          workflowId: `${id}/seat`,
+          taskQueue: `nobody-${randomUUID()}`,
+          args: [{}],
+        });
+        await graphs.start(
+          {
+            concurrency: 2,
+            nodes: [
+              { id: 'seat', agent: 'skyway-air', text: 'Book a seat' },
+              { id: 'meal', agent: 'skyway-air', text: 'Book a meal' },
+            ],
+          },
+          { id },
+        );
+        const g = await graphs.result(id);
+        assert.equal(node(g, 'seat').outcome, 'ERROR');
+        assert.deepEqual(node(g, 'seat').reasons, [`a workflow with its id (${id}/seat) exists already, not started by this graph`]);
+        assert.equal(node(g, 'meal').outcome, 'ACCEPTED');
+        assert.equal((await squatter.describe()).status.name, 'RUNNING', 'the graph left it alone');
+        await squatter.terminate('test over');
+      },
+      { continueAsNewAfterEvents: 10_000 },
+    );
+  });
+
+  it('a node whose graph is gone settles all the same and notes that it could not tell it', { timeout: 60_000 }, async () => {
+    await withGraphs(async (_graphs, ctx) => {
+      const gone = `acme:gone-${randomUUID()}`;
+      const record = (await ctx.client.workflow.execute('delegationWorkflow', {
+        workflowId: `${gone}/seat`,
+        taskQueue: ctx.taskQueue,
+        args: [
+          {
+            agent: 'skyway-air',
+            parts: [{ text: 'Book a seat' }],
+            tenant: 'acme',
+            owner: 'ops-1',
+            notify: { workflowId: gone, remoteTask: false, requests: false, settled: true },
+            settledFromActivity: true,
+            ...FIRST_SEND_FLAGS,
+          },
+        ],
+      })) as DelegationRecord;
+      assert.equal(record.outcome?.kind, 'ACCEPTED');
+      assert.ok(
+        record.notes.includes(`could not tell workflow ${gone} about how it ended: workflow ${gone} is not running`),
+        record.notes.join(' | '),
+      );
+    });
   });
 });

@@ -48,7 +48,7 @@ describe('a graph survives its worker', () => {
       const tasksAt = (agent: string) => new Set(started.filter((s) => s.agent === agent).map((s) => s.taskId)).size;
       assert.deepEqual([tasksAt('skyway-air'), tasksAt('harbor-hotel'), tasksAt('arctic-tours')], [1, 2, 1]);
       assert.deepEqual(new Set(g.nodes.map((n) => n.remote.taskId)).size, 4);
-      // One child workflow per node.
+      // One delegation workflow per node, started once though the batch that started them may run twice.
       const children: string[] = [];
       for await (const wf of stack.graphs.client.workflow.list({ query: `WorkflowType = 'delegationWorkflow' AND BatonTenant = 'acme'` })) {
         if (wf.workflowId.startsWith(`${id}/`)) children.push(wf.workflowId);
