@@ -577,12 +577,7 @@ export class DelegationRun {
     if (this.input.settledFromActivity) {
       // Bounded, so a busy graph cannot hold this workflow task: a Signal that did not go out in time
       // goes as a command instead (a second one that did go out is ignored by the graph).
-      const told = await CancellationScope.nonCancellable(() =>
-        telling.tellSettled({ graphId, notice }).then(
-          (r) => r,
-          () => undefined,
-        ),
-      );
+      const told = await CancellationScope.nonCancellable(() => telling.tellSettled({ graphId, notice }).catch(() => undefined));
       if (told?.missed) this.state.note(`could not tell workflow ${graphId} about how it ended: ${told.missed}`);
       if (told) return;
     }

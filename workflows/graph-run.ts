@@ -305,25 +305,16 @@ export class GraphRun {
    * batch's result or failure is written to the graph's history: nothing per node until its Signal.
    */
   private launchBatches(nodeIds: string[]): void {
-    this.sendInBatches(
-      nodeIds.map((nodeId) => ({
-        delegationId: this.state.node(nodeId).delegationId,
-        input: { ...this.state.delegationInput(nodeId, this.state.start(nodeId)), settledFromActivity: true },
-      })),
-    );
-  }
-
-  private sendInBatches(starts: NodeStart[]): void {
     let batch: { nodeIds: string[]; nodes: NodeStart[]; chars: number } = { nodeIds: [], nodes: [], chars: 0 };
-    for (const start of starts) {
-      const nodeId = this.state.nodeOf(start.delegationId) ?? '';
-      const chars = JSON.stringify(start.input).length;
+    for (const nodeId of nodeIds) {
+      const input = { ...this.state.delegationInput(nodeId, this.state.start(nodeId)), settledFromActivity: true as const };
+      const chars = JSON.stringify(input).length;
       if (batch.nodes.length >= BATCH_NODES || (batch.nodes.length > 0 && batch.chars + chars > BATCH_CHARS)) {
         this.startBatch(batch.nodeIds, batch.nodes);
         batch = { nodeIds: [], nodes: [], chars: 0 };
       }
       batch.nodeIds.push(nodeId);
-      batch.nodes.push(start);
+      batch.nodes.push({ delegationId: this.state.node(nodeId).delegationId, input });
       batch.chars += chars;
       this.inBatch.add(nodeId);
     }
