@@ -7,15 +7,16 @@ import tseslint from 'typescript-eslint';
  */
 const SCHEMA_MODULES = [
   'src/shared/a2a-types.ts',
+  'src/shared/data-use-types.ts',
   'src/shared/delegation-types.ts',
   'src/shared/graph-types.ts',
   'src/shared/served-task-types.ts',
 ];
 const schemasOnDemand = (prefix) => ({
-  regex: `^${prefix}(a2a|delegation|graph|served-task)-types$`,
+  regex: `^${prefix}(a2a|data-use|delegation|graph|served-task)-types$`,
   allowTypeImports: true,
   message:
-    'workflow code reaches schemas through schemas-on-demand (delegationSchemas(), graphSchemas(), servedTaskSchemas()): importing them builds every schema for every workflow.',
+    'workflow code reaches schemas through schemas-on-demand (delegationSchemas(), graphSchemas(), servedTaskSchemas(), dataUseSchemas()): importing them builds every schema for every workflow.',
 });
 
 export default tseslint.config(

@@ -13,12 +13,14 @@ import { fetchCard, type FetchedCard } from '../src/a2a/card';
 import { failure, toFailure } from '../src/a2a/errors';
 import type { AgentEntry, BatonConfig, Credential } from '../src/config/schema';
 import type { ResolvedAgent } from '../src/shared/delegation-types';
+import { clearanceOf, DEFAULT_OPEN_LABEL, type AgentClearance, type DataUseRules } from '../src/shared/data-use';
+import { dataUseRules } from '../src/config/data-use-rules';
 import { FailureType } from '../src/shared/failure-types';
 import type { Lookup } from '../src/a2a/guarded-fetch';
 
 /** What the directory reads: the agents' entries, the DNS lookup, a card lifetime for every agent (see `ActivityDeps`). */
 export interface AgentDirectoryDeps {
-  config: Pick<BatonConfig, 'agents'> & Partial<Pick<BatonConfig, 'push'>>;
+  config: Pick<BatonConfig, 'agents'> & Partial<Pick<BatonConfig, 'push' | 'dataUse'>>;
   lookup?: Lookup;
   cardTtlMs?: number;
 }
@@ -112,6 +114,28 @@ export class AgentDirectory {
     );
     this.clients.set(key, client);
     return client;
+  }
+
+  /** The data-use rules every turn is checked against before it is sent (config `dataUse`, docs/data-use.md). */
+  get dataUseRules(): DataUseRules {
+    return dataUseRules(this.deps.config);
+  }
+
+  /** The labels `agent` is cleared for (the open label and its entry's `clearance`). */
+  cleared(agent: string): string[] {
+    return clearanceOf(this.dataUseRules, this.entryOf(agent).clearance);
+  }
+
+  /**
+   * What a delegation to `agent` records of its clearance, so an answer is checked in the workflow;
+   * undefined when it is the default (only the open label `public`, unlabelled data needs none), which
+   * keeps the record of most delegations as it was.
+   */
+  recordedClearance(agent: string): AgentClearance | undefined {
+    const rules = this.dataUseRules;
+    const cleared = this.cleared(agent);
+    if (rules.unlabelled === undefined && cleared.length === 1 && cleared[0] === DEFAULT_OPEN_LABEL) return undefined;
+    return { cleared, ...(rules.unlabelled ? { unlabelled: rules.unlabelled } : {}) };
   }
 
   /** Names of the credentials `agent`'s entry allows for delegations of `tenant`. */

@@ -56,6 +56,8 @@ export async function resolveAgent(ctx: ActivityContext, input: ResolveInput): P
     // Names only: which credentials an authorize may name for this tenant (the values stay on the worker).
     credentials: agents.credentialNames(input.agent, input.tenant),
   };
+  const clearance = agents.recordedClearance(input.agent);
+  if (clearance) agent.clearance = clearance;
   // A policy that is data all the way down is decided by the workflow itself, with no local activity.
   const acceptance = deps.policies.ruleOf(input.policy ?? entry.acceptance);
   const afterEvents = deps.config.worker?.continueAsNewAfterEvents;

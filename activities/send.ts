@@ -11,6 +11,7 @@ import type { StreamedTask } from '../src/a2a/streamed-task';
 import type { Part, Task } from '../src/shared/a2a-types';
 import type { Contract, ResolvedAgent } from '../src/shared/delegation-types';
 import { FailureType } from '../src/shared/failure-types';
+import { refuseData, withoutDataUse } from '../src/shared/data-use';
 import { isActive, isInterrupted } from '../src/shared/remote-state';
 import type { SendOutcome } from '../src/shared/send-outcome';
 import { resolveAgent, type Resolved, type ResolveInput } from './agents';
@@ -180,7 +181,18 @@ export function sendActivities(ctx: ActivityContext) {
    * Sends one turn. `readAfterSend`: the delegation lets this send read the task for a moment after it
    * (the agent's `readAfterSendMs`), within a budget of calls (its remaining contract budget); default: not at all.
    */
+  /**
+   * Sends a turn of the caller's data: its parts' labels are checked against the agent's clearance
+   * before anything reaches the agent (docs/data-use.md), and Baton's own data-use metadata is taken
+   * off, being for Baton, not for the agent.
+   */
   async function sendTurn(input: SendTurnInput): Promise<SendOutcome> {
+    const refused = refuseData(input.turn.parts, input.agent.name, agents.cleared(input.agent.name), agents.dataUseRules);
+    if (refused) throw failure(FailureType.DATA_REFUSED, refused);
+    return sendParts({ ...input, turn: { ...input.turn, parts: withoutDataUse(input.turn.parts) } });
+  }
+
+  async function sendParts(input: SendTurnInput): Promise<SendOutcome> {
     const log = ctx.logFor(input).child({ messageId: input.turn.messageId });
     const client = await agents.clientFor(input.agent);
     const sentAt = new Date().toISOString();
@@ -317,7 +329,8 @@ export function sendActivities(ctx: ActivityContext) {
       inlineSoFar?: number;
     }): Promise<SendOutcome> {
       const value = agents.credentialValue(input.agent.name, { name: input.credential, tenant: input.tenant });
-      return sendTurn({
+      // The credential is the entry's own, for this agent: no caller data, so no label to check.
+      return sendParts({
         delegationId: input.delegationId,
         agent: input.agent,
         turn: { ...input.turn, parts: [{ data: { credential: value }, mediaType: 'application/json' }] },

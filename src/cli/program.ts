@@ -192,6 +192,8 @@ program
   )
   .option('--context <contextId>', 'continue a remote conversation (a contextId the agent gave)')
   .option('--ref <taskId...>', 'remote tasks this work refers to (referenceTaskIds)')
+  .option('--label <label>', "label every part with this data label (dataUse.labels), checked against the agent's clearance")
+  .option('--terms <json>', 'data-use terms for every part, as JSON (purpose, retention, forwarding, agents, actions)')
   .option('--wait', 'wait for the outcome and print the record')
   .option('--json', 'print JSON')
   .action((o: Omit<DelegateOptions, 'config'>) => run(() => delegateCommand({ ...o, ...globals() })));

@@ -26,6 +26,8 @@ import {
   TEMPORAL_DEPLOYMENT_VERSION,
 } from '../shared/search-attributes';
 import { describeIssues } from '../config/load';
+import { refuseDataUseShape, withDataUse, type DataUse } from '../shared/data-use';
+import { DataUseSchema } from '../shared/data-use-types';
 import type { DelegationWorkflow } from '../../workflows/messages';
 import { readRecord } from '../shared/record-version';
 import { FIRST_SEND_FLAGS } from '../shared/delegation-state';
@@ -52,6 +54,12 @@ export interface StartDelegation {
   referenceTaskIds?: string[];
   /** Deadline and limits for this delegation, over the agent's defaults. */
   contract?: Contract;
+  /**
+   * A label and data-use terms for every part that carries none of its own (a part carries its own
+   * under `metadata["urn:baton-a2a:data-use:v1"]`). The worker refuses, before anything is sent, data
+   * the agent is not cleared for (docs/data-use.md). Default: none, and unlabelled data is sent as before.
+   */
+  dataUse?: DataUse;
   /**
    * The A2A task this delegation is, when Baton serves an agent (`serve.services`): its id (Baton's
    * own, used as the delegation's; one that exists already is the same task, for a retried
@@ -244,6 +252,8 @@ export class BatonClient {
 
   /** Starts a delegation and returns its id. */
   async start(req: StartDelegation): Promise<string> {
+    const use = req.dataUse === undefined ? undefined : DataUseSchema.safeParse(req.dataUse);
+    if (use && !use.success) throw new InvalidRequestError(`invalid data use: ${describeIssues(use.error).join('; ')}`);
     const parsed = DelegationInputSchema.safeParse({
       agent: req.agent,
       parts: req.parts,
@@ -256,6 +266,9 @@ export class BatonClient {
       ...FIRST_SEND_FLAGS,
     });
     if (!parsed.success) throw new InvalidRequestError(`invalid delegation: ${describeIssues(parsed.error).join('; ')}`);
+    const malformed = refuseDataUseShape(parsed.data.parts);
+    if (malformed) throw new InvalidRequestError(malformed);
+    if (use?.data) parsed.data.parts = withDataUse(parsed.data.parts, use.data);
     await this.checkRemoteIds(parsed.data.agent, parsed.data.contextId, parsed.data.referenceTaskIds);
     const id =
       req.served?.taskId ?? chosenWorkflowId(this.opts.caller.tenant, req.id, 'a delegation') ?? `${DELEGATION_ID_PREFIX}${randomUUID()}`;

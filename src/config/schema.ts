@@ -6,6 +6,8 @@ import { z } from 'zod';
 import type { TemporalTarget } from './temporal-target';
 import { ContractSchema, DurationSchema, identifier } from '../shared/delegation-types';
 import { PartSchema } from '../shared/a2a-types';
+import { DEFAULT_LABELS, DEFAULT_OPEN_LABEL } from '../shared/data-use';
+import { LabelNameSchema } from '../shared/data-use-types';
 import { envName, origin, tenantName } from './field-schemas';
 import { AgentApiKeySchema, AgentOAuthSchema, AgentTlsSchema, IssuerSchema, OidcSignInSchema, PermissionSchema } from './identity-schema';
 
@@ -145,6 +147,31 @@ const AgentContractSchema = ContractSchema.extend({
   maxWait: DurationSchema.default('90d'),
 });
 
+/** Data labels and what an unlabelled part counts as (docs/data-use.md). */
+export const DataUseConfigSchema = z
+  .object({
+    /** The labels a part may carry. Default: public, internal, confidential, personal. */
+    labels: z
+      .array(LabelNameSchema)
+      .min(1)
+      .max(32)
+      .refine((l) => new Set(l).size === l.length, 'lists a label twice')
+      .default([...DEFAULT_LABELS]),
+    /** The label every agent is cleared for without saying so. Default public. */
+    open: LabelNameSchema.default(DEFAULT_OPEN_LABEL),
+    /**
+     * The label of a part that carries none. Unset (the default): such a part needs no clearance and is
+     * sent to any agent, as before labels existed; set it (say to `internal`) to make labelling the rule.
+     */
+    unlabelled: LabelNameSchema.optional(),
+  })
+  .strict()
+  .refine((d) => d.labels.includes(d.open), { message: 'must be one of dataUse.labels', path: ['open'] })
+  .refine((d) => d.unlabelled === undefined || d.labels.includes(d.unlabelled), {
+    message: 'must be one of dataUse.labels',
+    path: ['unlabelled'],
+  });
+
 export const AgentEntrySchema = z
   .object({
     /** Card URL, or the agent's base URL (then `/.well-known/agent-card.json` is appended). */
@@ -191,6 +218,12 @@ export const AgentEntrySchema = z
      * for every delegation costs a round trip on the fastest path; 0s fetches it for every delegation.
      */
     cardTtl: DurationSchema.default('60s'),
+    /**
+     * The data labels (`dataUse.labels`) this agent may be sent, besides the open label every agent is
+     * cleared for (`public` by default). Default none: a part labelled anything else is refused before
+     * it is sent (docs/data-use.md).
+     */
+    clearance: z.array(LabelNameSchema).max(32).default([]),
     /** Download the agent's URL parts under this policy. Default: never (the URL is kept as the reference). */
     downloads: DownloadPolicySchema.optional(),
     /**
@@ -1007,8 +1040,23 @@ export const ConfigSchema = z
     telemetry: TelemetrySchema.optional(),
     /** MCP servers whose tools workflows may call (`callMcpTool`). Default: none. */
     mcp: McpSchema.optional(),
+    /** Data labels (docs/data-use.md). Default: public, internal, confidential, personal; unlabelled data needs no clearance. */
+    dataUse: DataUseConfigSchema.optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((config, ctx) => {
+    const labels: readonly string[] = config.dataUse?.labels ?? DEFAULT_LABELS;
+    for (const [agent, entry] of Object.entries(config.agents)) {
+      for (const [i, label] of entry.clearance.entries()) {
+        if (!labels.includes(label))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['agents', agent, 'clearance', i],
+            message: `${label} is not one of dataUse.labels (${labels.join(', ')})`,
+          });
+      }
+    }
+  });
 /** A loaded config: the file's fields, and where Temporal is as the loader resolved it (runtime/temporal-target). */
 export type BatonConfig = z.infer<typeof ConfigSchema> & { temporal: { target?: TemporalTarget } };
 

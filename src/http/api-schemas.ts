@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { GRAPH_NODE_STATES, MAX_GRAPH_PAGE } from '../shared/graph-limits';
 import { PartSchema } from '../shared/a2a-types';
 import { ContractSchema, CredentialNameSchema, identifier } from '../shared/delegation-types';
+import { DataUseSchema } from '../shared/data-use-types';
 
 /** An id a caller chooses for what it starts, so a retried start cannot start it twice. */
 export const ChosenIdSchema = z
@@ -37,6 +38,12 @@ export const StartBodySchema = z
     contextId: z.string().min(1).max(300).optional(),
     referenceTaskIds: z.array(z.string().min(1).max(300)).max(32).optional(),
     contract: ContractSchema.optional(),
+    /**
+     * A data label and data-use terms for every part that carries none of its own (a part may carry its
+     * own under `metadata["urn:baton-a2a:data-use:v1"]`); data the agent is not cleared for is refused
+     * before anything is sent (docs/data-use.md).
+     */
+    dataUse: DataUseSchema.optional(),
   })
   .strict()
   .refine(hasContent, needsContent);

@@ -18,6 +18,7 @@ import type {
   ResolvedAgent,
 } from './delegation-types';
 import { delegationSchemas } from './schemas-on-demand';
+import { refuseAnswerData } from './data-use';
 import { turnMessageId } from './ids';
 import { inlineBytesOf, replyBytesOf } from './inline-bytes';
 import { isTerminal, outcomeOfRemoteEnd, statusKey } from './remote-state';
@@ -251,6 +252,7 @@ export class DelegationState {
       reconcile: agent.reconcile,
       observe: agent.observe,
       ...(agent.credentials ? { credentials: agent.credentials } : {}),
+      ...(agent.clearance ? { clearance: agent.clearance } : {}),
     };
     if (agent.reconcile === 'unavailable')
       this.note('this agent offers no ListTasks (A2A 0.3): a send retried after a lost response may create a second remote task');
@@ -405,7 +407,9 @@ export class DelegationState {
     if (kind === 'input') {
       const parsed = delegationSchemas().AnswerSchema.safeParse(payload);
       if (!parsed.success) return { refused: invalid('answer', parsed.error) };
-      const why = this.refuseAnswer('input', parsed.data.requestId, parsed.data.caller);
+      const why =
+        this.refuseAnswer('input', parsed.data.requestId, parsed.data.caller) ??
+        refuseAnswerData(parsed.data.parts, this.record.agent.name, this.record.agent.clearance);
       return why ? { refused: why } : { turn: { requestId: parsed.data.requestId, kind: 'input', parts: parsed.data.parts } };
     }
     const parsed = delegationSchemas().AuthorizeSchema.safeParse(payload);

@@ -204,6 +204,11 @@ export interface ResolvedAgent {
   sparsePoll?: { after: string; every: string; attemptSpan?: string };
   /** Names of the credentials the entry allows for this delegation's tenant (unset: resolved by an older worker). */
   credentials?: string[];
+  /**
+   * The labels the agent is cleared for and what an unlabelled part counts as (docs/data-use.md), so an
+   * answer is checked before it is accepted. Unset: the default, only `public`, unlabelled data free.
+   */
+  clearance?: { cleared: string[]; unlabelled?: string };
 }
 
 /** An artifact as the delegation keeps it: digest and size always, the value inline only when small. */
@@ -337,6 +342,8 @@ export interface DelegationRecord {
     observe?: ResolvedAgent['observe'];
     /** Credentials an `authorize` may name (see ResolvedAgent). */
     credentials?: string[];
+    /** The labels the agent is cleared for, when not only `public` (see ResolvedAgent). */
+    clearance?: { cleared: string[]; unlabelled?: string };
   };
   status: DelegationStatus;
   outcome?: Outcome;

@@ -13,6 +13,8 @@ export const FailureType = {
   TRUST_REFUSED: 'TrustRefused',
   /** Our own configuration is wrong (unknown agent, unknown policy): fix the config. */
   CONFIG_INVALID: 'ConfigInvalid',
+  /** The data may not go to this agent (its labels, the agent's clearance, its terms): relabel it, clear the agent, or choose another. */
+  DATA_REFUSED: 'DataRefused',
   /**
    * Not a fault: a sparse read found the task still working. The attempt fails as benign so that
    * Temporal reads again after `sparsePoll.every`; it never reaches the workflow as an outcome.
@@ -27,6 +29,7 @@ export const NON_RETRYABLE_FAILURES: FailureTypeName[] = [
   FailureType.AGENT_REFUSED,
   FailureType.TRUST_REFUSED,
   FailureType.CONFIG_INVALID,
+  FailureType.DATA_REFUSED,
 ];
 
 /** True for a failure type that no retry can fix. */

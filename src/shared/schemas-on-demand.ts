@@ -6,6 +6,7 @@
  * never came (decision 0020). Lint keeps workflows/ and src/shared/ from importing the schema
  * modules' values any other way.
  */
+import type * as DataUseTypes from './data-use-types';
 import type * as DelegationTypes from './delegation-types';
 import type * as GraphTypes from './graph-types';
 import type * as ServedTaskTypes from './served-task-types';
@@ -20,3 +21,6 @@ export const graphSchemas = (): typeof GraphTypes => require('./graph-types') as
 
 /** The schemas of an application's served workflow (`served-task-types`), built on first use. */
 export const servedTaskSchemas = (): typeof ServedTaskTypes => require('./served-task-types') as typeof ServedTaskTypes;
+
+/** The data-use schemas (`data-use-types`), built the first time a part carries data use. */
+export const dataUseSchemas = (): typeof DataUseTypes => require('./data-use-types') as typeof DataUseTypes;

@@ -190,6 +190,37 @@ describe('expected failures, as processes', () => {
           /^baton: delegation \S+ ended ERROR: TrustRefused: agent untrusted: .*http/,
         );
         assert.doesNotMatch(untrusted.stderr, /^\s+at /m);
+
+        // Data labels (docs/data-use.md): a label the worker does not know is refused there, nothing sent.
+        const secret = await runCli(['delegate', '--agent', 'refusing-vendor', '--text', 'hello', '--label', 'secret', '--wait'], env);
+        assert.equal(secret.code, 3, secret.stderr);
+        assert.match(
+          secret.stderr.trim().split('\n').at(-1) ?? '',
+          /^baton: delegation \S+ ended ERROR: DataRefused: part 1 is labelled secret, which is not one of dataUse\.labels \(public, internal, confidential, personal\); nothing was sent$/,
+        );
+        saysOneLine(
+          await runCli(['delegate', '--agent', 'refusing-vendor', '--text', 'hello', '--terms', '{nope'], env),
+          2,
+          /^baton: --terms is not JSON: /,
+        );
+        saysOneLine(
+          await runCli(['delegate', '--agent', 'refusing-vendor', '--text', 'hello', '--terms', '{"forwarding":"listed-agents"}'], env),
+          2,
+          /^baton: --label\/--terms: terms\.agents: forwarding: listed-agents needs the agents it lists/,
+        );
+        // With the agent in this machine's config, the CLI says at once what the worker would refuse.
+        const withAgent = configFile(
+          `temporal: { address: "${address}", taskQueue: "${ctx.taskQueue}" }\ncaller: { tenant: acme, user: ops-1 }\n` +
+            `agents:\n  refusing-vendor: { card: "${vendor.url}", allowHttp: true, allowPrivateNetwork: true }\n`,
+        );
+        saysOneLine(
+          await runCli(
+            ['delegate', '--agent', 'refusing-vendor', '--text', 'hello', '--label', 'confidential'],
+            userEnv({ BATON_CONFIG: withAgent }),
+          ),
+          2,
+          /^baton: part 1 is labelled confidential, and agent refusing-vendor is cleared only for public \(agents\.refusing-vendor\.clearance\); nothing was sent$/,
+        );
       });
     });
   });

@@ -42,6 +42,7 @@ export function delegationRoutes(api: Router, kit: RouteKit): void {
         contextId: body.contextId,
         referenceTaskIds: body.referenceTaskIds,
         contract: body.contract,
+        ...(body.dataUse ? { dataUse: body.dataUse } : {}),
       });
       kit.log.info({ delegationId: id, agent: body.agent, caller: kit.as(req).caller }, 'delegation started over HTTP');
       res

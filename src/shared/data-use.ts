@@ -1,0 +1,141 @@
+/**
+ * Data labels and data-use terms on a request's parts, and the agent clearance they are checked
+ * against before anything is sent (docs/data-use.md). Pure and workflow-safe: the worker checks each
+ * turn it sends with these, and a delegation's Update validator checks an answer's parts.
+ */
+import type { Part } from './a2a-types';
+import type { DataUse } from './data-use-types';
+import { dataUseSchemas } from './schemas-on-demand';
+
+export type { DataTerms, DataUse, Forwarding } from './data-use-types';
+
+/**
+ * Baton's data-use extension. A part carries its label and terms in its `metadata` under this key;
+ * the same URI names the extension on cards and in the `A2A-Extensions` header.
+ */
+export const DATA_USE_EXTENSION = 'urn:baton-a2a:data-use:v1';
+
+/** The labels when the config names none, from least to most guarded. */
+export const DEFAULT_LABELS = ['public', 'internal', 'confidential', 'personal'] as const;
+
+/** The label every agent is cleared for unless the config says otherwise. */
+export const DEFAULT_OPEN_LABEL = 'public';
+
+/** What a delegation records of the worker's rules for its agent, so an answer can be checked in the workflow. */
+export interface AgentClearance {
+  /** The labels the agent is cleared for. */
+  cleared: string[];
+  /** The label of a part that carries none; unset: such a part needs no clearance. */
+  unlabelled?: string;
+}
+
+/** The worker's data-use rules that a check needs (config `dataUse`, with the agents' `clearance`). */
+export interface DataUseRules {
+  labels: readonly string[];
+  open: string;
+  unlabelled?: string;
+  /** Every agent's registry name and card URL: a forwarding rule may name an agent by either. */
+  agents: { name: string; card: string }[];
+}
+
+function carried(part: Part): unknown {
+  return part.metadata?.[DATA_USE_EXTENSION];
+}
+
+/** Why the data-use metadata of `parts` is malformed (the first part that is), or undefined. */
+export function refuseDataUseShape(parts: readonly Part[]): string | undefined {
+  for (const [i, part] of parts.entries()) {
+    const raw = carried(part);
+    if (raw === undefined) continue;
+    const parsed = dataUseSchemas().DataUseSchema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const at = issue?.path.length ? `${issue.path.join('.')}: ` : '';
+      return `part ${i + 1}'s data-use metadata is malformed (${at}${issue?.message ?? 'invalid'}); nothing was sent`;
+    }
+  }
+  return undefined;
+}
+
+/** A part's data use, or undefined when it carries none (or none that parses: `refuseDataUseShape` says why). */
+export function dataUseOf(part: Part): DataUse | undefined {
+  const raw = carried(part);
+  if (raw === undefined) return undefined;
+  const parsed = dataUseSchemas().DataUseSchema.safeParse(raw);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** The label that counts for `part`: its own, else the rules' label for unlabelled data (undefined: none needed). */
+export function labelOf(part: Part, unlabelled: string | undefined): string | undefined {
+  return dataUseOf(part)?.label ?? unlabelled;
+}
+
+/**
+ * `parts` with `use` on each part that carries no data use of its own (a request-wide label and terms,
+ * as `baton delegate --label` gives them). A part's own label and terms win, field by field.
+ */
+export function withDataUse(parts: Part[], use: DataUse | undefined): Part[] {
+  if (!use || (use.label === undefined && use.terms === undefined)) return parts;
+  return parts.map((part) => {
+    const own = dataUseOf(part) ?? {};
+    return { ...part, metadata: { ...part.metadata, [DATA_USE_EXTENSION]: { ...use, ...own } } };
+  });
+}
+
+/** `parts` without Baton's data-use metadata: what an agent is sent when the terms are not conveyed. */
+export function withoutDataUse(parts: Part[]): Part[] {
+  if (!parts.some((p) => carried(p) !== undefined)) return parts;
+  return parts.map((part) => {
+    if (carried(part) === undefined) return part;
+    const { [DATA_USE_EXTENSION]: _dropped, ...rest } = part.metadata ?? {};
+    const { metadata: _all, ...bare } = part;
+    return Object.keys(rest).length ? { ...bare, metadata: rest } : bare;
+  });
+}
+
+/** The labels an agent entry's `clearance` grants, with the open label. */
+export function clearanceOf(rules: Pick<DataUseRules, 'open'>, entryClearance: readonly string[] | undefined): string[] {
+  return [...new Set([rules.open, ...(entryClearance ?? [])])];
+}
+
+/**
+ * Why `parts` may not be sent to agent `agent` (cleared for `cleared`), or undefined. One line naming
+ * the part, the label and the entry. Checked before anything is sent: the shape of each part's data
+ * use, its label against the known labels and the agent's clearance, and the agents a forwarding rule
+ * names against the registry.
+ */
+export function refuseData(parts: readonly Part[], agent: string, cleared: readonly string[], rules: DataUseRules): string | undefined {
+  const malformed = refuseDataUseShape(parts);
+  if (malformed) return malformed;
+  for (const [i, part] of parts.entries()) {
+    const use = dataUseOf(part);
+    const label = use?.label ?? rules.unlabelled;
+    if (label !== undefined && !rules.labels.includes(label))
+      return `part ${i + 1} is labelled ${label}, which is not one of dataUse.labels (${rules.labels.join(', ')}); nothing was sent`;
+    if (label !== undefined && !cleared.includes(label)) {
+      const how = use?.label === undefined ? ` (dataUse.unlabelled)` : '';
+      return `part ${i + 1} is labelled ${label}${how}, and agent ${agent} is cleared only for ${cleared.join(', ')} (agents.${agent}.clearance); nothing was sent`;
+    }
+    for (const named of use?.terms?.agents ?? []) {
+      if (!rules.agents.some((a) => a.name === named || a.card === named))
+        return `part ${i + 1}'s terms let it go to ${named}, which is no agent in the registry (by name or card URL); nothing was sent`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Why an answer's `parts` may not go to the delegation's agent, checked in the workflow from what the
+ * resolve step recorded (`clearance`): malformed data use, or a label the agent is not cleared for.
+ */
+export function refuseAnswerData(parts: readonly Part[], agent: string, clearance: AgentClearance | undefined): string | undefined {
+  const malformed = refuseDataUseShape(parts);
+  if (malformed) return malformed;
+  const cleared = clearance?.cleared ?? [DEFAULT_OPEN_LABEL];
+  for (const [i, part] of parts.entries()) {
+    const label = labelOf(part, clearance?.unlabelled);
+    if (label !== undefined && !cleared.includes(label))
+      return `part ${i + 1} is labelled ${label}, and agent ${agent} is cleared only for ${cleared.join(', ')} (agents.${agent}.clearance); nothing was sent`;
+  }
+  return undefined;
+}

@@ -1,0 +1,135 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseConfig } from '../../src/config/load';
+import { clearedFor, dataUseRules } from '../../src/config/data-use-rules';
+import type { Part } from '../../src/shared/a2a-types';
+import {
+  DATA_USE_EXTENSION,
+  refuseAnswerData,
+  refuseData,
+  refuseDataUseShape,
+  withDataUse,
+  withoutDataUse,
+  type DataUseRules,
+} from '../../src/shared/data-use';
+import { DataTermsSchema } from '../../src/shared/data-use-types';
+
+const labelled = (text: string, use: unknown): Part => ({ text, metadata: { [DATA_USE_EXTENSION]: use } });
+const rules: DataUseRules = {
+  labels: ['public', 'internal', 'confidential', 'personal'],
+  open: 'public',
+  agents: [
+    { name: 'skyway-air', card: 'http://127.0.0.1:1/.well-known/agent-card.json' },
+    { name: 'supplier-qa', card: 'http://127.0.0.1:2/.well-known/agent-card.json' },
+  ],
+};
+
+describe('data labels and clearance (refuseData)', () => {
+  it('sends unlabelled data to any agent by default, as before labels existed', () => {
+    assert.equal(refuseData([{ text: 'hi' }, { data: { a: 1 } }], 'skyway-air', ['public'], rules), undefined);
+  });
+
+  it('refuses a label the agent is not cleared for, naming the part, the label and the entry', () => {
+    const why = refuseData([{ text: 'a' }, labelled('b', { label: 'confidential' })], 'skyway-air', ['public', 'internal'], rules);
+    assert.equal(
+      why,
+      'part 2 is labelled confidential, and agent skyway-air is cleared only for public, internal (agents.skyway-air.clearance); nothing was sent',
+    );
+    assert.equal(refuseData([labelled('b', { label: 'internal' })], 'skyway-air', ['public', 'internal'], rules), undefined);
+  });
+
+  it('counts an unlabelled part as dataUse.unlabelled when the config sets it', () => {
+    const strict = { ...rules, unlabelled: 'internal' };
+    assert.match(
+      refuseData([{ text: 'a' }], 'skyway-air', ['public'], strict) ?? '',
+      /part 1 is labelled internal \(dataUse\.unlabelled\)/,
+    );
+    assert.equal(refuseData([labelled('a', { label: 'public' })], 'skyway-air', ['public'], strict), undefined);
+  });
+
+  it('refuses a label that is not one of dataUse.labels', () => {
+    assert.match(
+      refuseData([labelled('a', { label: 'secret' })], 'skyway-air', ['public'], rules) ?? '',
+      /^part 1 is labelled secret, which is not one of dataUse\.labels \(public, internal, confidential, personal\)/,
+    );
+  });
+
+  it('refuses malformed data-use metadata and terms, saying which field', () => {
+    assert.match(refuseDataUseShape([labelled('a', 'confidential')]) ?? '', /^part 1's data-use metadata is malformed/);
+    assert.match(refuseDataUseShape([labelled('a', { label: 'Not A Label' })]) ?? '', /label: must be a label name/);
+    assert.match(refuseDataUseShape([labelled('a', { terms: { forwarding: 'sometimes' } })]) ?? '', /terms\.forwarding/);
+    assert.match(refuseDataUseShape([labelled('a', { terms: { forwarding: 'listed-agents' } })]) ?? '', /needs the agents it lists/);
+    assert.match(refuseDataUseShape([labelled('a', { terms: { agents: ['x'] } })]) ?? '', /only with forwarding: listed-agents/);
+    assert.match(refuseDataUseShape([labelled('a', { label: 'public', colour: 'red' })]) ?? '', /malformed/);
+    assert.equal(refuseDataUseShape([{ text: 'a', metadata: { other: 1 } }]), undefined, 'other metadata is not ours to check');
+  });
+
+  it('refuses a forwarding rule that names an agent the registry lacks; a name or a card URL is known', () => {
+    const to = (agents: string[]) => labelled('a', { label: 'public', terms: { forwarding: 'listed-agents', agents } });
+    assert.match(refuseData([to(['nobody'])], 'skyway-air', ['public'], rules) ?? '', /go to nobody, which is no agent in the registry/);
+    assert.equal(
+      refuseData([to(['supplier-qa', 'http://127.0.0.1:1/.well-known/agent-card.json'])], 'skyway-air', ['public'], rules),
+      undefined,
+    );
+  });
+
+  it('takes terms with every field, and refuses a bad retention or action name', () => {
+    const terms = { purpose: 'fare audit', retention: '30d', forwarding: 'none', actions: ['summarize'] };
+    assert.equal(DataTermsSchema.safeParse(terms).success, true);
+    assert.equal(DataTermsSchema.safeParse({ retention: 'a month' }).success, false);
+    assert.equal(DataTermsSchema.safeParse({ actions: ['Do Anything'] }).success, false);
+  });
+});
+
+describe('carrying data use on parts', () => {
+  it('puts a request-wide label on every part without its own; a part keeps its own', () => {
+    const parts = withDataUse([{ text: 'a' }, labelled('b', { label: 'personal' })], { label: 'internal', terms: { forwarding: 'none' } });
+    assert.deepEqual(parts[0]?.metadata?.[DATA_USE_EXTENSION], { label: 'internal', terms: { forwarding: 'none' } });
+    assert.deepEqual(parts[1]?.metadata?.[DATA_USE_EXTENSION], { label: 'personal', terms: { forwarding: 'none' } });
+  });
+
+  it("takes Baton's metadata off what an agent is sent, and nothing else", () => {
+    const parts: Part[] = [
+      { text: 'a', metadata: { [DATA_USE_EXTENSION]: { label: 'internal' }, kept: 1 } },
+      labelled('b', { label: 'public' }),
+      { text: 'c' },
+    ];
+    assert.deepEqual(withoutDataUse(parts), [{ text: 'a', metadata: { kept: 1 } }, { text: 'b' }, { text: 'c' }]);
+    const plain: Part[] = [{ text: 'x' }];
+    assert.equal(withoutDataUse(plain), plain, 'parts without it are passed as they are');
+  });
+});
+
+describe('an answer checked in the workflow (refuseAnswerData)', () => {
+  it('checks against what the resolve step recorded, and only public when it recorded nothing', () => {
+    assert.match(refuseAnswerData([labelled('a', { label: 'internal' })], 'skyway-air', undefined) ?? '', /cleared only for public/);
+    assert.equal(refuseAnswerData([labelled('a', { label: 'internal' })], 'skyway-air', { cleared: ['public', 'internal'] }), undefined);
+    assert.match(
+      refuseAnswerData([{ text: 'a' }], 'skyway-air', { cleared: ['public'], unlabelled: 'personal' }) ?? '',
+      /labelled personal/,
+    );
+    assert.match(refuseAnswerData([labelled('a', 7)], 'skyway-air', undefined) ?? '', /malformed/);
+  });
+});
+
+describe('config: dataUse and clearance', () => {
+  const agent = { card: 'http://127.0.0.1:1/', allowHttp: true, allowPrivateNetwork: true };
+  it('defaults to four labels, public open, unlabelled free; an entry adds its clearance', () => {
+    const config = parseConfig({ agents: { a: agent, b: { ...agent, clearance: ['internal', 'personal'] } } });
+    assert.deepEqual(dataUseRules(config).labels, ['public', 'internal', 'confidential', 'personal']);
+    assert.equal(dataUseRules(config).unlabelled, undefined);
+    assert.deepEqual(clearedFor(config, 'a'), ['public']);
+    assert.deepEqual(clearedFor(config, 'b'), ['public', 'internal', 'personal']);
+    assert.equal(clearedFor(config, 'c'), undefined);
+  });
+
+  it('refuses a clearance, an open or an unlabelled label that is not one of the labels', () => {
+    assert.throws(
+      () => parseConfig({ agents: { a: { ...agent, clearance: ['secret'] } } }),
+      /agents\.a\.clearance\.0.*secret is not one of dataUse\.labels/s,
+    );
+    assert.throws(() => parseConfig({ dataUse: { labels: ['open', 'closed'] } }), /dataUse\.open.*must be one of dataUse\.labels/s);
+    assert.throws(() => parseConfig({ dataUse: { unlabelled: 'internal', labels: ['public'] } }), /dataUse\.unlabelled/);
+    assert.throws(() => parseConfig({ dataUse: { labels: ['public', 'public'] } }), /lists a label twice/);
+  });
+});
