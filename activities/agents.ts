@@ -5,6 +5,7 @@
 import { chooseInterface, type CardSnapshot, type StoredCard } from '../src/a2a/card';
 import type { AcceptanceRule } from '../src/shared/acceptance-rule';
 import type { ResolvedAgent } from '../src/shared/delegation-types';
+import { DATA_USE_EXTENSION } from '../src/shared/data-use';
 import type { ActivityContext } from './context';
 
 /** What the delegation asks to resolve. */
@@ -39,7 +40,8 @@ export async function resolveAgent(ctx: ActivityContext, input: ResolveInput): P
   if (!reused || ctx.logger.isLevelEnabled('debug')) {
     ctx.logFor(input)[reused ? 'debug' : 'info']({ cardSha256: fetched.sha256, interface: iface, cardReused: reused }, 'agent resolved');
   }
-  const caps: { streaming?: boolean; pushNotifications?: boolean } = fetched.card.capabilities ?? {};
+  const caps: { streaming?: boolean; pushNotifications?: boolean; extensions?: { uri?: string }[] } = fetched.card.capabilities ?? {};
+  const declaresDataUse = (caps.extensions ?? []).some((e) => e.uri === DATA_USE_EXTENSION);
   const agent: ResolvedAgent = {
     name: input.agent,
     cardUrl: fetched.url,
@@ -52,7 +54,11 @@ export async function resolveAgent(ctx: ActivityContext, input: ResolveInput): P
     observe: agents.observeMode(input.agent, caps),
     ...(deps.config.push ? { backstopPoll: deps.config.push.backstopPoll } : {}),
     ...(entry.sparsePoll ? { sparsePoll: entry.sparsePoll } : {}),
-    capabilities: { streaming: caps.streaming === true, pushNotifications: caps.pushNotifications === true },
+    capabilities: {
+      streaming: caps.streaming === true,
+      pushNotifications: caps.pushNotifications === true,
+      ...(declaresDataUse ? { dataUse: true as const } : {}),
+    },
     // Names only: which credentials an authorize may name for this tenant (the values stay on the worker).
     credentials: agents.credentialNames(input.agent, input.tenant),
   };

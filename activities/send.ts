@@ -11,7 +11,7 @@ import type { StreamedTask } from '../src/a2a/streamed-task';
 import type { Part, Task } from '../src/shared/a2a-types';
 import type { Contract, ResolvedAgent } from '../src/shared/delegation-types';
 import { FailureType } from '../src/shared/failure-types';
-import { refuseData, withoutDataUse } from '../src/shared/data-use';
+import { sendWithDataUse } from './turn-data-use';
 import { isActive, isInterrupted } from '../src/shared/remote-state';
 import type { SendOutcome } from '../src/shared/send-outcome';
 import { resolveAgent, type Resolved, type ResolveInput } from './agents';
@@ -178,19 +178,11 @@ export function sendActivities(ctx: ActivityContext) {
   const { agents } = ctx;
 
   /**
-   * Sends one turn. `readAfterSend`: the delegation lets this send read the task for a moment after it
-   * (the agent's `readAfterSendMs`), within a budget of calls (its remaining contract budget); default: not at all.
+   * Sends one turn of the caller's data, checked and carried as its data use says (docs/data-use.md);
+   * `readAfterSend`: it may read the task a moment after (`readAfterSendMs`), within a budget of calls.
    */
-  /**
-   * Sends a turn of the caller's data: its parts' labels are checked against the agent's clearance
-   * before anything reaches the agent (docs/data-use.md), and Baton's own data-use metadata is taken
-   * off, being for Baton, not for the agent.
-   */
-  async function sendTurn(input: SendTurnInput): Promise<SendOutcome> {
-    const refused = refuseData(input.turn.parts, input.agent.name, agents.cleared(input.agent.name), agents.dataUseRules);
-    if (refused) throw failure(FailureType.DATA_REFUSED, refused);
-    return sendParts({ ...input, turn: { ...input.turn, parts: withoutDataUse(input.turn.parts) } });
-  }
+  const sendTurn = (input: SendTurnInput): Promise<SendOutcome> =>
+    sendWithDataUse(agents, input.agent, input.turn, (turn) => sendParts({ ...input, turn }));
 
   async function sendParts(input: SendTurnInput): Promise<SendOutcome> {
     const log = ctx.logFor(input).child({ messageId: input.turn.messageId });

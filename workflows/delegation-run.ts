@@ -492,6 +492,7 @@ export class DelegationRun {
   private sent(queued: QueuedTurn | undefined, messageId: string, sent: SendOutcome): void {
     if (queued) this.state.answered(queued.requestId, messageId, sent.sentAt, saidIn(queued));
     else this.state.turnSent(messageId, sent.sentAt, this.input.parts);
+    if (sent.dataUse) this.state.turnDataUse(messageId, sent.dataUse);
     if (sent.reconciliation) this.state.reconciled(messageId, sent.reconciliation);
     this.state.countCalls(sent.calls);
   }

@@ -3,7 +3,7 @@
  * Every call takes an AbortSignal so activity cancellation reaches the HTTP request.
  */
 import { Client, JsonRpcTransportFactory, RestTransportFactory, TenantTransportDecorator } from '@a2a-js/sdk/client';
-import type { AgentCard } from '@a2a-js/sdk';
+import { HTTP_EXTENSION_HEADER, type AgentCard } from '@a2a-js/sdk';
 import { instrumentCall, instrumentStream, type RemoteCall } from '../telemetry/a2a-call';
 import type { Part, StreamEvent, Task } from '../shared/a2a-types';
 import type { ChosenInterface } from '../shared/delegation-types';
@@ -21,6 +21,8 @@ export interface SendTurn {
   contextId?: string;
   taskId?: string;
   referenceTaskIds?: string[];
+  /** Extensions the turn uses: named in the message and asked for in the `A2A-Extensions` header. */
+  extensions?: string[];
 }
 
 /** Whether `err` is (or was caused by) a call's own deadline: an abort whose reason is a TimeoutError. */
@@ -116,9 +118,16 @@ export class AgentClient {
    * stream also ends at `callTimeoutMs`: the read timeout only measures silence, so a body trickled
    * byte by byte, or one that never ends, would otherwise hold the activity for as long as it lives.
    */
-  private async call(signal: AbortSignal | undefined, traceHeaders: Record<string, string>, stream = false) {
+  private async call(signal: AbortSignal | undefined, traceHeaders: Record<string, string>, stream = false, extensions?: string[]) {
     const bounded = stream ? signal : AbortSignal.any([...(signal ? [signal] : []), AbortSignal.timeout(this.callTimeoutMs)]);
-    return { signal: bounded, serviceParameters: { ...(await this.serviceParameters()), ...traceHeaders } };
+    return {
+      signal: bounded,
+      serviceParameters: {
+        ...(await this.serviceParameters()),
+        ...traceHeaders,
+        ...(extensions?.length ? { [HTTP_EXTENSION_HEADER]: extensions.join(',') } : {}),
+      },
+    };
   }
 
   private named(method: string, taskId?: string): RemoteCall {
@@ -144,7 +153,7 @@ export class AgentClient {
                   taskPushNotificationConfig: undefined,
                 },
               },
-              await this.call(signal, trace),
+              await this.call(signal, trace, false, turn.extensions),
             ),
           ),
         (r) => (r.kind === 'task' ? r.task.id : undefined),
@@ -170,7 +179,7 @@ export class AgentClient {
               metadata: undefined,
               configuration: { acceptedOutputModes: [], returnImmediately: false, historyLength: 0, taskPushNotificationConfig: undefined },
             },
-            await this.call(signal, trace, true),
+            await this.call(signal, trace, true, turn.extensions),
           );
           for await (const event of events) yield streamEventFromSdk(event);
         }.bind(this),

@@ -3,6 +3,7 @@
  * credential (read at call time from the environment or a file, so it never enters history), plus
  * HTTP statuses that say "authentication refused" or "try later" turned into typed errors.
  */
+import { noteActivatedExtensions } from './activated-extensions';
 import type { AgentEntry } from '../config/schema';
 import { findOneofViolation } from '../shared/wire-checks';
 import { createGuardedFetch, type Lookup } from './guarded-fetch';
@@ -95,6 +96,7 @@ export function createAgentFetch(
         retryAfterMs,
       );
     }
+    noteActivatedExtensions(res.headers);
     return checkedJson(agentName, res);
   }) as typeof fetch;
 }

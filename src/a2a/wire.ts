@@ -81,6 +81,7 @@ export function userMessageToSdk(input: {
   contextId?: string;
   taskId?: string;
   referenceTaskIds?: string[];
+  extensions?: string[];
 }): SdkMessage {
   return SdkMessage.fromJSON({
     messageId: input.messageId,
@@ -89,5 +90,6 @@ export function userMessageToSdk(input: {
     contextId: input.contextId ?? '',
     taskId: input.taskId ?? '',
     referenceTaskIds: input.referenceTaskIds ?? [],
+    ...(input.extensions?.length ? { extensions: input.extensions } : {}),
   });
 }

@@ -224,6 +224,22 @@ export const AgentEntrySchema = z
      * it is sent (docs/data-use.md).
      */
     clearance: z.array(LabelNameSchema).max(32).default([]),
+    /**
+     * How data-use terms go to this agent (docs/data-use.md). `convey`: `if-declared` (the default)
+     * sends them as Baton's A2A extension only when the agent's card declares it; `always` sends them
+     * whatever the card says. `whenUndeclared`, when they cannot be sent: `refuse` (the default) refuses
+     * data labelled above `dataUse.open`; `send-without-terms` sends it without them, and the record
+     * says so.
+     */
+    dataUse: z
+      .object({
+        /** `if-declared` (default): terms go only to a card that declares the extension; `always`: whatever the card says. */
+        convey: z.enum(['if-declared', 'always']).default('if-declared'),
+        /** When terms cannot go: `refuse` (default) data above `dataUse.open`, or `send-without-terms` and record it. */
+        whenUndeclared: z.enum(['refuse', 'send-without-terms']).default('refuse'),
+      })
+      .strict()
+      .default({ convey: 'if-declared', whenUndeclared: 'refuse' }),
     /** Download the agent's URL parts under this policy. Default: never (the URL is kept as the reference). */
     downloads: DownloadPolicySchema.optional(),
     /**

@@ -31,6 +31,8 @@ export interface DemoAgentDefinition {
   streaming?: boolean;
   /** Offer push notifications (CreateTaskPushNotificationConfig; a POST per task event). */
   push?: boolean;
+  /** A2A extensions its card declares (`capabilities.extensions`). Default none. */
+  extensions?: { uri: string; description?: string; required?: boolean }[];
   /** What its registry entry needs besides the URL when a stack registers it (e.g. the credentials it accepts). */
   registry?: Pick<z.input<typeof AgentEntrySchema>, 'credentials'>;
 }
@@ -59,7 +61,11 @@ export function demoCard(
       { url: `${baseUrl}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: protocol },
       { url: `${baseUrl}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: protocol },
     ],
-    capabilities: { streaming: def.streaming ?? false, pushNotifications: def.push ?? false },
+    capabilities: {
+      streaming: def.streaming ?? false,
+      pushNotifications: def.push ?? false,
+      ...(def.extensions ? { extensions: def.extensions.map((e) => ({ description: '', required: false, ...e })) } : {}),
+    },
     defaultInputModes: ['text/plain', 'application/json'],
     defaultOutputModes: ['application/json', 'text/plain'],
     skills: def.skills,

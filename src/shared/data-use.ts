@@ -139,3 +139,55 @@ export function refuseAnswerData(parts: readonly Part[], agent: string, clearanc
   }
   return undefined;
 }
+
+/** How an entry sends terms (`agents.X.dataUse`): to agents whose card declares the extension, or always; and what else. */
+export interface TermsPolicy {
+  /** `if-declared`: the extension goes only to an agent whose card declares it; `always`: to this agent whatever its card says. */
+  convey: 'if-declared' | 'always';
+  /** When the terms cannot be conveyed: refuse data above the open label, or send it without them. */
+  whenUndeclared: 'refuse' | 'send-without-terms';
+}
+
+/** What a turn's record says of its data use: the labels its parts had, whether the terms went with them, and whether the agent said it took them. */
+export interface TurnDataUse {
+  labels: string[];
+  conveyed: boolean;
+  /** The agent listed the extension among those it activated (the `A2A-Extensions` response header); unset: not known (gRPC). */
+  acknowledged?: boolean;
+}
+
+/**
+ * Whether a turn's data use goes to the agent with the extension (`convey`), or is taken off, or the
+ * turn is refused: terms go to an agent whose card declares the extension, or to any when the entry
+ * says `convey: always`; otherwise data labelled above the open label is refused, unless the entry
+ * says `whenUndeclared: send-without-terms`. A turn with no data use has nothing to convey (undefined).
+ */
+export function conveyanceOf(
+  parts: readonly Part[],
+  agent: string,
+  declared: boolean,
+  policy: TermsPolicy,
+  rules: Pick<DataUseRules, 'open' | 'unlabelled'>,
+): { refused: string } | { conveyance?: Omit<TurnDataUse, 'acknowledged'> } {
+  const uses = parts.map(dataUseOf);
+  if (rules.unlabelled === undefined && uses.every((u) => u === undefined)) return {};
+  const effective = uses.map((u) => u?.label ?? rules.unlabelled);
+  const labels = [...new Set(effective.filter((l): l is string => l !== undefined))];
+  if (declared || policy.convey === 'always') return { conveyance: { labels, conveyed: true } };
+  const above = effective.findIndex((l) => l !== undefined && l !== rules.open);
+  if (above >= 0 && policy.whenUndeclared === 'refuse')
+    return {
+      refused:
+        `part ${above + 1} is labelled ${effective[above]}, and agent ${agent}'s card does not declare the data-use extension ` +
+        `(${DATA_USE_EXTENSION}) to take its terms (agents.${agent}.dataUse.whenUndeclared: refuse); nothing was sent`,
+    };
+  return { conveyance: { labels, conveyed: false } };
+}
+
+/** `parts` as they go to an agent that takes the extension: each with its label, an unlabelled one with `unlabelled` when set. */
+export function withEffectiveLabels(parts: Part[], unlabelled: string | undefined): Part[] {
+  if (unlabelled === undefined) return parts;
+  return parts.map((part) =>
+    dataUseOf(part)?.label !== undefined ? part : (withDataUse([part], { ...dataUseOf(part), label: unlabelled })[0] ?? part),
+  );
+}

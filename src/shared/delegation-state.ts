@@ -16,6 +16,7 @@ import type {
   RefusedSignal,
   RemoteSnapshot,
   ResolvedAgent,
+  Turn,
 } from './delegation-types';
 import { delegationSchemas } from './schemas-on-demand';
 import { refuseAnswerData } from './data-use';
@@ -274,6 +275,12 @@ export class DelegationState {
       ...(parts ? { parts: keptTurnParts(parts) } : {}),
       ...(question ? { question: keptTurnParts(question) } : {}),
     });
+  }
+
+  /** Records what turn `messageId` conveyed of its data use (docs/data-use.md). */
+  turnDataUse(messageId: string, dataUse: NonNullable<Turn['dataUse']>): void {
+    const turn = this.record.turns.find((t) => t.messageId === messageId);
+    if (turn) turn.dataUse = dataUse;
   }
 
   /** Records a remote observation and says what comes next. */

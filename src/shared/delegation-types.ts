@@ -179,7 +179,8 @@ export interface ResolvedAgent {
   cardSha256: string;
   cardName: string;
   interface: ChosenInterface;
-  capabilities: { streaming: boolean; pushNotifications: boolean };
+  /** `dataUse`: the card declares Baton's data-use extension (set only when it does). */
+  capabilities: { streaming: boolean; pushNotifications: boolean; dataUse?: true };
   /** The acceptance policy configured for this agent, used when the delegation names none. */
   defaultPolicy: string;
   /**
@@ -324,6 +325,8 @@ export interface Turn {
   parts?: Part[];
   /** The agent's question this turn answered (untrusted data, as the agent said it). */
   question?: Part[];
+  /** The turn's data labels, whether its terms went to the agent and whether it acknowledged them (docs/data-use.md). */
+  dataUse?: { labels: string[]; conveyed: boolean; acknowledged?: boolean };
 }
 
 export interface DelegationRecord {

@@ -24,4 +24,6 @@ export type SendOutcome = (
   reconciliation?: Reconciliation;
   /** Calls to the agent this send made, lookups and reads after the send included. */
   calls: number;
+  /** The turn's data labels and whether its terms went to the agent (a turn with data use only). */
+  dataUse?: { labels: string[]; conveyed: boolean; acknowledged?: boolean };
 };

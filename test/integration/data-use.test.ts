@@ -7,23 +7,30 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Message } from '@a2a-js/sdk';
 import { InvalidRequestError, RequestRefusedError } from '../../src/client/baton-client';
-import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
+import { startAgentServer, type DemoAgentDefinition, type RunningAgent } from '../../src/demo/agent-server';
 import { artifactEvent, statusEvent } from '../../src/demo/events';
 import { executor, openTask, skill, textOf } from '../../src/demo/kit';
 import { DATA_USE_EXTENSION } from '../../src/shared/data-use';
 import type { DelegationRecord } from '../../src/shared/delegation-types';
 import { batonFor, loopbackAgent, withWorker } from '../helpers/temporal';
 
-type Received = { parts: { text?: string; metadata?: Record<string, unknown> }[] };
+type Received = { parts: { text?: string; metadata?: Record<string, unknown> }[]; extensions?: string[]; header?: string[] };
 
-/** An agent that keeps every message it is sent; "ask" first asks a question, anything else completes. */
-function recordingDesk(received: Received[]) {
+/**
+ * An agent that keeps every message it is sent (and the extensions the call asked for); "ask" first
+ * asks a question, anything else completes. `declaring`: its card declares the data-use extension,
+ * and it activates the extension when a call asks for it.
+ */
+function recordingDesk(received: Received[], declaring = false): DemoAgentDefinition {
   return {
-    name: 'recording-desk',
+    name: declaring ? 'declaring-desk' : 'recording-desk',
     description: 'Keeps what it is sent',
     skills: skill('keep', 'Keeps what it is sent'),
+    ...(declaring ? { extensions: [{ uri: DATA_USE_EXTENSION, description: 'Baton data-use terms' }] } : {}),
     executor: executor(async (ctx, bus) => {
-      received.push(Message.toJSON(ctx.userMessage) as Received);
+      const asked = ctx.context.requestedExtensions ? [...ctx.context.requestedExtensions] : [];
+      received.push({ ...(Message.toJSON(ctx.userMessage) as Received), header: asked });
+      if (declaring && asked.includes(DATA_USE_EXTENSION)) ctx.context.addActivatedExtension(DATA_USE_EXTENSION);
       openTask(ctx, bus);
       if (/ask/.test(textOf(ctx.userMessage)) && !ctx.task) {
         bus.publish(statusEvent(ctx.taskId, ctx.contextId, 'TASK_STATE_INPUT_REQUIRED', 'Which cost centre?'));
@@ -43,16 +50,31 @@ const labelled = (text: string, label: string) => ({ text, metadata: { [DATA_USE
 describe('data labels and agent clearance', () => {
   const received: Received[] = [];
   let agent: RunningAgent;
+  let declaring: RunningAgent;
   before(async () => {
     agent = await startAgentServer(recordingDesk(received));
+    declaring = await startAgentServer(recordingDesk(received, true));
   });
   after(async () => {
     await agent.close();
+    await declaring.close();
   });
   const sentTexts = () => received.flatMap((m) => m.parts.map((p) => p.text));
+  const got = (text: string) => received.find((m) => m.parts[0]?.text === text);
   const agents = () => ({
     'open-desk': loopbackAgent(agent.url, { acceptance: 'accept-any' }),
-    'cleared-desk': loopbackAgent(agent.url, { acceptance: 'accept-any', clearance: ['internal', 'confidential'] }),
+    // Its card does not declare the extension: labelled data goes without its terms.
+    'cleared-desk': loopbackAgent(agent.url, {
+      acceptance: 'accept-any',
+      clearance: ['internal', 'confidential'],
+      dataUse: { whenUndeclared: 'send-without-terms' },
+    }),
+    // Nor does this one's, and its entry keeps the default: labelled data above public is refused.
+    'strict-desk': loopbackAgent(agent.url, { acceptance: 'accept-any', clearance: ['internal'] }),
+    // Its entry sends the terms whatever the card says.
+    'always-desk': loopbackAgent(agent.url, { acceptance: 'accept-any', clearance: ['internal'], dataUse: { convey: 'always' } }),
+    'declaring-desk': loopbackAgent(declaring.url, { acceptance: 'accept-any', clearance: ['confidential'] }),
+    'declaring-desk-rest': loopbackAgent(declaring.url, { acceptance: 'accept-any', clearance: ['confidential'], binding: 'HTTP+JSON' }),
   });
 
   it('refuses data above the agent clearance before anything is sent; sends what it is cleared for without the labels', async () => {
@@ -80,11 +102,65 @@ describe('data labels and agent clearance', () => {
         parts: [labelled('Q3 margins, cleared', 'confidential'), { text: 'unlabelled' }],
         dataUse: { label: 'internal', terms: { purpose: 'board pack', forwarding: 'none' } },
       });
-      assert.equal((await baton.result(cleared)).outcome?.kind, 'ACCEPTED');
-      const got = received.find((m) => m.parts[0]?.text === 'Q3 margins, cleared');
-      assert.ok(got, 'the agent got the turn');
-      assert.deepEqual(got.parts[0]?.metadata, { note: 'kept' }, "Baton's data-use metadata is taken off, the rest kept");
-      assert.equal(got.parts[1]?.metadata, undefined);
+      const done = await baton.result(cleared);
+      assert.equal(done.outcome?.kind, 'ACCEPTED');
+      const sent = got('Q3 margins, cleared');
+      assert.ok(sent, 'the agent got the turn');
+      assert.deepEqual(sent.parts[0]?.metadata, { note: 'kept' }, "Baton's data-use metadata is taken off, the rest kept");
+      assert.equal(sent.parts[1]?.metadata, undefined);
+      assert.deepEqual([sent.extensions ?? [], sent.header], [[], []], 'no extension named or asked for');
+      assert.deepEqual(
+        done.turns[0]?.dataUse,
+        { labels: ['confidential', 'internal'], conveyed: false },
+        'the record says the terms did not go',
+      );
+    });
+  });
+
+  it('sends the terms as a declared extension: to a card that declares it, or where the entry says always', async () => {
+    await withWorker(agents(), async (ctx) => {
+      const baton = batonFor(ctx);
+      const terms = { purpose: 'board pack', retention: '30d', forwarding: 'none' as const };
+      for (const [entry, text] of [
+        ['declaring-desk', 'margins over JSON-RPC'],
+        ['declaring-desk-rest', 'margins over HTTP+JSON'],
+      ] as const) {
+        const id = await baton.start({ agent: entry, parts: [{ text }], dataUse: { label: 'confidential', terms } });
+        const record = await baton.result(id);
+        assert.equal(record.outcome?.kind, 'ACCEPTED');
+        const sent = got(text);
+        assert.deepEqual(
+          sent?.parts[0]?.metadata,
+          { [DATA_USE_EXTENSION]: { label: 'confidential', terms } },
+          `${entry}: the terms went with the part`,
+        );
+        assert.deepEqual(sent?.extensions, [DATA_USE_EXTENSION], `${entry}: the message names the extension`);
+        assert.deepEqual(sent?.header, [DATA_USE_EXTENSION], `${entry}: the call asks for it in A2A-Extensions`);
+        assert.deepEqual(
+          record.turns[0]?.dataUse,
+          { labels: ['confidential'], conveyed: true, acknowledged: true },
+          `${entry}: acknowledged`,
+        );
+      }
+
+      // A card without the extension: refused above public by default; public goes without terms.
+      const strict = await baton.start({ agent: 'strict-desk', parts: [{ text: 'cost centres' }], dataUse: { label: 'internal' } });
+      assert.equal(
+        (await baton.result(strict)).outcome?.reasons[0],
+        `DataRefused: part 1 is labelled internal, and agent strict-desk's card does not declare the data-use extension (${DATA_USE_EXTENSION}) to take its terms (agents.strict-desk.dataUse.whenUndeclared: refuse); nothing was sent`,
+      );
+      assert.ok(!sentTexts().includes('cost centres'));
+      const open = await baton.start({ agent: 'strict-desk', parts: [{ text: 'the canteen menu' }], dataUse: { label: 'public', terms } });
+      const openRecord = await baton.result(open);
+      assert.equal(openRecord.outcome?.kind, 'ACCEPTED');
+      assert.equal(got('the canteen menu')?.parts[0]?.metadata, undefined);
+      assert.deepEqual(openRecord.turns[0]?.dataUse, { labels: ['public'], conveyed: false });
+
+      // `convey: always`: the terms go to a card that does not declare the extension; it does not acknowledge them.
+      const always = await baton.start({ agent: 'always-desk', parts: [{ text: 'rota' }], dataUse: { label: 'internal' } });
+      const alwaysRecord = await baton.result(always);
+      assert.deepEqual(got('rota')?.parts[0]?.metadata, { [DATA_USE_EXTENSION]: { label: 'internal' } });
+      assert.deepEqual(alwaysRecord.turns[0]?.dataUse, { labels: ['internal'], conveyed: true, acknowledged: false });
     });
   });
 

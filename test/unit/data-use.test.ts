@@ -4,11 +4,13 @@ import { parseConfig } from '../../src/config/load';
 import { clearedFor, dataUseRules } from '../../src/config/data-use-rules';
 import type { Part } from '../../src/shared/a2a-types';
 import {
+  conveyanceOf,
   DATA_USE_EXTENSION,
   refuseAnswerData,
   refuseData,
   refuseDataUseShape,
   withDataUse,
+  withEffectiveLabels,
   withoutDataUse,
   type DataUseRules,
 } from '../../src/shared/data-use';
@@ -131,5 +133,40 @@ describe('config: dataUse and clearance', () => {
     assert.throws(() => parseConfig({ dataUse: { labels: ['open', 'closed'] } }), /dataUse\.open.*must be one of dataUse\.labels/s);
     assert.throws(() => parseConfig({ dataUse: { unlabelled: 'internal', labels: ['public'] } }), /dataUse\.unlabelled/);
     assert.throws(() => parseConfig({ dataUse: { labels: ['public', 'public'] } }), /lists a label twice/);
+  });
+});
+
+describe('conveying terms (conveyanceOf)', () => {
+  const byDefault = { convey: 'if-declared', whenUndeclared: 'refuse' } as const;
+  it('has nothing to convey for a turn without data use', () => {
+    assert.deepEqual(conveyanceOf([{ text: 'a' }], 'x', false, byDefault, rules), {});
+  });
+  it('conveys to a card that declares the extension, or to any with convey: always', () => {
+    const parts = [labelled('a', { label: 'internal' }), labelled('b', { label: 'internal' })];
+    assert.deepEqual(conveyanceOf(parts, 'x', true, byDefault, rules), { conveyance: { labels: ['internal'], conveyed: true } });
+    assert.deepEqual(conveyanceOf(parts, 'x', false, { ...byDefault, convey: 'always' }, rules), {
+      conveyance: { labels: ['internal'], conveyed: true },
+    });
+  });
+  it('refuses data above the open label for a card without it, unless the entry sends it without terms', () => {
+    const parts = [labelled('a', { label: 'public' }), labelled('b', { label: 'personal' })];
+    assert.match(
+      (conveyanceOf(parts, 'x', false, byDefault, rules) as { refused: string }).refused,
+      /^part 2 is labelled personal, and agent x's card does not declare the data-use extension \(urn:baton-a2a:data-use:v1\)/,
+    );
+    assert.deepEqual(conveyanceOf(parts, 'x', false, { ...byDefault, whenUndeclared: 'send-without-terms' }, rules), {
+      conveyance: { labels: ['public', 'personal'], conveyed: false },
+    });
+    assert.deepEqual(conveyanceOf([labelled('a', { label: 'public' })], 'x', false, byDefault, rules), {
+      conveyance: { labels: ['public'], conveyed: false },
+    });
+  });
+  it('counts and conveys an unlabelled part as dataUse.unlabelled when the config sets it', () => {
+    const strict = { ...rules, unlabelled: 'internal' };
+    assert.ok('refused' in conveyanceOf([{ text: 'a' }], 'x', false, byDefault, strict));
+    assert.deepEqual(withEffectiveLabels([{ text: 'a' }, labelled('b', { label: 'public' })], 'internal'), [
+      { text: 'a', metadata: { [DATA_USE_EXTENSION]: { label: 'internal' } } },
+      labelled('b', { label: 'public' }),
+    ]);
   });
 });
