@@ -746,6 +746,22 @@ export const ServedAgentSchema = z
       })
       .strict()
       .optional(),
+    /**
+     * The data-use extension on this agent's card (docs/data-use.md): Baton honours the terms a caller
+     * sends with its data before any work starts, whatever this says. Default: declared, not required.
+     */
+    dataUse: z
+      .object({
+        /** The card marks the extension required: a call that does not ask for it is refused. Default false. */
+        required: z.boolean().default(false),
+        /**
+         * For a `workflow` service: the agents (under `agents`) its workflow may pass the caller's data
+         * to. Unset: not known, so data whose terms restrict forwarding is refused.
+         */
+        forwardsTo: z.array(name).max(32).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict()
   .refine((s) => [s.delegate, s.graph, s.workflow].filter(Boolean).length === 1, {

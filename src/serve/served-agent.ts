@@ -21,7 +21,15 @@ import type {
   TaskPushNotificationConfig,
 } from '@a2a-js/sdk';
 import { taskStateToJSON } from '@a2a-js/sdk';
-import { A2AError, RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import {
+  A2AError,
+  ExtensionSupportRequiredError,
+  RequestMalformedError,
+  TaskNotCancelableError,
+  TaskNotFoundError,
+  UnsupportedOperationError,
+} from '@a2a-js/sdk/errors';
+import { DATA_USE_EXTENSION, refuseForward, type DataUseRules, type ForwardTarget } from '../shared/data-use';
 import type { A2ARequestHandler, ServerCallContext, User } from '@a2a-js/sdk/server';
 import type { Logger } from 'pino';
 import type { ServedAgentConfig } from '../config/schema';
@@ -80,7 +88,17 @@ export interface ServedAgentOptions {
   rideOut?: RideOut;
   /** The callers' budget: each task a ListTasks page reads is charged as a request. Default: not charged. */
   budget?: CallerBudget;
+  /** What a caller's data-use terms are checked against (docs/data-use.md). Default: the default labels, targets not known. */
+  dataUse?: ServedDataUse;
   logger: Logger;
+}
+
+/** A service's side of the data-use extension: the labels and agents, those it passes data to, and whether it requires the extension. */
+export interface ServedDataUse {
+  required: boolean;
+  rules: DataUseRules;
+  /** The agents it passes its caller's data to; unset: not known. */
+  targets?: ForwardTarget[];
 }
 
 /**
@@ -126,7 +144,7 @@ export class ServedAgent implements A2ARequestHandler {
   sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<SdkMessage | SdkTask> {
     return this.guard(async () => {
       const caller = callerOf(context);
-      const turn = await this.takeMessage(params, caller);
+      const turn = await this.takeMessage(params, caller, context);
       const historyLength = params.configuration?.historyLength;
       // Read as a watch reads: a Query now would wait for the task's first workflow task anyway.
       if (params.configuration?.returnImmediately)
@@ -143,7 +161,7 @@ export class ServedAgent implements A2ARequestHandler {
 
   async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<SdkStreamResponse, void, undefined> {
     const caller = callerOf(context);
-    const turn = await this.guard(() => this.takeMessage(params, caller));
+    const turn = await this.guard(() => this.takeMessage(params, caller, context));
     yield* this.stream(turn.id, caller, (task) => settledForTurn(task, turn.answered), turn, goneOf(context));
   }
 
@@ -296,7 +314,7 @@ export class ServedAgent implements A2ARequestHandler {
    * Takes one message: a new task (a delegation started under an id derived from the caller and the
    * messageId), or a turn on the task it names (the answer to what the delegation waits for).
    */
-  private async takeMessage(params: SendMessageRequest, caller: Caller): Promise<Turn> {
+  private async takeMessage(params: SendMessageRequest, caller: Caller, context: ServerCallContext): Promise<Turn> {
     if (!params.message) throw new RequestMalformedError('the request has no message');
     const parsed = MessageSchema.safeParse(SdkMessage.toJSON(params.message));
     if (!parsed.success)
@@ -309,6 +327,7 @@ export class ServedAgent implements A2ARequestHandler {
     const message = parsed.data;
     if (message.role !== 'ROLE_USER') throw new RequestMalformedError('a caller sends messages with role ROLE_USER');
     if (message.parts.length > 64) throw new RequestMalformedError(`a message has at most 64 parts (this one has ${message.parts.length})`);
+    this.honourTerms(message.parts, context);
     // A webhook given with the message: checked before anything starts, kept once the task exists.
     const push = params.configuration?.taskPushNotificationConfig;
     const target = push ? await this.o.pushConfigs.targetOf(push) : undefined;
@@ -327,6 +346,28 @@ export class ServedAgent implements A2ARequestHandler {
     await this.o.tasks.start(caller, id, parts, contextId);
     this.o.logger.info({ taskId: id, service: this.o.name, caller }, 'served task started (or found, for a retried message)');
     return { id, contextId };
+  }
+
+  /**
+   * A caller's data-use terms, honoured before any work starts (docs/data-use.md): data this service
+   * would pass to an agent its terms or labels do not allow is refused, naming the rule; a call that
+   * asked for the extension sees it activated (its acknowledgement).
+   */
+  private honourTerms(parts: Part[], context: ServerCallContext): void {
+    const asked = (context.requestedExtensions ?? []).includes(DATA_USE_EXTENSION);
+    const use = this.o.dataUse ?? { required: false, rules: { labels: [], open: '', agents: [] } };
+    if (use.required && !asked)
+      throw new ExtensionSupportRequiredError(
+        `service ${this.o.name} requires the data-use extension: ask for ${DATA_USE_EXTENSION} in the A2A-Extensions header`,
+      );
+    const refused = this.o.dataUse ? refuseForward(parts, this.o.name, use.targets, use.rules) : undefined;
+    if (refused) {
+      const message = `${refused.reason}; nothing was started`;
+      throw refused.rule === 'malformed'
+        ? new RequestMalformedError(message)
+        : new UnsupportedOperationError({ message, metadata: { extension: DATA_USE_EXTENSION, rule: refused.rule } });
+    }
+    if (asked) context.addActivatedExtension(DATA_USE_EXTENSION);
   }
 
   /** A message on an existing task: routed to the request its delegation waits for, or refused. */

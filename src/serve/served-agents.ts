@@ -12,7 +12,9 @@ import type { ArtifactStore } from '../artifacts/store';
 import type { BatonClient } from '../client/baton-client';
 import { ConfigError } from '../config/load';
 import type { BatonConfig, ServeConfig, ServedAgentConfig } from '../config/schema';
-import { ServedAgent } from './served-agent';
+import { ServedAgent, type ServedDataUse } from './served-agent';
+import { DATA_USE_EXTENSION } from '../shared/data-use';
+import { clearedFor, dataUseRules } from '../config/data-use-rules';
 import { CallerWebhooks } from './caller-webhooks';
 import { encryptionCodec } from '../codec/data-converter';
 import { DelegationRunner, GraphRunner, servedGraphSpec, WorkflowRunner } from '../served-tasks/task-runners';
@@ -26,6 +28,8 @@ export interface ServedAgentsOptions {
   serve: ServeConfig;
   /** The agents the services delegate to must be configured here. */
   agents: BatonConfig['agents'];
+  /** The data labels (`dataUse`): a caller's terms are checked against them and the agents' clearance. Default: the defaults. */
+  dataUse?: BatonConfig['dataUse'];
   baton: BatonClient;
   graphs: GraphClient;
   /** The URL the server is reached at (`serve.publicUrl`, else the listen address), once it is known. */
@@ -61,6 +65,12 @@ export function checkServices(serve: ServeConfig, agents: BatonConfig['agents'])
       );
     if (s.delegate && !agents[s.delegate.agent])
       problems.push(`serve.services.${name}.delegate.agent: ${s.delegate.agent} is not under agents`);
+    if (s.dataUse?.forwardsTo && !s.workflow)
+      problems.push(
+        `serve.services.${name}.dataUse.forwardsTo: only for a workflow service (Baton knows where a delegate or graph service's data goes)`,
+      );
+    for (const agent of s.dataUse?.forwardsTo ?? [])
+      if (!agents[agent]) problems.push(`serve.services.${name}.dataUse.forwardsTo: ${agent} is not under agents`);
     if (s.graph) {
       try {
         parseGraphSpec(servedGraphSpec(s.graph, [{ text: 'request' }]), Object.keys(agents));
@@ -86,6 +96,7 @@ export function servedCard(
 ): CardJson {
   const { securitySchemes, securityRequirements } = cardSecurity(security);
   const url = `${base.replace(/\/$/, '')}/a2a/${name}`;
+  const forwardsTo = forwardNames(service);
   // Through the SDK's types and back: the JSON form, its defaults and spellings, as every parser reads it.
   return AgentCard.toJSON(
     AgentCard.fromJSON({
@@ -99,7 +110,18 @@ export function servedCard(
         // One gRPC server serves every agent: the interface's tenant names which.
         ...(grpcAddress ? [{ url: grpcAddress, protocolBinding: 'GRPC', protocolVersion: '1.0', tenant: name }] : []),
       ],
-      capabilities: { streaming: true, pushNotifications: true },
+      capabilities: {
+        streaming: true,
+        pushNotifications: true,
+        extensions: [
+          {
+            uri: DATA_USE_EXTENSION,
+            description: 'Baton data-use terms: labels and forwarding rules on the parts of a message, honoured before any work starts',
+            required: service.dataUse?.required ?? false,
+            ...(forwardsTo ? { params: { forwardsTo } } : {}),
+          },
+        ],
+      },
       securitySchemes,
       securityRequirements,
       defaultInputModes: service.inputModes,
@@ -140,6 +162,13 @@ export function cardSecurity(security: CardSecurity): { securitySchemes: Record<
   return { securitySchemes, securityRequirements };
 }
 
+/** The agents (registry names) a service passes its caller's data to; undefined: not known (a workflow that declares none). */
+export function forwardNames(service: ServedAgentConfig): string[] | undefined {
+  if (service.delegate) return [service.delegate.agent];
+  if (service.graph) return [...new Set(service.graph.nodes.map((n) => n.agent))];
+  return service.dataUse?.forwardsTo;
+}
+
 /** A card as served: A2A's JSON form. */
 export type CardJson = Record<string, unknown>;
 
@@ -170,6 +199,7 @@ export function createServedAgents(opts: ServedAgentsOptions): Map<string, Serve
         config: service,
         card: () => (card ??= build()),
         tasks: new ServedTasks({ service: name, baton: opts.baton, runner, ...(opts.artifacts ? { artifacts: opts.artifacts } : {}) }),
+        dataUse: servedDataUse(service, opts),
         pushConfigs: new CallerWebhooks({
           service: name,
           runner: workflowType,
@@ -193,4 +223,23 @@ export function createServedAgents(opts: ServedAgentsOptions): Map<string, Serve
 export function cardSigner(signing: NonNullable<ServeConfig['signing']>): AgentCardSignatureGenerator {
   const jwk = privateKeyOf(signing).export({ format: 'jwk' }) as Record<string, unknown>;
   return generateAgentCardSignature(jwk as never, { alg: signing.alg, kid: signing.kid, typ: 'JOSE' });
+}
+
+/** What a service checks a caller's terms against: the labels, the agents it knows and those it passes data to. */
+function servedDataUse(service: ServedAgentConfig, opts: ServedAgentsOptions): ServedDataUse {
+  const config = { agents: opts.agents, ...(opts.dataUse ? { dataUse: opts.dataUse } : {}) };
+  const names = forwardNames(service);
+  return {
+    required: service.dataUse?.required ?? false,
+    rules: dataUseRules(config),
+    ...(names
+      ? {
+          targets: names.map((agent) => ({
+            name: agent,
+            card: opts.agents[agent]?.card ?? '',
+            cleared: clearedFor(config, agent) ?? [],
+          })),
+        }
+      : {}),
+  };
 }

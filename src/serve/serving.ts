@@ -50,6 +50,7 @@ export async function prepareServing(
   const agents = createServedAgents({
     serve,
     agents: config.agents,
+    ...(config.dataUse ? { dataUse: config.dataUse } : {}),
     baton: deps.baton,
     graphs: deps.graphs,
     baseUrl,

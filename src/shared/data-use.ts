@@ -191,3 +191,72 @@ export function withEffectiveLabels(parts: Part[], unlabelled: string | undefine
     dataUseOf(part)?.label !== undefined ? part : (withDataUse([part], { ...dataUseOf(part), label: unlabelled })[0] ?? part),
   );
 }
+
+/** An agent a served service passes its caller's data to: its registry name, card URL and clearance. */
+export interface ForwardTarget {
+  name: string;
+  card: string;
+  cleared: readonly string[];
+}
+
+/** Which rule a refused forward broke, for the A2A error's metadata. */
+export type ForwardRule = 'malformed' | 'label' | 'unknown-agent' | 'forwarding' | 'clearance' | 'undeclared-targets';
+
+/**
+ * Why service `service` may not pass `parts` (a caller's message to it) on to `targets`, or undefined:
+ * Baton serving an agent is a receiver of the terms, and honours them before any work starts (docs/data-use.md).
+ * `targets` undefined: the service cannot say where the data goes (an application workflow that
+ * declares no `forwardsTo`), so only terms that allow any forwarding are taken.
+ */
+export function refuseForward(
+  parts: readonly Part[],
+  service: string,
+  targets: readonly ForwardTarget[] | undefined,
+  rules: DataUseRules,
+): { rule: ForwardRule; reason: string } | undefined {
+  const malformed = refuseDataUseShape(parts);
+  if (malformed) return { rule: 'malformed', reason: malformed };
+  const named = (t: ForwardTarget, list: readonly string[]) => list.includes(t.name) || list.includes(t.card);
+  for (const [i, part] of parts.entries()) {
+    const use = dataUseOf(part);
+    const label = use?.label ?? rules.unlabelled;
+    const at = `part ${i + 1}`;
+    if (label !== undefined && !rules.labels.includes(label))
+      return {
+        rule: 'label',
+        reason: `${at} is labelled ${label}, which is not one of this service's labels (${rules.labels.join(', ')})`,
+      };
+    const terms = use?.terms;
+    for (const agent of terms?.agents ?? []) {
+      if (!rules.agents.some((a) => a.name === agent || a.card === agent))
+        return { rule: 'unknown-agent', reason: `${at}'s terms let it go to ${agent}, which is no agent this service knows` };
+    }
+    const restricted = terms?.forwarding === 'none' || terms?.forwarding === 'listed-agents';
+    if (!targets) {
+      if (restricted)
+        return {
+          rule: 'undeclared-targets',
+          reason: `${at}'s terms restrict forwarding (forwarding: ${terms?.forwarding}), and service ${service} does not declare the agents it passes data to (serve.services.${service}.dataUse.forwardsTo)`,
+        };
+      continue;
+    }
+    for (const target of targets) {
+      if (terms?.forwarding === 'none')
+        return {
+          rule: 'forwarding',
+          reason: `${at}'s terms forbid forwarding (forwarding: none), and service ${service} passes its request to agent ${target.name}`,
+        };
+      if (terms?.forwarding === 'listed-agents' && !named(target, terms.agents ?? []))
+        return {
+          rule: 'forwarding',
+          reason: `${at}'s terms let it go only to ${(terms.agents ?? []).join(', ')}, and service ${service} passes its request to agent ${target.name}`,
+        };
+      if (label !== undefined && !target.cleared.includes(label))
+        return {
+          rule: 'clearance',
+          reason: `${at} is labelled ${label}, and agent ${target.name}, to which service ${service} passes its request, is cleared only for ${target.cleared.join(', ')}`,
+        };
+    }
+  }
+  return undefined;
+}

@@ -9,6 +9,7 @@ import {
   refuseAnswerData,
   refuseData,
   refuseDataUseShape,
+  refuseForward,
   withDataUse,
   withEffectiveLabels,
   withoutDataUse,
@@ -168,5 +169,31 @@ describe('conveying terms (conveyanceOf)', () => {
       { text: 'a', metadata: { [DATA_USE_EXTENSION]: { label: 'internal' } } },
       labelled('b', { label: 'public' }),
     ]);
+  });
+});
+
+describe('a served service honours a caller’s terms (refuseForward)', () => {
+  const desk = { name: 'skyway-air', card: 'http://127.0.0.1:1/.well-known/agent-card.json', cleared: ['public', 'internal'] };
+  const terms = (t: unknown, label = 'internal') => [labelled('a', { label, terms: t })];
+  it('takes data its terms let go to the service’s agents, each cleared for its label', () => {
+    assert.equal(refuseForward([{ text: 'a' }], 'gw', [desk], rules), undefined);
+    assert.equal(refuseForward(terms({ forwarding: 'any' }), 'gw', [desk], rules), undefined);
+    assert.equal(refuseForward(terms({ forwarding: 'listed-agents', agents: [desk.card] }), 'gw', [desk], rules), undefined);
+  });
+  it('names the rule a refusal breaks', () => {
+    const rule = (r: ReturnType<typeof refuseForward>) => r?.rule;
+    assert.equal(rule(refuseForward(terms({ forwarding: 'none' }), 'gw', [desk], rules)), 'forwarding');
+    assert.equal(rule(refuseForward(terms({ forwarding: 'listed-agents', agents: ['supplier-qa'] }), 'gw', [desk], rules)), 'forwarding');
+    assert.equal(rule(refuseForward(terms({ forwarding: 'listed-agents', agents: ['nobody'] }), 'gw', [desk], rules)), 'unknown-agent');
+    assert.equal(rule(refuseForward(terms(undefined, 'personal'), 'gw', [desk], rules)), 'clearance');
+    assert.equal(rule(refuseForward(terms(undefined, 'secret'), 'gw', [desk], rules)), 'label');
+    assert.equal(rule(refuseForward([labelled('a', { label: 7 })], 'gw', [desk], rules)), 'malformed');
+  });
+  it('refuses restrictive terms to a service that does not say where its data goes, and takes the rest', () => {
+    assert.match(
+      refuseForward(terms({ forwarding: 'none' }), 'app', undefined, rules)?.reason ?? '',
+      /does not declare the agents it passes data to \(serve\.services\.app\.dataUse\.forwardsTo\)/,
+    );
+    assert.equal(refuseForward(terms({ forwarding: 'any' }), 'app', undefined, rules), undefined);
   });
 });
