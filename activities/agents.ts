@@ -6,6 +6,7 @@ import { chooseInterface, type CardSnapshot, type StoredCard } from '../src/a2a/
 import type { AcceptanceRule } from '../src/shared/acceptance-rule';
 import type { ResolvedAgent } from '../src/shared/delegation-types';
 import { DATA_USE_EXTENSION } from '../src/shared/data-use';
+import type { GraphClearance } from '../src/shared/graph-data-use';
 import type { ActivityContext } from './context';
 
 /** What the delegation asks to resolve. */
@@ -79,17 +80,29 @@ export function agentActivities(ctx: ActivityContext) {
   const { agents, deps } = ctx;
   return {
     /** Which of `agents` the registry lacks, and which of `policies` are unknown (graphs check before they start). */
-    async checkNames(input: { agents: string[]; policies: string[] }): Promise<{
+    async checkNames(input: { agents: string[]; policies: string[]; dataUse?: true }): Promise<{
       unknownAgents: string[];
       unknownPolicies: string[];
       knownAgents: string[];
       continueAsNewAfterEvents?: number;
       graphBackstop?: string;
+      /** The labels and the agents' clearance, when the graph's requests carry data use or unlabelled data counts as a label. */
+      clearance?: GraphClearance;
     }> {
       const knownAgents = agents.names;
       const afterEvents = deps.config.worker?.continueAsNewAfterEvents;
       const backstop = deps.config.worker?.graphBackstop;
+      const rules = agents.dataUseRules;
+      const clearance: GraphClearance | undefined =
+        input.dataUse || rules.unlabelled !== undefined
+          ? {
+              labels: [...rules.labels],
+              ...(rules.unlabelled !== undefined ? { unlabelled: rules.unlabelled } : {}),
+              cleared: Object.fromEntries(input.agents.filter((a) => knownAgents.includes(a)).map((a) => [a, agents.cleared(a)])),
+            }
+          : undefined;
       return {
+        ...(clearance ? { clearance } : {}),
         unknownAgents: input.agents.filter((a) => !knownAgents.includes(a)),
         unknownPolicies: input.policies.filter((p) => !deps.policies.has(p)),
         knownAgents,

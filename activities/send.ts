@@ -12,6 +12,7 @@ import type { Part, Task } from '../src/shared/a2a-types';
 import type { Contract, ResolvedAgent } from '../src/shared/delegation-types';
 import { FailureType } from '../src/shared/failure-types';
 import { sendWithDataUse } from './turn-data-use';
+import type { InheritedLabel } from '../src/shared/graph-data-use';
 import { isActive, isInterrupted } from '../src/shared/remote-state';
 import type { SendOutcome } from '../src/shared/send-outcome';
 import { resolveAgent, type Resolved, type ResolveInput } from './agents';
@@ -38,6 +39,8 @@ export type FirstSend = ResolveInput & {
   mayHaveSent?: { since: number };
   /** The read-after-send window is at most this long, whatever the agent's `readAfterSendMs`. */
   windowMaxMs?: number;
+  /** Labels the request inherits from the graph nodes it depends on (docs/data-use.md). */
+  inherited?: InheritedLabel[];
 };
 
 /**
@@ -172,6 +175,8 @@ export interface SendTurnInput {
    * activity run again, or the task-queue send after one): look for it first, among tasks changed since then (epoch ms).
    */
   mayHaveSent?: { since: number };
+  /** Labels the turn's data inherits from the graph nodes its request depends on (the first turn of a node). */
+  inherited?: InheritedLabel[];
 }
 
 export function sendActivities(ctx: ActivityContext) {
@@ -182,7 +187,7 @@ export function sendActivities(ctx: ActivityContext) {
    * `readAfterSend`: it may read the task a moment after (`readAfterSendMs`), within a budget of calls.
    */
   const sendTurn = (input: SendTurnInput): Promise<SendOutcome> =>
-    sendWithDataUse(agents, input.agent, input.turn, (turn) => sendParts({ ...input, turn }));
+    sendWithDataUse(agents, input.agent, input.turn, (turn) => sendParts({ ...input, turn }), input.inherited);
 
   async function sendParts(input: SendTurnInput): Promise<SendOutcome> {
     const log = ctx.logFor(input).child({ messageId: input.turn.messageId });
@@ -275,6 +280,7 @@ export function sendActivities(ctx: ActivityContext) {
       turn: input.turn,
       readAfterSend: { callBudget: Math.min(budget, input.maxReads), ...(input.windowMaxMs ? { windowMaxMs: input.windowMaxMs } : {}) },
       ...(input.mayHaveSent ? { mayHaveSent: input.mayHaveSent } : {}),
+      ...(input.inherited ? { inherited: input.inherited } : {}),
     });
     return { ...sent, resolved };
   }

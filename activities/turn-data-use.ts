@@ -9,6 +9,7 @@ import {
   conveyanceOf,
   DATA_USE_EXTENSION,
   refuseData,
+  refuseInherited,
   withEffectiveLabels,
   withoutDataUse,
   type TurnDataUse,
@@ -18,6 +19,7 @@ import { FailureType } from '../src/shared/failure-types';
 import type { SendOutcome } from '../src/shared/send-outcome';
 import { withActivatedExtensions } from '../src/a2a/activated-extensions';
 import type { AgentDirectory } from './agent-directory';
+import type { InheritedLabel } from '../src/shared/graph-data-use';
 
 /** Sends `turn` with `send` as its data use says (a refusal is thrown), and records on the outcome what it conveyed. */
 export async function sendWithDataUse(
@@ -25,8 +27,9 @@ export async function sendWithDataUse(
   agent: ResolvedAgent,
   turn: SendTurn,
   send: (turn: SendTurn) => Promise<SendOutcome>,
+  inherited: readonly InheritedLabel[] = [],
 ): Promise<SendOutcome> {
-  const ready = turnForAgent(agents, agent, turn);
+  const ready = turnForAgent(agents, agent, turn, inherited);
   if (!ready.dataUse) return send(turn);
   const { result, activated } = await withActivatedExtensions(() => send(ready.turn));
   return { ...result, dataUse: turnDataUse(ready.dataUse, agent, activated) };
@@ -37,11 +40,15 @@ export function turnForAgent(
   agents: AgentDirectory,
   agent: ResolvedAgent,
   turn: SendTurn,
+  inherited: readonly InheritedLabel[] = [],
 ): { turn: SendTurn; dataUse?: Omit<TurnDataUse, 'acknowledged'> } {
   const rules = agents.dataUseRules;
-  const refused = refuseData(turn.parts, agent.name, agents.cleared(agent.name), rules);
+  const cleared = agents.cleared(agent.name);
+  const refused = refuseData(turn.parts, agent.name, cleared, rules) ?? refuseInherited(inherited, agent.name, cleared);
   if (refused) throw failure(FailureType.DATA_REFUSED, refused);
-  const how = conveyanceOf(turn.parts, agent.name, agent.capabilities.dataUse === true, agents.entryOf(agent.name).dataUse, rules);
+  const declared = agent.capabilities.dataUse === true;
+  const labels = inherited.map((i) => i.label);
+  const how = conveyanceOf(turn.parts, agent.name, declared, agents.entryOf(agent.name).dataUse, rules, labels);
   if ('refused' in how) throw failure(FailureType.DATA_REFUSED, how.refused);
   if (!how.conveyance) return { turn };
   return {

@@ -173,12 +173,13 @@ export class DelegationRun {
    * reply): one activity, in this workflow task when it can be (see `sendInFirstTask`).
    */
   async begin(): Promise<NextStep> {
-    const { parts, contextId, referenceTaskIds, contract } = this.input;
+    const { parts, contextId, referenceTaskIds, contract, inherited } = this.input;
     const first: FirstSend = {
       delegationId: this.id,
       ...this.resolveInput,
       turn: { messageId: this.state.nextMessageId(), parts, contextId, referenceTaskIds },
       ...(contract ? { contract } : {}),
+      ...(inherited ? { inherited } : {}),
       maxReads: MAX_READS_AFTER_SEND,
     };
     const messageId = first.turn.messageId;

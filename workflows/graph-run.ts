@@ -23,6 +23,7 @@ import type { CancelRequest, RemoteTaskNotice } from '../src/shared/delegation-t
 import { DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS } from '../src/shared/delegation-carry';
 import { NODE_STATE_CODES, type GraphCarry } from '../src/shared/graph-carry';
 import { DEFAULT_GRAPH_BACKSTOP } from '../src/shared/graph-limits';
+import { graphCarriesDataUse, refuseGraphData } from '../src/shared/graph-data-use';
 import { GraphState } from '../src/shared/graph-state';
 import type { FollowUp, GraphInput, GraphNodeSpec, GraphRecord, NodeStarts } from '../src/shared/graph-types';
 import { startingAttributes } from '../src/shared/search-attributes';
@@ -88,10 +89,14 @@ export class GraphRun {
     return this.state.record;
   }
 
-  /** Problems with the agents and policies `nodes` name, as the worker's registry sees them. */
-  async unknownNames(nodes: GraphNodeSpec[]): Promise<string[]> {
+  /**
+   * Problems with the agents and policies `nodes` name, as the worker's registry sees them, and with
+   * the data their edges would carry (docs/data-use.md); `all`: every node of the graph, `nodes` among them.
+   */
+  async unknownNames(nodes: GraphNodeSpec[], all: readonly GraphNodeSpec[] = nodes): Promise<string[]> {
     const policies = [...new Set(nodes.flatMap((n) => (n.acceptance ? [n.acceptance] : [])))];
-    const found = await checking.checkNames({ agents: [...new Set(nodes.map((n) => n.agent))], policies });
+    const agents = [...new Set(nodes.map((n) => n.agent))];
+    const found = await checking.checkNames({ agents, policies, ...(graphCarriesDataUse(all) ? { dataUse: true as const } : {}) });
     if (found.continueAsNewAfterEvents) this.afterEvents = found.continueAsNewAfterEvents;
     if (found.graphBackstop) this.backstop = found.graphBackstop;
     return [
@@ -101,6 +106,7 @@ export class GraphRun {
       ...nodes
         .filter((n) => n.acceptance && found.unknownPolicies.includes(n.acceptance))
         .map((n) => `node ${n.id}: unknown acceptance policy ${n.acceptance}`),
+      ...(found.clearance ? refuseGraphData(nodes, all, found.clearance) : []),
     ];
   }
 
@@ -114,7 +120,7 @@ export class GraphRun {
 
   /** Update `addFollowUp`: checks the names with the registry, then adds the node. */
   async addFollowUp(followUp: FollowUp): Promise<{ nodeId: string; delegationId: string }> {
-    const unknown = await this.unknownNames([followUp.node]);
+    const unknown = await this.unknownNames([followUp.node], [...this.state.nodeSpecs, followUp.node]);
     refuse(unknown.length ? unknown.join('; ') : undefined);
     // The graph may have moved on while the registry was asked.
     refuse(this.state.refuseFollowUp(followUp.node, followUp.caller));

@@ -168,20 +168,34 @@ export function conveyanceOf(
   declared: boolean,
   policy: TermsPolicy,
   rules: Pick<DataUseRules, 'open' | 'unlabelled'>,
+  inherited: readonly string[] = [],
 ): { refused: string } | { conveyance?: Omit<TurnDataUse, 'acknowledged'> } {
   const uses = parts.map(dataUseOf);
-  if (rules.unlabelled === undefined && uses.every((u) => u === undefined)) return {};
+  if (rules.unlabelled === undefined && uses.every((u) => u === undefined) && !inherited.length) return {};
   const effective = uses.map((u) => u?.label ?? rules.unlabelled);
-  const labels = [...new Set(effective.filter((l): l is string => l !== undefined))];
+  const labels = [...new Set([...effective.filter((l): l is string => l !== undefined), ...inherited])];
   if (declared || policy.convey === 'always') return { conveyance: { labels, conveyed: true } };
+  const why =
+    `card does not declare the data-use extension (${DATA_USE_EXTENSION}) to take its terms ` +
+    `(agents.${agent}.dataUse.whenUndeclared: refuse); nothing was sent`;
   const above = effective.findIndex((l) => l !== undefined && l !== rules.open);
   if (above >= 0 && policy.whenUndeclared === 'refuse')
-    return {
-      refused:
-        `part ${above + 1} is labelled ${effective[above]}, and agent ${agent}'s card does not declare the data-use extension ` +
-        `(${DATA_USE_EXTENSION}) to take its terms (agents.${agent}.dataUse.whenUndeclared: refuse); nothing was sent`,
-    };
+    return { refused: `part ${above + 1} is labelled ${effective[above]}, and agent ${agent}'s ${why}` };
+  const inheritedAbove = inherited.find((l) => l !== rules.open);
+  if (inheritedAbove && policy.whenUndeclared === 'refuse')
+    return { refused: `the request inherits data labelled ${inheritedAbove}, and agent ${agent}'s ${why}` };
   return { conveyance: { labels, conveyed: false } };
+}
+
+/** Why a request that inherits `inherited` (a graph node's, from the nodes it depends on) may not go to `agent`, or undefined. */
+export function refuseInherited(
+  inherited: readonly { label: string; from: string }[],
+  agent: string,
+  cleared: readonly string[],
+): string | undefined {
+  const over = inherited.find((i) => !cleared.includes(i.label));
+  if (!over) return undefined;
+  return `the request inherits data labelled ${over.label} from node ${over.from}, and agent ${agent} is cleared only for ${cleared.join(', ')} (agents.${agent}.clearance); nothing was sent`;
 }
 
 /** `parts` as they go to an agent that takes the extension: each with its label, an unlabelled one with `unlabelled` when set. */

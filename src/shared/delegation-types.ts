@@ -161,6 +161,14 @@ export const DelegationInputSchema = z.object({
    * no marker and no `TemporalChangeVersion` write (decision 0024). Unset: the Signal command.
    */
   settledFromActivity: z.literal(true).optional(),
+  /**
+   * The data labels this request inherits from the graph nodes it depends on, each with the node it
+   * came from (docs/data-use.md): checked against the agent's clearance as its parts' labels are.
+   */
+  inherited: z
+    .array(z.object({ label: z.string().min(1).max(64), from: z.string().min(1).max(128) }).strict())
+    .max(32)
+    .optional(),
 });
 export type DelegationInput = z.infer<typeof DelegationInputSchema>;
 

@@ -7,6 +7,7 @@
  * only where a decision needs it (handoffs, notes, bounded lineage), and every event costs work in
  * proportion to the nodes it touches, not to the graph.
  */
+import { graphCarriesDataUse, graphLabels, type InheritedLabel, type NodeLabels } from './graph-data-use';
 import type { Part } from './a2a-types';
 import type { DelegationResult } from './delegation-result';
 import { FIRST_SEND_FLAGS } from './delegation-state';
@@ -43,6 +44,8 @@ export interface NodeRequest {
   parts: Part[];
   referenceTaskIds: string[];
   contextId?: string;
+  /** The labels the node's request inherits from the nodes it depends on (docs/data-use.md). */
+  inherited?: InheritedLabel[];
 }
 
 type Header = Omit<GraphRecord, 'size' | 'counts' | 'nodes' | 'page'>;
@@ -50,6 +53,19 @@ type Header = Omit<GraphRecord, 'size' | 'counts' | 'nodes' | 'page'>;
 export class GraphState {
   private readonly header: Header;
   private readonly specs: GraphNodeSpec[] = [];
+
+  /** Every node's spec, the follow-ups' after the graph's own. */
+  get nodeSpecs(): readonly GraphNodeSpec[] {
+    return this.specs;
+  }
+
+  /** Every node's labels, worked out once (and again after a follow-up) for a graph whose requests carry data use. */
+  private labels: Map<string, NodeLabels> | null | undefined;
+
+  private inheritedBy(id: string): InheritedLabel[] {
+    if (this.labels === undefined) this.labels = graphCarriesDataUse(this.specs) ? graphLabels(this.specs) : null;
+    return this.labels?.get(id)?.inherited ?? [];
+  }
   private readonly index = new Map<string, number>();
   /** Index of the first follow-up in `specs`. */
   private readonly firstFollowUp: number;
@@ -243,7 +259,8 @@ export class GraphState {
     // Accepted artifacts of the dependencies go along as references (ids and digests), not content.
     if (references.length) parts.push({ data: { references }, mediaType: 'application/json', metadata: { baton: 'artifact-references' } });
     const contextId = this.header.contexts[spec.agent];
-    return { parts, referenceTaskIds, ...(contextId ? { contextId } : {}) };
+    const inherited = this.inheritedBy(spec.id);
+    return { parts, referenceTaskIds, ...(contextId ? { contextId } : {}), ...(inherited.length ? { inherited } : {}) };
   }
 
   private unready(i: number): void {
@@ -275,6 +292,7 @@ export class GraphState {
       ...(request.contextId ? { contextId: request.contextId } : {}),
       ...(request.referenceTaskIds.length ? { referenceTaskIds: request.referenceTaskIds } : {}),
       ...(spec.contract ? { contract: spec.contract } : {}),
+      ...(request.inherited ? { inherited: request.inherited } : {}),
       // The graph learns how the node ended by Signal, and its remote task only while the agent's
       // context is not known yet (every Signal waits on the graph's lock at the server).
       notify: { workflowId: this.header.id, remoteTask: !request.contextId, requests: false, settled: true },
@@ -441,6 +459,7 @@ export class GraphState {
   /** Adds a validated follow-up. A refinement depends on the node it refines, so it is a new task referencing it. */
   addFollowUp(spec: GraphNodeSpec): GraphNodeRecord {
     const node = normalizeNode(spec);
+    this.labels = undefined;
     this.specChars += JSON.stringify(node).length;
     const i = this.add(node);
     const blocker = this.deps(i).find((d) => this.codes[d] !== 'A' && this.codes[d] !== 'P' && this.codes[d] !== 'R');

@@ -9,7 +9,8 @@ import { InvalidRequestError, RequestRefusedError } from '../../src/client/baton
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
 import { DATA_USE_EXTENSION } from '../../src/shared/data-use';
 import type { DelegationRecord } from '../../src/shared/delegation-types';
-import { batonFor, loopbackAgent, withWorker } from '../helpers/temporal';
+import { batonFor, loopbackAgent, withWorker, type TestWorkerContext } from '../helpers/temporal';
+import { GraphClient } from '../../src/client/graph-client';
 import { recordingDesk, type Received } from '../helpers/recording-desk';
 
 const labelled = (text: string, label: string) => ({ text, metadata: { [DATA_USE_EXTENSION]: { label }, note: 'kept' } });
@@ -179,6 +180,53 @@ describe('data labels and agent clearance', () => {
           err instanceof InvalidRequestError && /^part 1's data-use metadata is malformed \(label: must be a label name/.test(err.message),
       );
       assert.equal((await baton.list({})).length, before, 'nothing was started');
+    });
+  });
+  it('a graph node inherits the labels of the nodes it depends on; an edge to an uncleared agent is refused', async () => {
+    const graphsFor = (ctx: TestWorkerContext) =>
+      new GraphClient(ctx.client.connection, {
+        namespace: ctx.client.options.namespace,
+        taskQueue: ctx.taskQueue,
+        caller: { tenant: 'acme', user: 'ops-1' },
+      });
+    await withWorker(agents(), async (ctx) => {
+      const graphs = graphsFor(ctx);
+      const baton = batonFor(ctx);
+      const refused = await graphs.start({
+        nodes: [
+          { id: 'a', agent: 'cleared-desk', parts: [labelled('the ledger', 'confidential')] },
+          { id: 'b', agent: 'open-desk', text: 'Summarize the ledger for the newsletter', dependsOn: ['a'] },
+        ],
+      });
+      await assert.rejects(graphs.result(refused), (err: Error & { cause?: Error }) =>
+        /^the graph spec is not valid: edge a → b carries data labelled confidential to agent open-desk, which is cleared only for public \(agents\.open-desk\.clearance\)$/.test(
+          err.cause?.message ?? '',
+        ),
+      );
+      assert.ok(!sentTexts().includes('the ledger'), 'no node ran');
+
+      const id = await graphs.start({
+        nodes: [
+          { id: 'a', agent: 'cleared-desk', parts: [labelled('the rota', 'internal')] },
+          { id: 'b', agent: 'cleared-desk', text: 'Who is on call?', dependsOn: ['a'] },
+        ],
+      });
+      assert.equal((await graphs.result(id)).outcome?.kind, 'ACCEPTED');
+      const b = await baton.show(`${id}/b`);
+      assert.deepEqual(b.turns[0]?.dataUse, { labels: ['internal'], conveyed: false }, "b's request inherits a's label");
+
+      const open = await graphs.start({
+        nodes: [
+          { id: 'a', agent: 'cleared-desk', parts: [labelled('held', 'internal')] },
+          // b asks a question and waits: the graph is still running when the follow-up comes.
+          { id: 'b', agent: 'cleared-desk', text: 'ask who is on call', dependsOn: ['a'] },
+        ],
+      });
+      await assert.rejects(
+        graphs.addFollowUp(open, { id: 'c', agent: 'open-desk', text: 'Post it', dependsOn: ['a'] }),
+        /edge a → c carries data labelled internal to agent open-desk, which is cleared only for public/,
+      );
+      await graphs.cancel(open, 'the test is done');
     });
   });
 });

@@ -10,12 +10,14 @@ import {
   refuseData,
   refuseDataUseShape,
   refuseForward,
+  refuseInherited,
   withDataUse,
   withEffectiveLabels,
   withoutDataUse,
   type DataUseRules,
 } from '../../src/shared/data-use';
 import { DataTermsSchema } from '../../src/shared/data-use-types';
+import { graphCarriesDataUse, graphLabels, refuseGraphData } from '../../src/shared/graph-data-use';
 
 const labelled = (text: string, use: unknown): Part => ({ text, metadata: { [DATA_USE_EXTENSION]: use } });
 const rules: DataUseRules = {
@@ -195,5 +197,55 @@ describe('a served service honours a caller’s terms (refuseForward)', () => {
       /does not declare the agents it passes data to \(serve\.services\.app\.dataUse\.forwardsTo\)/,
     );
     assert.equal(refuseForward(terms({ forwarding: 'any' }), 'app', undefined, rules), undefined);
+  });
+});
+
+describe('labels across a graph (graphLabels, refuseGraphData)', () => {
+  const node = (id: string, agent: string, opts: { label?: string; dependsOn?: string[]; refines?: string } = {}) => ({
+    id,
+    agent,
+    ...(opts.label ? { parts: [labelled(id, { label: opts.label })] } : { text: id }),
+    dependsOn: opts.dependsOn ?? [],
+    ...(opts.refines ? { refines: opts.refines } : {}),
+  });
+  const nodes = [
+    node('a', 'ledger', { label: 'confidential' }),
+    node('b', 'ledger', { dependsOn: ['a'] }),
+    node('c', 'press', { dependsOn: ['b'] }),
+    node('d', 'press', { label: 'public' }),
+  ];
+  it('inherits what every node upstream had, transitively, naming the node it came from', () => {
+    const labels = graphLabels(nodes);
+    assert.deepEqual(labels.get('c'), { own: [], inherited: [{ label: 'confidential', from: 'a' }] });
+    assert.deepEqual(labels.get('d'), { own: ['public'], inherited: [] });
+    assert.deepEqual(graphLabels([node('a', 'x', { label: 'internal' }), node('r', 'x', { refines: 'a' })]).get('r')?.inherited, [
+      { label: 'internal', from: 'a' },
+    ]);
+    assert.deepEqual(graphLabels(nodes, 'internal').get('b')?.own, ['internal'], 'an unlabelled request counts as dataUse.unlabelled');
+  });
+  it('refuses the edge that carries data to an agent not cleared for it, and a node whose own request is not cleared', () => {
+    const clearance = {
+      labels: ['public', 'internal', 'confidential'],
+      cleared: { ledger: ['public', 'confidential'], press: ['public'] },
+    };
+    assert.deepEqual(refuseGraphData(nodes, nodes, clearance), [
+      'edge a → c carries data labelled confidential to agent press, which is cleared only for public (agents.press.clearance)',
+    ]);
+    assert.deepEqual(refuseGraphData([node('e', 'press', { label: 'internal' })], nodes, clearance), [
+      'node e: its request is labelled internal, and agent press is cleared only for public (agents.press.clearance)',
+    ]);
+    assert.match(
+      refuseGraphData([node('f', 'press', { label: 'secret' })], nodes, clearance)[0] ?? '',
+      /label.*secret, which is not one of dataUse\.labels/,
+    );
+    assert.equal(graphCarriesDataUse([node('g', 'x')]), false);
+    assert.equal(graphCarriesDataUse(nodes), true);
+  });
+  it('checks a node’s inherited labels at the worker too (refuseInherited)', () => {
+    assert.equal(refuseInherited([{ label: 'internal', from: 'a' }], 'x', ['public', 'internal']), undefined);
+    assert.match(
+      refuseInherited([{ label: 'personal', from: 'a' }], 'x', ['public']) ?? '',
+      /inherits data labelled personal from node a, and agent x is cleared only for public/,
+    );
   });
 });
