@@ -491,7 +491,7 @@ export class DelegationRun {
 
   /** Records a turn that went out: the first (`queued` undefined) or an answer. */
   private sent(queued: QueuedTurn | undefined, messageId: string, sent: SendOutcome): void {
-    if (queued) this.state.answered(queued.requestId, messageId, sent.sentAt, saidIn(queued));
+    if (queued) this.state.answered(queued.requestId, messageId, sent.sentAt, saidIn(queued), queued.by);
     else this.state.turnSent(messageId, sent.sentAt, this.input.parts);
     if (sent.dataUse) this.state.turnDataUse(messageId, sent.dataUse);
     if (sent.reconciliation) this.state.reconciled(messageId, sent.reconciliation);

@@ -2,6 +2,7 @@
  * How the CLI prints: `--json` gives machine-readable JSON on stdout; otherwise short lines for people.
  * Agent-provided text is printed as data, quoted, never interpreted.
  */
+import { principalsOf, type AuditTrail } from '../shared/audit-trail';
 import type { DelegationRecord } from '../shared/delegation-types';
 
 export function printJson(value: unknown): void {
@@ -43,6 +44,15 @@ export function formatRecord(r: DelegationRecord): string {
     `status      ${r.status}`,
     `started by  Baton ${r.batonVersion ? `v${r.batonVersion}` : 'before 0.2'}`,
   ];
+  // The three principals (docs/data-use.md): who raised it, who delegates, who does the work.
+  const who = principalsOf(r);
+  lines.push(`principals  ${who.user} → ${who.service} → ${who.agent}`);
+  r.turns.forEach((t, i) => {
+    const use = t.dataUse
+      ? `, labels ${t.dataUse.labels.join(', ') || 'none'}, terms ${t.dataUse.conveyed ? `sent${t.dataUse.acknowledged === undefined ? '' : t.dataUse.acknowledged ? ' (acknowledged)' : ' (not acknowledged)'}` : 'not sent'}`
+      : '';
+    lines.push(`turn ${String(i + 1).padEnd(7)}${t.sentAt} by ${t.by ?? `${r.tenant}/${r.owner}`}${use}`);
+  });
   if (r.outcome)
     lines.push(`outcome     ${r.outcome.kind}`, ...r.outcome.reasons.map((reason) => `            - ${JSON.stringify(reason)}`));
   if (r.remote.taskId) lines.push(`remote      task ${r.remote.taskId}, context ${r.remote.contextId ?? '?'}, ${r.remote.state ?? '?'}`);
@@ -62,6 +72,21 @@ export function formatRecord(r: DelegationRecord): string {
   if (r.reply) lines.push(`reply       message ${r.reply.messageId} (${r.reply.parts.length} part(s))`);
   for (const a of r.artifacts) {
     lines.push(`artifact    ${a.name ?? '(unnamed)'} ${a.artifactId} ${a.mediaType ?? ''} ${a.size} B sha256:${a.sha256.slice(0, 16)}…`);
+  }
+  return lines.join('\n');
+}
+
+/** The audit trail as lines: the principals, then one line per entry, oldest first. */
+export function formatAudit(trail: AuditTrail): string {
+  const lines = [
+    `delegation  ${trail.id}`,
+    `user        ${trail.principals.user}`,
+    `service     ${trail.principals.service}`,
+    `agent       ${trail.principals.agent}`,
+  ];
+  for (const e of trail.entries) {
+    const use = e.dataUse ? ` [labels ${e.dataUse.labels.join(', ') || 'none'}; terms ${e.dataUse.conveyed ? 'sent' : 'not sent'}]` : '';
+    lines.push(`${e.at}  ${e.kind.padEnd(9)} ${e.from} → ${e.to}: ${e.what}${e.sha256 ? ` sha256:${e.sha256.slice(0, 16)}…` : ''}${use}`);
   }
   return lines.join('\n');
 }

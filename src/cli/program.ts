@@ -21,6 +21,7 @@ import { serveCommand } from './commands/serve';
 import { setupCommand } from './commands/setup';
 import { listCommand } from './commands/list';
 import { showCommand } from './commands/show';
+import { auditCommand } from './commands/audit';
 import { answerCommand, authorizeCommand, cancelCommand, reviewCommand } from './commands/steer';
 import { watchCommand } from './commands/watch';
 import { graphAddCommand, graphCancelCommand, graphListCommand, graphRunCommand, graphShowCommand } from './commands/graph';
@@ -204,6 +205,13 @@ program
   .argument('<id>', 'delegation id')
   .option('--json', 'print JSON')
   .action((id: string, o: { json?: boolean }) => run(() => showCommand(id, { ...o, ...globals() })));
+
+program
+  .command('audit')
+  .description('who sent what to whom in a delegation (its three principals), with digests, from its history')
+  .argument('<id>', 'delegation id')
+  .option('--json', 'print JSON')
+  .action((id: string, o: { json?: boolean }) => run(() => auditCommand(id, { ...o, ...globals() })));
 
 program
   .command('answer')

@@ -28,6 +28,8 @@ import {
 import { describeIssues } from '../config/load';
 import { refuseDataUseShape, withDataUse, type DataUse } from '../shared/data-use';
 import { DataUseSchema } from '../shared/data-use-types';
+import type { AuditTrail } from '../shared/audit-trail';
+import { readAuditTrail } from './delegation-audit';
 import type { DelegationWorkflow } from '../../workflows/messages';
 import { readRecord } from '../shared/record-version';
 import { FIRST_SEND_FLAGS } from '../shared/delegation-state';
@@ -385,6 +387,16 @@ export class BatonClient {
       if (done(record)) return record;
       await changes.changed({ maxWaitMs: 5_000, failPauseMs: intervalMs });
     }
+  }
+
+  /**
+   * Who sent what to whom, with digests, from the delegation's history (docs/data-use.md): the request
+   * and every answer with its sender, what the agent sent back, steering and the outcome, under the
+   * three principals. Another tenant's delegation is not found, as for `show`.
+   */
+  async audit(id: string): Promise<AuditTrail> {
+    const record = await this.show(id);
+    return this.call(() => readAuditTrail(this.client, id, record));
   }
 
   /** Answers the pending input request; resolves once the answer went out to the agent. */

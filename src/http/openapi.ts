@@ -319,6 +319,7 @@ export function openApiDocument(): Record<string, unknown> {
     paths: {
       ...callerPaths(),
       ...delegationPaths(),
+      ...auditPaths(),
       ...steeringPaths(),
       ...graphPaths(),
     },
@@ -420,6 +421,57 @@ function delegationPaths(): Record<string, unknown> {
             description: 'An event stream; `data` is JSON: the record for `status`, `{id, outcome}` for `settled`, an Error for `error`.',
             content: { 'text/event-stream': { schema: { type: 'string' } } },
           },
+          ...errors(401, 404, 503),
+        },
+      },
+    },
+  };
+}
+
+/** A delegation's audit trail (docs/data-use.md). */
+function auditPaths(): Record<string, unknown> {
+  return {
+    '/delegations/{id}/audit': {
+      get: {
+        operationId: 'auditDelegation',
+        summary:
+          'Who sent what to whom, with digests, from the history: the three principals and one entry per turn, artifact, steering and outcome',
+        parameters: [idParam],
+        responses: {
+          '200': json(
+            {
+              type: 'object',
+              required: ['id', 'principals', 'entries'],
+              properties: {
+                id: { type: 'string' },
+                principals: {
+                  type: 'object',
+                  properties: { user: { type: 'string' }, service: { type: 'string' }, agent: { type: 'string' } },
+                },
+                entries: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    required: ['at', 'kind', 'from', 'to', 'via', 'what'],
+                    properties: {
+                      at: { type: 'string', format: 'date-time' },
+                      kind: {
+                        type: 'string',
+                        enum: ['request', 'answer', 'authorize', 'review', 'cancel', 'artifact', 'reply', 'outcome'],
+                      },
+                      from: { type: 'string' },
+                      to: { type: 'string' },
+                      via: { type: 'string' },
+                      what: { type: 'string' },
+                      sha256: { type: 'string' },
+                      dataUse: { type: 'object' },
+                    },
+                  },
+                },
+              },
+            },
+            'The audit trail',
+          ),
           ...errors(401, 404, 503),
         },
       },

@@ -34,7 +34,10 @@ const MAX_REFUSED_SIGNALS = 50;
 export type NextStep = { kind: 'observe' } | { kind: 'accept' } | { kind: 'end'; outcome: Outcome } | { kind: 'interrupted' };
 
 /** An admitted answer waiting to go out as the next turn: parts, or a credential by name. */
-export type QueuedTurn = { requestId: string; kind: 'input'; parts: Part[] } | { requestId: string; kind: 'auth'; credential: string };
+export type QueuedTurn = ({ requestId: string; kind: 'input'; parts: Part[] } | { requestId: string; kind: 'auth'; credential: string }) & {
+  /** Who sent it (`tenant/user`), for the record's three principals; unset in turns queued before 1.0. */
+  by?: string;
+};
 
 /** What every starter puts in a delegation's input for 0.9.0 workers in a rolling upgrade (see `resolveInSend`). */
 export const FIRST_SEND_FLAGS = { resolveInSend: true, sendInFirstTask: true } as const;
@@ -267,13 +270,15 @@ export class DelegationState {
     return turnMessageId(this.record.id, this.record.turns.length + 1);
   }
 
-  turnSent(messageId: string, sentAt: string, parts?: Part[], question?: Part[]): void {
+  turnSent(messageId: string, sentAt: string, parts?: Part[], question?: Part[], by?: string): void {
     this.run.workingLong = false; // a new turn: the task may be quick again
     this.record.turns.push({
       messageId,
       sentAt,
       ...(parts ? { parts: keptTurnParts(parts) } : {}),
       ...(question ? { question: keptTurnParts(question) } : {}),
+      // The first turn is the owner's; an answer names whoever sent it (another user of the tenant, say).
+      ...(by ? { by } : {}),
     });
   }
 
@@ -417,7 +422,8 @@ export class DelegationState {
       const why =
         this.refuseAnswer('input', parsed.data.requestId, parsed.data.caller) ??
         refuseAnswerData(parsed.data.parts, this.record.agent.name, this.record.agent.clearance);
-      return why ? { refused: why } : { turn: { requestId: parsed.data.requestId, kind: 'input', parts: parsed.data.parts } };
+      const by = `${parsed.data.caller.tenant}/${parsed.data.caller.user}`;
+      return why ? { refused: why } : { turn: { requestId: parsed.data.requestId, kind: 'input', parts: parsed.data.parts, by } };
     }
     const parsed = delegationSchemas().AuthorizeSchema.safeParse(payload);
     if (!parsed.success) {
@@ -429,7 +435,8 @@ export class DelegationState {
       return { refused: invalid('authorize', parsed.error) };
     }
     const why = this.refuseAnswer('auth', parsed.data.requestId, parsed.data.caller) ?? this.refuseCredential(parsed.data.credential);
-    return why ? { refused: why } : { turn: { requestId: parsed.data.requestId, kind: 'auth', credential: parsed.data.credential } };
+    const by = `${parsed.data.caller.tenant}/${parsed.data.caller.user}`;
+    return why ? { refused: why } : { turn: { requestId: parsed.data.requestId, kind: 'auth', credential: parsed.data.credential, by } };
   }
 
   /** Why the agent's entry does not allow credential `name` for this delegation, or undefined (unknown: resolved by an older worker). */
@@ -465,10 +472,10 @@ export class DelegationState {
   }
 
   /** Records that the answer to `requestId` went out as `messageId`, and clears the pending request. */
-  answered(requestId: string, messageId: string, sentAt: string, parts?: Part[]): void {
+  answered(requestId: string, messageId: string, sentAt: string, parts?: Part[], by?: string): void {
     this.sentFor.set(requestId, messageId);
     const pending = this.record.pending;
-    this.turnSent(messageId, sentAt, parts, pending?.requestId === requestId ? pending.prompt : undefined);
+    this.turnSent(messageId, sentAt, parts, pending?.requestId === requestId ? pending.prompt : undefined, by);
     this.answeredKey = pending?.statusKey;
     this.record.pending = null;
     this.record.status = 'REMOTE_ACTIVE';

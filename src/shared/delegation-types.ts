@@ -333,6 +333,8 @@ export interface Turn {
   parts?: Part[];
   /** The agent's question this turn answered (untrusted data, as the agent said it). */
   question?: Part[];
+  /** Who sent an answer (`tenant/user`): one of the three principals (docs/data-use.md); unset for the first turn, the owner's. */
+  by?: string;
   /** The turn's data labels, whether its terms went to the agent and whether it acknowledged them (docs/data-use.md). */
   dataUse?: { labels: string[]; conveyed: boolean; acknowledged?: boolean };
 }

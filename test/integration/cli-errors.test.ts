@@ -176,6 +176,28 @@ describe('expected failures, as processes', () => {
         );
 
         saysOneLine(await runCli(['cancel', id], env), 1, new RegExp(`^baton: delegation ${id} refused: it has already settled$`));
+        // The three principals, and the audit trail from the history (docs/data-use.md).
+        const shown = await runCli(['show', id], env);
+        assert.match(
+          shown.stdout,
+          /^principals {2}user acme\/ops-1 → Baton for tenant acme → agent refusing-vendor \(card sha256 [0-9a-f]{16}…\)$/m,
+        );
+        assert.match(shown.stdout, /^turn 1 {6}\S+ by acme\/ops-1$/m);
+        const audited = await runCli(['audit', id, '--json'], env);
+        assert.equal(audited.code, 0, audited.stderr);
+        const trail = JSON.parse(audited.stdout) as { entries: { kind: string; from: string }[] };
+        assert.deepEqual(
+          trail.entries.map((e) => [e.kind, e.from]),
+          [
+            ['request', 'user acme/ops-1'],
+            ['outcome', 'Baton for tenant acme'],
+          ],
+        );
+        assert.match(
+          (await runCli(['audit', id], env)).stdout,
+          /request {3}user acme\/ops-1 → agent refusing-vendor .*: turn 1: the request, 1 part sha256:[0-9a-f]{16}…/,
+        );
+        saysOneLine(await runCli(['audit', 'dlg-no-such-thing'], env), 1, /^baton: no delegation with id dlg-no-such-thing$/);
         // An id Baton made is not one a caller may choose (ids a caller chooses are kept within its tenant).
         saysOneLine(
           await runCli(['delegate', '--agent', 'refusing-vendor', '--text', 'again', '--id', id], env),

@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { InvalidRequestError, RequestRefusedError } from '../../src/client/baton-client';
+import { createHash } from 'node:crypto';
+import { DelegationNotFoundError, InvalidRequestError, RequestRefusedError } from '../../src/client/baton-client';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
 import { DATA_USE_EXTENSION } from '../../src/shared/data-use';
 import type { DelegationRecord } from '../../src/shared/delegation-types';
@@ -147,9 +148,39 @@ describe('data labels and agent clearance', () => {
       );
       assert.equal(received.length, before, 'nothing was sent');
       assert.equal((await baton.show(id)).pending?.requestId, requestId, 'still waiting for the same request');
-      await baton.answer(id, requestId, [labelled('CC-104', 'internal')]);
-      assert.equal((await baton.result(id)).outcome?.kind, 'ACCEPTED');
+      // Another user of the tenant answers: the record and the audit trail say who.
+      const answer = [labelled('CC-104', 'internal')];
+      await batonFor(ctx, 'acme', 'ops-2').answer(id, requestId, answer);
+      const record = await baton.result(id);
+      assert.equal(record.outcome?.kind, 'ACCEPTED');
       assert.deepEqual(received.at(-1)?.parts, [{ text: 'CC-104', metadata: { note: 'kept' } }]);
+      assert.deepEqual(
+        record.turns.map((t) => t.by),
+        [undefined, 'acme/ops-2'],
+      );
+
+      // The audit trail, from the history: who sent what to whom, with digests.
+      const trail = await baton.audit(id);
+      const sha = (v: unknown) => createHash('sha256').update(JSON.stringify(v)).digest('hex');
+      assert.deepEqual(trail.principals, {
+        user: 'user acme/ops-1',
+        service: 'Baton for tenant acme',
+        agent: `agent cleared-desk (card sha256 ${record.agent.cardSha256?.slice(0, 16)}…)`,
+      });
+      assert.deepEqual(
+        trail.entries.map((e) => [e.kind, e.from, e.to]),
+        [
+          ['request', 'user acme/ops-1', trail.principals.agent],
+          ['answer', 'user acme/ops-2', trail.principals.agent],
+          ['artifact', trail.principals.agent, 'user acme/ops-1'],
+          ['outcome', 'Baton for tenant acme', 'user acme/ops-1'],
+        ],
+      );
+      assert.equal(trail.entries[0]?.sha256, sha([{ text: 'ask me' }]), 'the request, as the history holds it');
+      assert.equal(trail.entries[1]?.sha256, sha(answer));
+      assert.deepEqual(trail.entries[1]?.dataUse, { labels: ['internal'], conveyed: false });
+      assert.equal(trail.entries[2]?.sha256, record.artifacts[0]?.sha256);
+      await assert.rejects(batonFor(ctx, 'globex', 'ops-1').audit(id), DelegationNotFoundError, "another tenant's is not found");
     });
   });
 

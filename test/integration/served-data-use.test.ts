@@ -107,6 +107,14 @@ describe('served agents honour a caller’s data-use terms (official Python clie
         assert.deepEqual(forwarded?.header, [DATA_USE_EXTENSION]);
         const record = await batonFor(ctx).show(seen.cleared.taskId ?? '');
         assert.deepEqual(record.turns[0]?.dataUse, { labels: ['confidential'], conveyed: true, acknowledged: true });
+        // The forward on the audit trail: the caller's message, through the served agent, to the agent.
+        const trail = await batonFor(ctx).audit(seen.cleared.taskId ?? '');
+        assert.equal(trail.principals.service, 'Baton for tenant acme, as served agent gateway');
+        assert.deepEqual(
+          [trail.entries[0]?.kind, trail.entries[0]?.from, trail.entries[0]?.to],
+          ['request', 'user acme/ops-1', trail.principals.agent],
+        );
+        assert.match(trail.principals.agent, /^agent declaring-desk \(card sha256 [0-9a-f]{16}…\)$/);
 
         // Refused with a typed A2A error naming the rule, nothing started.
         assert.equal(seen.noForwarding.error, 'UnsupportedOperationError', JSON.stringify(seen.noForwarding));

@@ -112,6 +112,14 @@ describe('web app in Chromium', () => {
           'the artifact digest is shown',
         );
         assert.doesNotMatch(await page.locator('main').innerText(), /\bnull\b|\bundefined\b/, 'absent parts are not printed');
+        // The three principals (docs/data-use.md), and who sent each turn.
+        assert.match(
+          (await page.locator('[data-field="principals"]').innerText()).replace(/\s+/g, ' '),
+          new RegExp(
+            `User acme/ops-1 .*Service Baton for tenant acme .*Agent service ${record.agent.name} card ${record.agent.cardSha256?.slice(0, 16)}`,
+          ),
+        );
+        assert.match(await page.locator('[data-field="turns"]').innerText(), /by acme\/ops-1[\s\S]*by acme\/ops-1/);
 
         // Download saves the artifact's bytes as a file: the ones its digest describes.
         const artifact = record.artifacts[0];

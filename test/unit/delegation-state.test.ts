@@ -222,7 +222,7 @@ describe('DelegationState: turns, contract, steering payloads', () => {
     const s = new DelegationState('d1', input);
     s.observed(asked('t1'));
     assert.deepEqual(s.admit('input', { requestId: 'd1/request-1', parts: [{ text: 'SN-1' }], caller }), {
-      turn: { requestId: 'd1/request-1', kind: 'input', parts: [{ text: 'SN-1' }] },
+      turn: { requestId: 'd1/request-1', kind: 'input', parts: [{ text: 'SN-1' }], by: 'acme/ops-2' },
     });
     assert.match((s.admit('input', { requestId: 'd1/request-1', parts: [], caller }) as { refused: string }).refused, /^invalid answer: /);
     assert.match(
@@ -245,7 +245,7 @@ describe('DelegationState: turns, contract, steering payloads', () => {
     askAuth(s);
     assert.deepEqual(s.record.pending?.credentials, ['erp']);
     assert.deepEqual(s.admit('auth', { requestId: 'd1/request-1', credential: 'erp', caller }), {
-      turn: { requestId: 'd1/request-1', kind: 'auth', credential: 'erp' },
+      turn: { requestId: 'd1/request-1', kind: 'auth', credential: 'erp', by: 'acme/ops-2' },
     });
     assert.deepEqual(s.admit('auth', { requestId: 'd1/request-1', credential: 'push', caller }), {
       refused: 'credential "push" is not one this delegation may send; agent supplier-qa accepts erp',

@@ -86,6 +86,19 @@ function renderDelegation(r, signal, rerender) {
         ),
         graphId ? h('a', { href: `#/g/${encodeURIComponent(graphId)}` }, `Graph ${graphId}`) : null,
       ),
+      // The three principals (docs/data-use.md): who raised it, who delegates, who does the work.
+      h(
+        'div',
+        { class: 'meta muted', 'data-field': 'principals' },
+        h('span', {}, `User ${r.tenant}/${r.owner}`),
+        h('span', {}, `Service Baton for tenant ${r.tenant}${graphId ? `, for graph ${graphId}` : ''}`),
+        h(
+          'span',
+          {},
+          `Agent service ${r.agent.name}`,
+          r.agent.cardSha256 ? h('code', {}, ` card ${r.agent.cardSha256.slice(0, 16)}…`) : null,
+        ),
+      ),
       r.outcome
         ? h(
             'div',
@@ -140,8 +153,24 @@ function renderDelegation(r, signal, rerender) {
     h('h2', {}, 'Turns sent'),
     h(
       'ol',
-      {},
-      r.turns.map((t) => h('li', {}, h('code', {}, t.messageId), ' ', h('span', { class: 'muted' }, when(t.sentAt)))),
+      { 'data-field': 'turns' },
+      r.turns.map((t) =>
+        h(
+          'li',
+          {},
+          h('code', {}, t.messageId),
+          ' ',
+          h('span', { class: 'muted' }, when(t.sentAt)),
+          ` by ${t.by || `${r.tenant}/${r.owner}`}`,
+          t.dataUse
+            ? h(
+                'span',
+                { class: 'muted', 'data-field': 'turn-data-use' },
+                ` · labels ${t.dataUse.labels.join(', ') || 'none'} · terms ${t.dataUse.conveyed ? (t.dataUse.acknowledged ? 'sent, acknowledged' : 'sent') : 'not sent'}`,
+              )
+            : null,
+        ),
+      ),
     ),
     h('h2', {}, 'Artifacts'),
     artifactsTable(r.id, r.artifacts),

@@ -57,6 +57,11 @@ export function delegationRoutes(api: Router, kit: RouteKit): void {
     handle(async (req, res) => void res.json(await kit.as(req).baton.show(idOf(req)))),
   );
 
+  api.get(
+    '/delegations/:id/audit',
+    handle(async (req, res) => void res.json(await kit.as(req).baton.audit(idOf(req)))),
+  );
+
   api.get('/delegations/:id/artifacts/:artifactId/content', handle(artifactContent(kit)));
   api.get('/delegations/:id/events', handle(statusEvents(kit)));
 
