@@ -11,6 +11,7 @@ import { TEMPORAL_CLI_VERSION } from '../src/runtime/temporal-server';
 import { withGraphSection } from './large-graph';
 import { withLongTaskSection } from './long-tasks';
 import { withIdentitySection } from './identity-cost';
+import { withDataUseSection } from './data-use-cost';
 import { withMcpSection } from './mcp-tools';
 import { withServedSection } from './served';
 import { withTelemetrySection } from './telemetry-cost';
@@ -126,9 +127,12 @@ export function writeReport(out: string, report: string[], onCluster: boolean, f
   whole = title >= 0 ? `${whole.slice(0, title)}\n\n${table}\n${whole.slice(title)}` : `${table}\n`;
   writeFileSync(
     out,
-    withIdentitySection(
+    withDataUseSection(
       out,
-      withMcpSection(out, withTelemetrySection(out, withServedSection(out, withGraphSection(out, withLongTaskSection(out, whole))))),
+      withIdentitySection(
+        out,
+        withMcpSection(out, withTelemetrySection(out, withServedSection(out, withGraphSection(out, withLongTaskSection(out, whole))))),
+      ),
     ),
   );
 }

@@ -12,6 +12,7 @@
  *   npm run bench -- --telemetry [--quick] [--cluster]   # only what traces and metrics cost (telemetry-cost.ts)
  *   npm run bench -- --mcp [--quick] [--cluster]         # only what a workflow's MCP tool call costs (mcp-tools.ts)
  *   npm run bench -- --identity [--quick]                # only what OAuth 2.0 to an agent costs (identity-cost.ts)
+ *   npm run bench -- --data-use [--quick]                # only what data labels and terms cost (data-use-cost.ts)
  */
 import type { ServerCost } from './server-cost';
 import { join } from 'node:path';
@@ -23,6 +24,7 @@ import { projectRoot } from '../src/runtime/project-root';
 import { measureEncryption, reportEncryption } from './encryption';
 import { measureHistory, reportHistory, watchPolling } from './history';
 import { measureIdentityCost, writeIdentity } from './identity-cost';
+import { measureDataUseCost, writeDataUse } from './data-use-cost';
 import { measureLargeGraph, writeGraph } from './large-graph';
 import { measureLatency, reportLatency } from './latency';
 import { measureLongTasks, writeLongTasks } from './long-tasks';
@@ -96,6 +98,15 @@ const PARTS: SinglePart[] = [
       return measureIdentityCost({ ...at, say, samples });
     },
     write: writeIdentity,
+  },
+  {
+    flag: 'data-use',
+    run: (o, at) => {
+      const samples = o.quick ? 30 : 200;
+      say(`${samples} delegations each: unlabelled, labelled with terms sent, labelled without them…`);
+      return measureDataUseCost({ ...at, say, samples });
+    },
+    write: writeDataUse,
   },
   {
     flag: 'graph',
@@ -210,6 +221,7 @@ async function main(): Promise<number> {
       telemetry: { type: 'boolean', default: false },
       mcp: { type: 'boolean', default: false },
       identity: { type: 'boolean', default: false },
+      'data-use': { type: 'boolean', default: false },
       out: { type: 'string', default: join(projectRoot(), 'docs', 'BENCHMARKS.md') },
     },
   });

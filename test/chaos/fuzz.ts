@@ -17,6 +17,7 @@ import { StreamEventSchema, TaskSchema, TASK_STATES } from '../../src/shared/a2a
 import { findOneofViolation } from '../../src/shared/wire-checks';
 import { taskIdOfPush } from '../../src/push/push-body';
 import { pushToken, verifyPushToken } from '../../src/push/token';
+import { DATA_USE_EXTENSION, refuseData, refuseForward } from '../../src/shared/data-use';
 
 export interface FuzzReport {
   boundary: string;
@@ -391,5 +392,91 @@ export async function fuzzBoundaries(runs: number): Promise<FuzzReport[]> {
     ),
   );
 
+  reports.push(await fuzzDataUse(runs));
   return reports;
+}
+
+/**
+ * Data labels and terms on parts (docs/data-use.md), as a delegation's turn and as a served agent's
+ * incoming message: the worker's check (`refuseData`) and the served check (`refuseForward`) against
+ * an agent cleared for public and internal. Accepted is checked independently, field by field.
+ */
+async function fuzzDataUse(runs: number): Promise<FuzzReport> {
+  const known = ['skyway-air', 'http://127.0.0.1:1/.well-known/agent-card.json'];
+  const rules = {
+    labels: ['public', 'internal', 'confidential', 'personal'],
+    open: 'public',
+    agents: [{ name: known[0] as string, card: known[1] as string }],
+  };
+  const cleared = ['public', 'internal'];
+  const label = fc.oneof(fc.constantFrom('public', 'internal', 'confidential', 'secret', 'Internal', '', 'a'.repeat(65)), text);
+  const terms = fc.record(
+    {
+      purpose: fc.oneof(fc.constantFrom('audit', '', 'x'.repeat(201)), text),
+      retention: fc.constantFrom('30d', '90s', 'a month', '', '1w'),
+      forwarding: fc.constantFrom('none', 'listed-agents', 'any', 'sometimes'),
+      agents: fc.oneof(fc.array(fc.constantFrom(...known, 'nobody'), { maxLength: 3 }), fc.constant('skyway-air')),
+      actions: fc.oneof(fc.array(fc.constantFrom('summarize', 'translate', 'Do It', ''), { maxLength: 3 }), fc.constant([])),
+      extra: fc.constant(1),
+    },
+    { requiredKeys: [] },
+  );
+  const use = fc.oneof(
+    { weight: 4, arbitrary: fc.record({ label, terms }, { requiredKeys: [] }) },
+    { weight: 1, arbitrary: fc.record({ label, colour: text }, { requiredKeys: ['colour'] }) },
+    { weight: 1, arbitrary: fc.oneof(text, fc.integer(), fc.constant(null), fc.array(text)) },
+  );
+  const part = fc.record({ text, metadata: fc.option(fc.dictionary(fc.constant(DATA_USE_EXTENSION), use), { nil: undefined }) });
+  const label$ = /^[a-z0-9][a-z0-9-]*$/;
+  const action$ = /^[a-z][a-z0-9-]*$/;
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  /** Independently: is this part's data use well formed, cleared for the agent and its agents known? Its label, or undefined. */
+  const valid = (meta: unknown): { ok: boolean; label?: string; forwarding?: string; agents?: string[] } => {
+    if (meta === undefined) return { ok: true };
+    if (!isObject(meta) || Object.keys(meta).some((k) => k !== 'label' && k !== 'terms')) return { ok: false };
+    const l = meta.label;
+    if (l !== undefined && (typeof l !== 'string' || !label$.test(l) || l.length > 64 || !cleared.includes(l))) return { ok: false };
+    const t = meta.terms;
+    if (t === undefined) return { ok: true, ...(l ? { label: l as string } : {}) };
+    if (!isObject(t) || Object.keys(t).some((k) => !['purpose', 'retention', 'forwarding', 'agents', 'actions'].includes(k)))
+      return { ok: false };
+    if (t.purpose !== undefined && (typeof t.purpose !== 'string' || t.purpose.length < 1 || t.purpose.length > 200)) return { ok: false };
+    if (t.retention !== undefined && !(typeof t.retention === 'string' && DurationSchema.safeParse(t.retention).success))
+      return { ok: false };
+    if (t.forwarding !== undefined && !['none', 'listed-agents', 'any'].includes(t.forwarding as string)) return { ok: false };
+    const agents = t.agents;
+    if (agents !== undefined && (!Array.isArray(agents) || agents.length < 1 || t.forwarding !== 'listed-agents')) return { ok: false };
+    if (t.forwarding === 'listed-agents' && agents === undefined) return { ok: false };
+    if (agents && (agents as unknown[]).some((a) => typeof a !== 'string' || !known.includes(a))) return { ok: false };
+    const actions = t.actions;
+    if (
+      actions !== undefined &&
+      (!Array.isArray(actions) || actions.length < 1 || actions.some((a) => typeof a !== 'string' || !action$.test(a)))
+    )
+      return { ok: false };
+    return {
+      ok: true,
+      ...(l ? { label: l as string } : {}),
+      forwarding: t.forwarding as string,
+      ...(agents ? { agents: agents as string[] } : {}),
+    };
+  };
+  return run(
+    'data labels and terms on parts (a turn to an agent, a served message)',
+    runs,
+    fc.tuple(fc.array(part, { minLength: 1, maxLength: 3 }), fc.boolean()),
+    ([parts, served]) => {
+      const target = { name: 'skyway-air', card: known[1] as string, cleared };
+      const refusal = served ? refuseForward(parts, 'gw', [target], rules)?.reason : refuseData(parts, 'skyway-air', cleared, rules);
+      if (refusal) return 'refused';
+      for (const p of parts) {
+        const v = valid(p.metadata?.[DATA_USE_EXTENSION]);
+        if (!v.ok) return { falseSuccess: `accepted ${JSON.stringify(p.metadata)}` };
+        if (served && v.forwarding === 'none') return { falseSuccess: 'forwarded data whose terms forbid it' };
+        if (served && v.forwarding === 'listed-agents' && !v.agents?.some((a) => a === target.name || a === target.card))
+          return { falseSuccess: 'forwarded data to an agent its terms do not list' };
+      }
+      return 'accepted';
+    },
+  );
 }

@@ -28,9 +28,10 @@ export function recordingDesk(received: Received[], declaring = false): DemoAgen
       if (/ask/.test(textOf(ctx.userMessage)) && !ctx.task) {
         bus.publish(statusEvent(ctx.taskId, ctx.contextId, 'TASK_STATE_INPUT_REQUIRED', 'Which cost centre?'));
       } else {
-        bus.publish(
-          artifactEvent(ctx.taskId, ctx.contextId, { artifactId: `${ctx.taskId}-kept`, name: 'kept', parts: [{ text: 'kept' }] }),
-        );
+        // A declaring desk echoes the data use it was sent, part by part.
+        const echoed = (Message.toJSON(ctx.userMessage) as Received).parts.map((p) => p.metadata?.[DATA_USE_EXTENSION] ?? null);
+        const parts = declaring ? [{ text: 'kept' }, { data: { received: echoed } }] : [{ text: 'kept' }];
+        bus.publish(artifactEvent(ctx.taskId, ctx.contextId, { artifactId: `${ctx.taskId}-kept`, name: 'kept', parts }));
         bus.publish(statusEvent(ctx.taskId, ctx.contextId, 'TASK_STATE_COMPLETED'));
       }
       bus.finished();

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { DelegationNotFoundError, InvalidRequestError, RequestRefusedError } from '../../src/client/baton-client';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
 import { DATA_USE_EXTENSION } from '../../src/shared/data-use';
@@ -110,6 +110,11 @@ describe('data labels and agent clearance', () => {
           { labels: ['confidential'], conveyed: true, acknowledged: true },
           `${entry}: acknowledged`,
         );
+        assert.deepEqual(
+          record.artifacts[0]?.parts?.[1]?.data,
+          { received: [{ label: 'confidential', terms }] },
+          `${entry}: the agent echoes what it got`,
+        );
       }
 
       // A card without the extension: refused above public by default; public goes without terms.
@@ -200,17 +205,26 @@ describe('data labels and agent clearance', () => {
       assert.match((await baton.result(forward)).outcome?.reasons[0] ?? '', /terms let it go to nobody, which is no agent in the registry/);
       assert.ok(!sentTexts().includes('secret plan') && !sentTexts().includes('pass it on'));
 
-      const before = (await baton.list({})).length;
+      const ids = [`bad-terms-${randomUUID()}`, `bad-label-${randomUUID()}`];
       await assert.rejects(
-        baton.start({ agent: 'cleared-desk', parts: [{ text: 'x' }], dataUse: { terms: { forwarding: 'listed-agents' } } as never }),
+        baton.start({
+          id: ids[0],
+          agent: 'cleared-desk',
+          parts: [{ text: 'x' }],
+          dataUse: { terms: { forwarding: 'listed-agents' } } as never,
+        }),
         (err: Error) => err instanceof InvalidRequestError && /forwarding: listed-agents needs the agents it lists/.test(err.message),
       );
       await assert.rejects(
-        baton.start({ agent: 'cleared-desk', parts: [{ text: 'x', metadata: { [DATA_USE_EXTENSION]: { label: 'Top Secret' } } }] }),
+        baton.start({
+          id: ids[1],
+          agent: 'cleared-desk',
+          parts: [{ text: 'x', metadata: { [DATA_USE_EXTENSION]: { label: 'Top Secret' } } }],
+        }),
         (err: Error) =>
           err instanceof InvalidRequestError && /^part 1's data-use metadata is malformed \(label: must be a label name/.test(err.message),
       );
-      assert.equal((await baton.list({})).length, before, 'nothing was started');
+      for (const id of ids) await assert.rejects(baton.show(`acme:${id}`), DelegationNotFoundError, 'nothing was started');
     });
   });
   it('a graph node inherits the labels of the nodes it depends on; an edge to an uncleared agent is refused', async () => {

@@ -15,7 +15,9 @@ import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server
 import { projectRoot } from '../../src/runtime/project-root';
 import { DATA_USE_EXTENSION } from '../../src/shared/data-use';
 import { recordingDesk, type Received } from '../helpers/recording-desk';
-import { serveForTest, SKILLS } from '../helpers/served';
+import { serveForTest, SKILLS, TASK_ID_KEY } from '../helpers/served';
+import { servedTaskId } from '../../src/served-tasks/task-id';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { batonFor, loopbackAgent, withWorker } from '../helpers/temporal';
 
 const execFileAsync = promisify(execFile);
@@ -77,9 +79,10 @@ describe('served agents honour a caller’s data-use terms (official Python clie
       });
       const served = await serveForTest(ctx, config, { acme: ACME, globex: GLOBEX });
       try {
+        const prefix = `py-${Date.now()}`;
         const run = await execFileAsync(
           python,
-          [join(projectRoot(), 'test', 'interop', 'python-data-use-client.py'), `${served.api.url}/a2a`, ACME, `py-${Date.now()}`],
+          [join(projectRoot(), 'test', 'interop', 'python-data-use-client.py'), `${served.api.url}/a2a`, ACME, prefix],
           { encoding: 'utf8', timeout: 150_000 },
         ).catch((err: { stderr?: string; message: string }) => assert.fail(`the Python client failed: ${err.stderr ?? err.message}`));
         const seen = JSON.parse(run.stdout) as Seen;
@@ -137,7 +140,18 @@ describe('served agents honour a caller’s data-use terms (official Python clie
         assert.deepEqual(seen.requiredAsked.states, ['TASK_STATE_COMPLETED'], JSON.stringify(seen.requiredAsked));
         const texts = received.flatMap((m) => m.parts.map((p) => p.text));
         for (const refused of ['salaries', 'roadmap', 'merger memo']) assert.ok(!texts.includes(refused), `${refused} reached no agent`);
-        assert.deepEqual((await batonFor(ctx).list({})).length, 2, 'only the two allowed sends started a delegation');
+        // No task exists under the id each refused message would have started.
+        for (const [service, name] of [
+          ['gateway', 'none'],
+          ['gateway', 'unlisted'],
+          ['graph', 'graph'],
+          ['strict-gateway', 'required'],
+        ] as const) {
+          const id = servedTaskId(TASK_ID_KEY, service, { tenant: 'acme', user: 'ops-1' }, `${prefix}-${name}`);
+          await assert.rejects(ctx.client.workflow.getHandle(id).describe(), WorkflowNotFoundError, `${service} ${name}: nothing started`);
+        }
+        const allowed = servedTaskId(TASK_ID_KEY, 'gateway', { tenant: 'acme', user: 'ops-1' }, `${prefix}-cleared`);
+        assert.equal(allowed, seen.cleared.taskId, 'the ids are derived as the served agent derives them');
       } finally {
         await served.close();
       }
