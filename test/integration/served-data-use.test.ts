@@ -31,6 +31,7 @@ type Seen = {
   noForwarding: Sent;
   unlisted: Sent;
   graphClearance: Sent;
+  graphPublic: Sent;
   required: Sent;
   requiredAsked: Sent;
 };
@@ -134,6 +135,15 @@ describe('served agents honour a caller’s data-use terms (official Python clie
         assert.match(
           seen.graphClearance.message ?? '',
           /part 1 is labelled confidential, and agent public-desk, to which service graph passes its request, is cleared only for public/,
+        );
+        // The served graph takes public data: both its agents get it, the terms only where the card declares them.
+        assert.deepEqual(seen.graphPublic.states, ['TASK_STATE_COMPLETED'], JSON.stringify(seen.graphPublic));
+        const toGraph = received.filter((m) => m.parts.some((p) => p.text === 'the canteen menu for the graph'));
+        assert.equal(toGraph.length, 2, 'each node of the served graph got the message');
+        assert.deepEqual(
+          toGraph.map((m) => m.parts.find((p) => p.text === 'the canteen menu for the graph')?.metadata ?? null).sort(),
+          [{ [DATA_USE_EXTENSION]: { label: 'public', terms: { forwarding: 'any' } } }, null].sort(),
+          'with terms to the declaring desk, without them to the other',
         );
         assert.equal(seen.required.error, 'ExtensionSupportRequiredError', JSON.stringify(seen.required));
         assert.match(seen.required.message ?? '', /service strict-gateway requires the data-use extension/);

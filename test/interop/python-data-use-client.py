@@ -78,6 +78,7 @@ async def main(base, token, prefix):
         'noForwarding': await send('gateway', 'none', [labelled('salaries', {'label': 'confidential', 'terms': {'forwarding': 'none'}})], True),
         'unlisted': await send('gateway', 'unlisted', [labelled('roadmap', {'label': 'internal', 'terms': {'forwarding': 'listed-agents', 'agents': ['public-desk']}})], True),
         'graphClearance': await send('graph', 'graph', [labelled('merger memo', {'label': 'confidential'})], True),
+        'graphPublic': await send('graph', 'graph-public', [labelled('the canteen menu for the graph', {'label': 'public', 'terms': {'forwarding': 'any'}})], True),
         'required': await send('strict-gateway', 'required', [Part(text='the canteen menu')], False),
         'requiredAsked': await send('strict-gateway', 'required-asked', [labelled('the canteen menu', {'label': 'public'})], True),
     }
