@@ -18,7 +18,7 @@ import { arcticTours, harborHotel, skywayAir } from '../../src/demo/trip-agents'
 import { connectTemporalClient } from '../../src/runtime/connect';
 
 export const PUSH_SECRET = `cluster-push-${process.pid}`;
-export const API_TOKEN = `cluster-api-${process.pid}`;
+export const API_TOKEN = `cluster-api-token-${process.pid}`;
 
 export interface ClusterStack {
   cluster: RunningCluster;
