@@ -28,6 +28,7 @@ export interface AgentDirectoryDeps {
 export class AgentDirectory {
   private readonly cards = new Map<string, { fetched: FetchedCard; at: number }>();
   private readonly clients = new Map<string, AgentClient>();
+  private rules?: DataUseRules;
 
   constructor(private readonly deps: AgentDirectoryDeps) {}
 
@@ -116,9 +117,9 @@ export class AgentDirectory {
     return client;
   }
 
-  /** The data-use rules every turn is checked against before it is sent (config `dataUse`, docs/data-use.md). */
+  /** The data-use rules every turn is checked against before it is sent (config `dataUse`, docs/data-use.md); made once. */
   get dataUseRules(): DataUseRules {
-    return dataUseRules(this.deps.config);
+    return (this.rules ??= dataUseRules(this.deps.config));
   }
 
   /** The labels `agent` is cleared for (the open label and its entry's `clearance`). */

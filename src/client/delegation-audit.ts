@@ -46,7 +46,10 @@ export async function readAuditTrail(client: Client, id: string, record: Delegat
   if (service) origin.service = service;
   // Refused Signals are in the record; each is taken off one Signal of the same request and sender.
   const refused = new Map<string, number>();
-  for (const r of record.refusedSignals) refused.set(`${r.requestId}\u0000${r.by}`, (refused.get(`${r.requestId}\u0000${r.by}`) ?? 0) + 1);
+  for (const r of record.refusedSignals) {
+    const key = `${r.requestId}\u0000${r.by}`;
+    refused.set(key, (refused.get(key) ?? 0) + 1);
+  }
   const facts: AuditFact[] = [];
   for (const [run, events] of runs.entries()) {
     for (const event of events) {

@@ -42,12 +42,31 @@ function carried(part: Part): unknown {
   return part.metadata?.[DATA_USE_EXTENSION];
 }
 
+type Parsed = ReturnType<ReturnType<typeof dataUseSchemas>['DataUseSchema']['safeParse']>;
+/** Each metadata object parsed once: a turn's checks, conveyance and stripping all read the same parts. */
+const parsedUses = new WeakMap<object, Parsed>();
+
+function parse(raw: unknown): Parsed {
+  if (typeof raw !== 'object' || raw === null) return dataUseSchemas().DataUseSchema.safeParse(raw);
+  let result = parsedUses.get(raw);
+  if (!result) {
+    result = dataUseSchemas().DataUseSchema.safeParse(raw);
+    parsedUses.set(raw, result);
+  }
+  return result;
+}
+
+/** Whether `ref` (a registry name or a card URL) names an agent the rules know. */
+function knowsAgent(rules: Pick<DataUseRules, 'agents'>, ref: string): boolean {
+  return rules.agents.some((a) => a.name === ref || a.card === ref);
+}
+
 /** Why the data-use metadata of `parts` is malformed (the first part that is), or undefined. */
 export function refuseDataUseShape(parts: readonly Part[]): string | undefined {
   for (const [i, part] of parts.entries()) {
     const raw = carried(part);
     if (raw === undefined) continue;
-    const parsed = dataUseSchemas().DataUseSchema.safeParse(raw);
+    const parsed = parse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const at = issue?.path.length ? `${issue.path.join('.')}: ` : '';
@@ -61,7 +80,7 @@ export function refuseDataUseShape(parts: readonly Part[]): string | undefined {
 export function dataUseOf(part: Part): DataUse | undefined {
   const raw = carried(part);
   if (raw === undefined) return undefined;
-  const parsed = dataUseSchemas().DataUseSchema.safeParse(raw);
+  const parsed = parse(raw);
   return parsed.success ? parsed.data : undefined;
 }
 
@@ -117,7 +136,7 @@ export function refuseData(parts: readonly Part[], agent: string, cleared: reado
       return `part ${i + 1} is labelled ${label}${how}, and agent ${agent} is cleared only for ${cleared.join(', ')} (agents.${agent}.clearance); nothing was sent`;
     }
     for (const named of use?.terms?.agents ?? []) {
-      if (!rules.agents.some((a) => a.name === named || a.card === named))
+      if (!knowsAgent(rules, named))
         return `part ${i + 1}'s terms let it go to ${named}, which is no agent in the registry (by name or card URL); nothing was sent`;
     }
   }
@@ -201,9 +220,11 @@ export function refuseInherited(
 /** `parts` as they go to an agent that takes the extension: each with its label, an unlabelled one with `unlabelled` when set. */
 export function withEffectiveLabels(parts: Part[], unlabelled: string | undefined): Part[] {
   if (unlabelled === undefined) return parts;
-  return parts.map((part) =>
-    dataUseOf(part)?.label !== undefined ? part : (withDataUse([part], { ...dataUseOf(part), label: unlabelled })[0] ?? part),
-  );
+  return parts.map((part) => {
+    const own = dataUseOf(part);
+    if (own?.label !== undefined) return part;
+    return { ...part, metadata: { ...part.metadata, [DATA_USE_EXTENSION]: { ...own, label: unlabelled } } };
+  });
 }
 
 /** An agent a served service passes its caller's data to: its registry name, card URL and clearance. */
@@ -242,7 +263,7 @@ export function refuseForward(
       };
     const terms = use?.terms;
     for (const agent of terms?.agents ?? []) {
-      if (!rules.agents.some((a) => a.name === agent || a.card === agent))
+      if (!knowsAgent(rules, agent))
         return { rule: 'unknown-agent', reason: `${at}'s terms let it go to ${agent}, which is no agent this service knows` };
     }
     const restricted = terms?.forwarding === 'none' || terms?.forwarding === 'listed-agents';
