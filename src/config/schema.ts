@@ -628,6 +628,23 @@ export const ApiSchema = z
       .default({ requestsPerMinute: 600, burst: 120 }),
     /** Serve MCP (Streamable HTTP) at `/mcp` for the same callers and tokens (docs/mcp.md). Default true. */
     mcp: z.boolean().default(true),
+    /** AG-UI runs at `/agui` for the same callers and tokens (docs/agui.md). */
+    agui: z
+      .object({
+        /** Serve `/agui`. Default true. */
+        enabled: z.boolean().default(true),
+        /**
+         * Browser origins of AG-UI front ends that call `/agui` directly (CORS; the token travels in the
+         * Authorization header, never a cookie). Default none: a front end on Baton's own origin, or
+         * behind a proxy that serves both.
+         */
+        corsOrigins: z
+          .array(z.url({ message: 'must be an origin such as https://app.example.com' }))
+          .max(20)
+          .default([]),
+      })
+      .strict()
+      .default({ enabled: true, corsOrigins: [] }),
     /**
      * Environment variable with the secret MCP session ids are sealed with (32 characters or more, the
      * same on every replica of `baton ui`), so a host's session goes on when `baton ui` restarts or its
@@ -1061,6 +1078,7 @@ export const ConfigSchema = z
       issuers: [],
       rateLimit: { requestsPerMinute: 600, burst: 120 },
       mcp: true,
+      agui: { enabled: true, corsOrigins: [] },
       mcpSessionKeyFromEnv: 'BATON_MCP_SESSION_KEY',
       limits: LIMIT_DEFAULTS,
       streamRideOut: '2m',

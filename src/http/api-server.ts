@@ -22,6 +22,7 @@ import { delegationRoutes } from './routes/delegations';
 import { graphRoutes } from './routes/graphs';
 import { inboxRoutes } from './routes/inbox';
 import { mountMcp } from './routes/mcp';
+import { mountAgui, type AguiOptions } from './routes/agui';
 import type { CallerTokens } from '../auth/caller-tokens';
 import type { Callers } from '../auth/callers';
 import { apiPermission, type Principal } from '../auth/permissions';
@@ -70,6 +71,8 @@ export interface ApiServerOptions {
    * key for session ids (default: one of this process, so sessions end with it). Default: not served.
    */
   mcp?: { agents: Record<string, AgentEntry>; sessionKey?: Buffer };
+  /** Serve AG-UI runs at `/agui` (docs/agui.md) for the same callers: delegations to these agents, graphs, these served agents. Default: not served. */
+  agui?: AguiOptions;
 }
 
 export function createApiApp(opts: ApiServerOptions): express.Express & { closeSessions(): Promise<void> } {
@@ -185,6 +188,7 @@ export function createApiApp(opts: ApiServerOptions): express.Express & { closeS
   const { jwks } = opts;
   if (jwks) app.get('/.well-known/jwks.json', (_req, res, next) => void jwks().then((k) => res.json(k), next));
   if (opts.mcp) app.closeSessions = mountMcp(app, authenticate, kit, opts, opts.mcp);
+  if (opts.agui) mountAgui(app, authenticate, kit, opts.agui);
   if (opts.servedAgents) app.use('/a2a', opts.servedAgents);
   if (opts.codec) app.use('/codec', codecRouter(opts.codec));
 

@@ -5,6 +5,7 @@
  * (metadata values and data in base64). It acts only for a known token: `Authorization: Bearer`, or,
  * for a Web UI that sends no header (the dev server's), the path segment before `/decode`.
  */
+import { corsFor } from './cors';
 import { timingSafeEqual } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Payload, PayloadCodec } from '@temporalio/common';
@@ -115,25 +116,16 @@ export function codecRouter(opts: CodecServerOptions): express.Router {
     for (const d of digests) if (timingSafeEqual(d, given)) found = true;
     return found;
   };
-  const origins = new Set(opts.corsOrigins.map((o) => new URL(o).origin));
   const log = opts.logger.child({ component: 'codec-server' });
   const router = express.Router();
 
-  router.use((req, res, next) => {
+  router.use((_req, res, next) => {
     res.setHeader('Cache-Control', 'no-store');
-    const origin = req.get('origin');
-    if (origin && origins.has(origin)) {
-      res.setHeader('Access-Control-Allow-Origin', origin);
-      res.setHeader('Vary', 'Origin');
-      res.setHeader('Access-Control-Allow-Methods', 'POST, OPTIONS');
-      res.setHeader('Access-Control-Allow-Headers', 'Content-Type, X-Namespace, Authorization');
-      res.setHeader('Access-Control-Allow-Credentials', 'true');
-      res.setHeader('Access-Control-Max-Age', '600');
-    }
-    // A preflight carries no credentials: answered for everyone, and only allowed origins get the headers.
-    if (req.method === 'OPTIONS') return void res.status(204).end();
     next();
   });
+  router.use(
+    corsFor(opts.corsOrigins, { methods: 'POST, OPTIONS', headers: 'Content-Type, X-Namespace, Authorization', credentials: true }),
+  );
   const maxBytes = opts.maxRequestBytes ?? 4 * 1024 * 1024;
   const budget = opts.budget ?? defaultBudget();
   const turns = new Turns(opts.maxConcurrent ?? 4, 64);

@@ -107,6 +107,9 @@ export async function startUi(
         : {}),
       ...(codecServer ? { codec: { ...codecServer, budget: gate.budget } } : {}),
       ...(serving ? { servedAgents: serving.router } : {}),
+      ...(config.api.agui.enabled
+        ? { agui: { agents: config.agents, corsOrigins: config.api.agui.corsOrigins, ...(serving ? { served: serving.agents } : {}) } }
+        : {}),
     }).catch(async (err: unknown) => {
       await serving?.close();
       throw err;

@@ -327,7 +327,8 @@ export class ServedAgent implements A2ARequestHandler {
     const message = parsed.data;
     if (message.role !== 'ROLE_USER') throw new RequestMalformedError('a caller sends messages with role ROLE_USER');
     if (message.parts.length > 64) throw new RequestMalformedError(`a message has at most 64 parts (this one has ${message.parts.length})`);
-    this.honourTerms(message.parts, context);
+    if (this.honourTerms(message.parts, (context.requestedExtensions ?? []).includes(DATA_USE_EXTENSION)))
+      context.addActivatedExtension(DATA_USE_EXTENSION);
     // A webhook given with the message: checked before anything starts, kept once the task exists.
     const push = params.configuration?.taskPushNotificationConfig;
     const target = push ? await this.o.pushConfigs.targetOf(push) : undefined;
@@ -339,7 +340,7 @@ export class ServedAgent implements A2ARequestHandler {
   }
 
   private async startTask(messageId: string, givenContext: string | undefined, parts: Part[], caller: Caller): Promise<Turn> {
-    const id = servedTaskId(this.o.taskIdKey, this.o.name, caller, messageId);
+    const id = this.taskIdFor(caller, messageId);
     const contextId = givenContext || servedContextId(id);
     // A contextId Baton cannot file is refused before anything starts (guard makes it RequestMalformed).
     quoted('contextId', contextId);
@@ -353,8 +354,7 @@ export class ServedAgent implements A2ARequestHandler {
    * would pass to an agent its terms or labels do not allow is refused, naming the rule; a call that
    * asked for the extension sees it activated (its acknowledgement).
    */
-  private honourTerms(parts: Part[], context: ServerCallContext): void {
-    const asked = (context.requestedExtensions ?? []).includes(DATA_USE_EXTENSION);
+  private honourTerms(parts: Part[], asked: boolean): boolean {
     const use = this.o.dataUse ?? { required: false, rules: { labels: [], open: '', agents: [] } };
     if (use.required && !asked)
       throw new ExtensionSupportRequiredError(
@@ -367,7 +367,31 @@ export class ServedAgent implements A2ARequestHandler {
         ? new RequestMalformedError(message)
         : new UnsupportedOperationError({ message, metadata: { extension: DATA_USE_EXTENSION, rule: refused.rule } });
     }
-    if (asked) context.addActivatedExtension(DATA_USE_EXTENSION);
+    return asked;
+  }
+
+  /**
+   * A message from a front end that is not an A2A client (AG-UI): a new task, or a turn on the task
+   * it names, with the checks SendMessage makes (the caller's terms; the task is the caller's; what
+   * it waits for), without a webhook or extensions.
+   */
+  take(caller: Caller, message: { messageId: string; taskId?: string; parts: Part[] }): Promise<Turn> {
+    return this.guard(async () => {
+      this.honourTerms(message.parts, false);
+      return message.taskId
+        ? this.takeTurn(message.taskId, message, caller)
+        : this.startTask(message.messageId, undefined, message.parts, caller);
+    });
+  }
+
+  /** The id of the task a message with `messageId` from `caller` starts (derived, never chosen). */
+  taskIdFor(caller: Caller, messageId: string): string {
+    return servedTaskId(this.o.taskIdKey, this.o.name, caller, messageId);
+  }
+
+  /** The service's tasks: for a front end that follows one (AG-UI) as a stream does. */
+  get tasks(): ServedTasks {
+    return this.o.tasks;
   }
 
   /** A message on an existing task: routed to the request its delegation waits for, or refused. */
@@ -509,7 +533,7 @@ export class ServedAgent implements A2ARequestHandler {
 }
 
 /** A message taken: the task it started or answered (the caller's: checked, or its id derived from the caller). */
-interface Turn {
+export interface Turn {
   id: string;
   contextId: string;
   /** The request the message answered, for a turn on an existing task. */

@@ -14,6 +14,7 @@ import { startServedGrpc, type RunningGrpc } from './grpc-server';
 import { ConfigError } from '../config/load';
 import { hasConfiguredCallers, isLoopback } from '../auth/listeners';
 import { cardSigner, createServedAgents } from './served-agents';
+import type { ServedAgent } from './served-agent';
 import { servedAgentsRouter } from './served-agents-router';
 import { taskIdKey } from '../served-tasks/task-id';
 import type { Lookup } from '../a2a/guarded-fetch';
@@ -27,6 +28,8 @@ export interface Serving {
   urls(): Record<string, string>;
   /** The gRPC address, when served over gRPC. */
   grpcAddress?: string;
+  /** The served agents by name: what other front ends (AG-UI) reach the same services through. */
+  agents: ReadonlyMap<string, ServedAgent>;
   close(): Promise<void>;
 }
 
@@ -88,6 +91,7 @@ export async function prepareServing(
     listening: (url) => {
       base = url;
     },
+    agents,
     urls: () => Object.fromEntries([...agents.keys()].map((name) => [name, `${baseUrl()}/a2a/${name}`])),
     ...(grpc ? { grpcAddress: serve.grpc?.publicAddress ?? grpc.address } : {}),
     close: async () => {

@@ -101,6 +101,7 @@ export async function serveForTest(
     port,
     uiDir: null,
     servedAgents: serving.router,
+    agui: { agents: config.agents, served: serving.agents },
   });
   serving.listening(api.url);
   return {

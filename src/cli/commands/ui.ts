@@ -20,6 +20,9 @@ export async function uiCommand(opts: { config?: string; host?: string; port?: n
     [
       `Baton web app and API at ${ui.url}  (API: ${ui.url}/api/v1, described by ${ui.url}/api/v1/openapi.json)`,
       ...(config.api.mcp !== false ? [`MCP (Streamable HTTP) at ${ui.url}/mcp, for the same callers and tokens`] : []),
+      ...(config.api.agui.enabled
+        ? [`AG-UI at ${ui.url}/agui/agents/<agent>, /agui/graphs and /agui/served/<service>, for the same callers and tokens`]
+        : []),
       ui.signInUrl
         ? `Sign in as ${config.caller.tenant}/${config.caller.user}: ${ui.signInUrl}`
         : `Callers sign in with their api.callers tokens (${config.api.callers.length} configured)${config.api.issuers.length ? ` or access tokens from ${config.api.issuers.map((i) => i.issuer).join(', ')}` : ''}.`,

@@ -18,7 +18,7 @@ import {
   ReviewBodySchema,
   StartBodySchema,
 } from '../api-schemas';
-import { apiErrorOf, handle, idOf, parse, type RouteKit } from './route-kit';
+import { apiErrorOf, handle, idOf, openEventStream, parse, type RouteKit } from './route-kit';
 
 export function delegationRoutes(api: Router, kit: RouteKit): void {
   api.get(
@@ -148,13 +148,7 @@ function statusEvents(kit: RouteKit) {
     let record = await baton.show(id); // not found (or foreign) answers 404 before the stream opens
     const lease = await kit.budget.openStream(kit.as(req).caller);
     res.once('close', () => void lease.release());
-    res.status(200).set({
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-store',
-      Connection: 'keep-alive',
-      'X-Accel-Buffering': 'no',
-    });
-    res.flushHeaders();
+    openEventStream(res);
     let closed = false;
     const stopped = new AbortController();
     req.on('close', () => {

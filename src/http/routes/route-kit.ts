@@ -65,3 +65,14 @@ export function idOf(req: Request): string {
   if (!id || id.length > 400) throw new BatonError('InvalidRequest', 'a delegation id is 1 to 400 characters');
   return id;
 }
+
+/** Starts a server-sent event stream: its headers, sent at once (no proxy buffering, nothing cached). */
+export function openEventStream(res: Response): void {
+  res.status(200).set({
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-store',
+    Connection: 'keep-alive',
+    'X-Accel-Buffering': 'no',
+  });
+  res.flushHeaders();
+}
