@@ -3,6 +3,7 @@
  * the dev server's and the cluster's last runs side by side. The sections the single measurements
  * own (long tasks, the large graph, served agents, telemetry, MCP) are kept as they are.
  */
+import { withAguiSection } from './agui-latency';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { TEMPORAL_SERVER_VERSION } from '../infra/cluster/server-binary';
@@ -127,11 +128,14 @@ export function writeReport(out: string, report: string[], onCluster: boolean, f
   whole = title >= 0 ? `${whole.slice(0, title)}\n\n${table}\n${whole.slice(title)}` : `${table}\n`;
   writeFileSync(
     out,
-    withDataUseSection(
+    withAguiSection(
       out,
-      withIdentitySection(
+      withDataUseSection(
         out,
-        withMcpSection(out, withTelemetrySection(out, withServedSection(out, withGraphSection(out, withLongTaskSection(out, whole))))),
+        withIdentitySection(
+          out,
+          withMcpSection(out, withTelemetrySection(out, withServedSection(out, withGraphSection(out, withLongTaskSection(out, whole))))),
+        ),
       ),
     ),
   );

@@ -13,6 +13,7 @@
  *   npm run bench -- --mcp [--quick] [--cluster]         # only what a workflow's MCP tool call costs (mcp-tools.ts)
  *   npm run bench -- --identity [--quick]                # only what OAuth 2.0 to an agent costs (identity-cost.ts)
  *   npm run bench -- --data-use [--quick]                # only what data labels and terms cost (data-use-cost.ts)
+ *   npm run bench -- --agui [--quick]                    # only how soon an AG-UI front end sees a change (agui-latency.ts)
  */
 import type { ServerCost } from './server-cost';
 import { join } from 'node:path';
@@ -25,6 +26,7 @@ import { measureEncryption, reportEncryption } from './encryption';
 import { measureHistory, reportHistory, watchPolling } from './history';
 import { measureIdentityCost, writeIdentity } from './identity-cost';
 import { measureDataUseCost, writeDataUse } from './data-use-cost';
+import { measureAguiLatency, writeAgui } from './agui-latency';
 import { measureLargeGraph, writeGraph } from './large-graph';
 import { measureLatency, reportLatency } from './latency';
 import { measureLongTasks, writeLongTasks } from './long-tasks';
@@ -107,6 +109,15 @@ const PARTS: SinglePart[] = [
       return measureDataUseCost({ ...at, say, samples });
     },
     write: writeDataUse,
+  },
+  {
+    flag: 'agui',
+    run: (o, at) => {
+      const samples = o.quick ? 20 : 200;
+      say(`${samples} delegations through /agui, each a question answered, then completed…`);
+      return measureAguiLatency({ ...at, say, samples });
+    },
+    write: writeAgui,
   },
   {
     flag: 'graph',
@@ -222,6 +233,7 @@ async function main(): Promise<number> {
       mcp: { type: 'boolean', default: false },
       identity: { type: 'boolean', default: false },
       'data-use': { type: 'boolean', default: false },
+      agui: { type: 'boolean', default: false },
       out: { type: 'string', default: join(projectRoot(), 'docs', 'BENCHMARKS.md') },
     },
   });

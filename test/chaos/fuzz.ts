@@ -1,6 +1,7 @@
 /**
  * Fuzzing every boundary where outside input enters Baton, with fast-check: A2A responses, push
- * bodies and tokens, the config file, graph specs, the CLI's flag parsers, and Update payloads. For
+ * bodies and tokens, the config file, graph specs, the CLI's flag parsers, Update payloads, data-use terms
+ * and AG-UI run input. For
  * each case the boundary must either accept input that an independent check finds valid, or refuse
  * it with its typed error. A crash is any other exception; a false success is accepting invalid input.
  * Shared by the CI test (a few hundred cases each) and the campaign script (10,000 each).
@@ -18,6 +19,10 @@ import { findOneofViolation } from '../../src/shared/wire-checks';
 import { taskIdOfPush } from '../../src/push/push-body';
 import { pushToken, verifyPushToken } from '../../src/push/token';
 import { DATA_USE_EXTENSION, refuseData, refuseForward } from '../../src/shared/data-use';
+import { EventSchemas } from '@ag-ui/core/schemas';
+import { answerOf, RunInputSchema } from '../../src/agui/run-input';
+import { AguiRun, delegationView } from '../../src/shared/agui-mapping';
+import type { DelegationRecord } from '../../src/shared/delegation-types';
 
 export interface FuzzReport {
   boundary: string;
@@ -393,6 +398,7 @@ export async function fuzzBoundaries(runs: number): Promise<FuzzReport[]> {
   );
 
   reports.push(await fuzzDataUse(runs));
+  reports.push(await fuzzAgui(runs));
   return reports;
 }
 
@@ -475,6 +481,141 @@ async function fuzzDataUse(runs: number): Promise<FuzzReport> {
         if (served && v.forwarding === 'none') return { falseSuccess: 'forwarded data whose terms forbid it' };
         if (served && v.forwarding === 'listed-agents' && !v.agents?.some((a) => a === target.name || a === target.card))
           return { falseSuccess: 'forwarded data to an agent its terms do not list' };
+      }
+      return 'accepted';
+    },
+  );
+}
+
+/**
+ * AG-UI (docs/agui.md): a front end's RunAgentInput with its resume answers, and what an agent wrote
+ * (its question, its artifacts, its reasons) as the run's events. Input is accepted only when an
+ * independent check finds it valid; every event a record becomes must pass `@ag-ui/core`'s own schema
+ * (an event it refuses would break the front end's stream: a false success).
+ */
+async function fuzzAgui(runs: number): Promise<FuzzReport> {
+  const id = fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom('thread-1', 'run-2', 'a') },
+    text,
+    fc.constantFrom('', 'x'.repeat(201), 't\n'),
+  );
+  const message = fc.record(
+    {
+      id: fc.oneof({ weight: 4, arbitrary: fc.constant('m-1') }, text),
+      role: fc.constantFrom('user', 'user', 'assistant', '', 'tool'),
+      content: fc.oneof(
+        { weight: 4, arbitrary: text },
+        fc.array(fc.record({ type: fc.constant('text'), text }), { maxLength: 2 }),
+        fc.integer(),
+      ),
+    },
+    { requiredKeys: ['id', 'role'] },
+  );
+  const payload = fc.oneof(
+    text,
+    fc.record({ text }),
+    fc.record({ credential: text }),
+    fc.record({ decision: fc.constantFrom('accept', 'reject', 'maybe'), reason: text }, { requiredKeys: ['decision'] }),
+    fc.integer(),
+    fc.constant(null),
+  );
+  const entry = fc.record(
+    {
+      interruptId: fc.oneof(text, fc.constant('acme:d/request-1')),
+      status: fc.constantFrom('resolved', 'resolved', 'cancelled', 'done'),
+      payload,
+    },
+    { requiredKeys: ['interruptId', 'status'] },
+  );
+  const input = fc.record(
+    {
+      threadId: id,
+      runId: id,
+      messages: fc.oneof({ weight: 4, arbitrary: fc.array(message, { maxLength: 2 }) }, fc.constant('no')),
+      resume: fc.array(entry, { maxLength: 1 }),
+      forwardedProps: fc.oneof(
+        fc.constant({}),
+        fc.record({ baton: fc.oneof(fc.constant({ cancel: true }), fc.constant({ cancel: 'yes' }), fc.constant({ other: 1 })) }),
+      ),
+    },
+    { requiredKeys: ['threadId', 'runId', 'messages'] },
+  );
+  const hostile = fc.oneof(text, fc.constantFrom('', '\u0000', '</script><b>', 'x'.repeat(5_000), '\ud800'));
+  const printable = /^[\x20-\x7e]+$/;
+  const validId = (v: unknown): boolean => typeof v === 'string' && v.length >= 1 && v.length <= 200;
+  const validMessage = (m: { id: string; role: string; content?: unknown }): boolean =>
+    m.id.length >= 1 && m.role.length >= 1 && (m.content === undefined || typeof m.content === 'string' || Array.isArray(m.content));
+  return run(
+    'AG-UI run input, resume answers, and what an agent wrote as events',
+    runs,
+    fc.tuple(input, fc.constantFrom('input', 'auth', 'review') as fc.Arbitrary<'input' | 'auth' | 'review'>, hostile, hostile),
+    ([given, kind, question, artifact]) => {
+      // What an agent wrote never makes an event the AG-UI schema refuses.
+      const record = {
+        id: 'acme:d',
+        tenant: 'acme',
+        owner: 'o',
+        agent: { name: 'a' },
+        status: 'WAITING_INPUT',
+        remote: { history: [] },
+        pending: {
+          kind: 'input',
+          requestId: 'acme:d/request-1',
+          prompt: [{ text: question }],
+          taskId: 't',
+          contextId: 'c',
+          observedAt: '',
+          statusKey: '',
+        },
+        turns: [],
+        notes: [],
+        refusedSignals: [],
+        remoteCalls: 0,
+        artifacts: [{ artifactId: artifact.slice(0, 40), size: 1, sha256: 'ab', parts: [{ text: artifact }] }],
+      } as unknown as DelegationRecord;
+      const agui = new AguiRun({ threadId: 't', runId: 'r' });
+      for (const event of [agui.started(), ...agui.next(delegationView(record))])
+        if (!EventSchemas.safeParse(event).success)
+          return { falseSuccess: `an event AG-UI refuses: ${JSON.stringify(event).slice(0, 120)}` };
+      const parsed = RunInputSchema.safeParse(given);
+      if (!parsed.success) return 'refused';
+      const g = given as {
+        threadId: unknown;
+        runId: unknown;
+        messages: unknown;
+        resume?: { status: string }[];
+        forwardedProps?: { baton?: unknown };
+      };
+      if (!validId(g.threadId) || !printable.test(g.threadId as string) || !validId(g.runId)) return { falseSuccess: 'a bad id accepted' };
+      if (!Array.isArray(g.messages) || !(g.messages as { id: string; role: string }[]).every(validMessage))
+        return { falseSuccess: 'bad messages accepted' };
+      if ((g.resume ?? []).some((r) => r.status !== 'resolved' && r.status !== 'cancelled'))
+        return { falseSuccess: 'a bad resume accepted' };
+      const baton = g.forwardedProps?.baton as { cancel?: unknown; other?: unknown } | undefined;
+      if (baton && (baton.other !== undefined || (baton.cancel !== undefined && baton.cancel !== true)))
+        return { falseSuccess: 'bad forwardedProps accepted' };
+      for (const r of parsed.data.resume ?? []) {
+        let answer: ReturnType<typeof answerOf>;
+        try {
+          answer = answerOf(kind, r);
+        } catch (err) {
+          if ((err as { kind?: string }).kind === 'InvalidRequest') continue;
+          throw err;
+        }
+        const p = r.payload as { text?: unknown; credential?: unknown; decision?: unknown } | string;
+        const ok =
+          kind === 'input'
+            ? (typeof p === 'string' && p.length > 0) ||
+              (typeof p === 'object' && p !== null && typeof p.text === 'string' && p.text.length > 0 && Object.keys(p).length === 1)
+            : kind === 'auth'
+              ? typeof p === 'object' &&
+                p !== null &&
+                typeof p.credential === 'string' &&
+                p.credential.length > 0 &&
+                p.credential.length <= 100 &&
+                Object.keys(p).length === 1
+              : typeof p === 'object' && p !== null && (p.decision === 'accept' || p.decision === 'reject');
+        if (!ok || answer.kind !== kind) return { falseSuccess: `a ${kind} answer ${JSON.stringify(r.payload)} accepted` };
       }
       return 'accepted';
     },

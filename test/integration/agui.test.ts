@@ -199,6 +199,27 @@ describe('AG-UI', () => {
         const malformed = await post('/agents/supplier-qa', { threadId: 7, messages: 'no' });
         assert.equal(malformed.status, 400);
         assert.match(malformed.body.error.message, /^invalid RunAgentInput: threadId: .*; runId: .*; messages: /);
+        const notJson = await fetch(`${url}/agui/agents/supplier-qa`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${ACME}`, 'Content-Type': 'application/json' },
+          body: '{"threadId":',
+        });
+        assert.deepEqual([notJson.status, ((await notJson.json()) as { error: { type: string } }).error.type], [400, 'InvalidRequest']);
+        const tooLarge = await post(
+          '/agents/supplier-qa',
+          input({ messages: [{ id: 'm', role: 'user', content: 'x'.repeat(1_100_000) }] }),
+        );
+        assert.deepEqual([tooLarge.status, tooLarge.body.error.type], [413, 'PayloadTooLarge']);
+        // CORS: only the configured origin (the example front end's) gets the headers.
+        const preflight = async (origin: string) =>
+          (
+            await fetch(`${url}/agui/agents/supplier-qa`, {
+              method: 'OPTIONS',
+              headers: { Origin: origin, 'Access-Control-Request-Method': 'POST' },
+            })
+          ).headers.get('access-control-allow-origin');
+        assert.equal(await preflight(frontEnd.origin), frontEnd.origin);
+        assert.equal(await preflight('http://127.0.0.1:1'), null);
         const unknownAgent = await post('/agents/nobody', input({}));
         assert.deepEqual([unknownAgent.status, unknownAgent.body.error.type], [404, 'NotFound']);
         const unknownInterrupt = await post(
