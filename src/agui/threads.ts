@@ -228,7 +228,9 @@ export class ServedThread implements AguiThread {
   }
 
   async resume(entry: ResumeEntry, updateId: string): Promise<void> {
-    if (delegationOfRequest(entry.interruptId) === undefined) throw notOnThread(entry, this.threadId);
+    // Whatever runs the task asks under its id: a delegation's `<id>/request-<n>`, a graph node's
+    // `<id>/<node>/request-<n>`, an application workflow's `<id>/ask-<n>`.
+    if (!entry.interruptId.startsWith(`${this.id}/`)) throw notOnThread(entry, this.threadId);
     const task = servedView(await this.served.tasks.view(this.id, this.caller).catch((err: unknown) => Promise.reject(fromA2A(err))));
     const open = task.interrupts.find((i) => i.id === entry.interruptId);
     if (!open)

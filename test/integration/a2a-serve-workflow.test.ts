@@ -2,7 +2,8 @@
  * An application's own workflow served as an A2A agent (`serve.services.<name>.workflow`): the shop's
  * worker is built with `withBaton`; its `servedOrderCheck` asks the caller a question through
  * `servedTask()`, delegates to supplier-qa, and completes with the accepted verdict. The official
- * JavaScript client drives it over JSON-RPC and gRPC; a webhook gets its end; a cancel ends it.
+ * JavaScript client drives it over JSON-RPC and gRPC; a webhook gets its end; a cancel ends it. The
+ * official AG-UI client runs it too, its question an interrupt answered by a resume.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -26,6 +27,8 @@ import { CallerTokens } from '../../src/auth/caller-tokens';
 import { installTemporalRuntime } from '../../src/runtime/logger';
 import { prepareServing } from '../../src/serve/serving';
 import { loopbackAgent, testServer } from '../helpers/temporal';
+import { HttpAgent } from '@ag-ui/client';
+import { EventSchemas } from '@ag-ui/core/schemas';
 import { stateOf, Webhook } from '../helpers/webhook';
 
 const ACME = 'acme-wf-token-0123456789abcdef';
@@ -120,6 +123,7 @@ describe('Baton serves an application workflow as an A2A agent', () => {
           port: 0,
           uiDir: null,
           servedAgents: serving.router,
+          agui: { agents, served: serving.agents },
         });
         serving.listening(api.url);
         const connect = (factory: JsonRpcTransportFactory | GrpcTransportFactory): Promise<Client> =>
@@ -187,6 +191,36 @@ describe('Baton serves an application workflow as an A2A agent', () => {
           const end = pushed.at(-1);
           assert.equal(end && stateOf(end), 'TASK_STATE_COMPLETED');
           assert.equal(end?.body.task?.artifacts?.[0]?.name, 'verdict');
+
+          // The same service as an AG-UI run (docs/agui.md): the workflow's question is the run's
+          // interrupt, its answer a resume; every event as @ag-ui/core's schemas say.
+          const front = new HttpAgent({
+            url: `${api.url}/agui/served/order-check`,
+            headers: { Authorization: `Bearer ${ACME}` },
+            threadId: `order-${randomUUID()}`,
+          });
+          front.addMessage({ id: 'm-1', role: 'user', content: 'Verify inspection-92 against order A1042' });
+          const seen: string[] = [];
+          let interrupts: { id: string; message?: string }[] = [];
+          const subscriber = {
+            onEvent: ({ event }: { event: { type: string } }) => {
+              assert.ok(EventSchemas.safeParse(event).success, JSON.stringify(event));
+              seen.push(event.type);
+            },
+            onRunFinishedEvent: (f: { outcome: string; interrupts?: { id: string; message?: string }[] }) =>
+              void (interrupts = f.outcome === 'interrupt' ? (f.interrupts ?? []) : []),
+          };
+          await front.runAgent({}, subscriber);
+          assert.match(interrupts[0]?.id ?? '', /^a2a-order-check-[0-9a-f]{32}\/ask-1$/);
+          assert.match(interrupts[0]?.message ?? '', /Which product/);
+          await front.runAgent(
+            { resume: [{ interruptId: interrupts[0]?.id ?? '', status: 'resolved', payload: 'product SN-4471' }] },
+            subscriber,
+          );
+          assert.equal(seen.at(-1), 'RUN_FINISHED');
+          const served = front.state as { taskState: string; artifacts: { name?: string; agentText?: string }[] };
+          assert.equal(served.taskState, 'TASK_STATE_COMPLETED');
+          assert.equal(served.artifacts[0]?.name, 'verdict');
 
           // A second task, canceled while it asks: the workflow's wait ends, the task is CANCELED.
           const second = await wire(rpc.sendMessage(request('Verify inspection-92 against order A1042'), auth(ACME)));

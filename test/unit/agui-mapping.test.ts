@@ -288,25 +288,33 @@ describe('a served task as an AG-UI run', () => {
     ...over,
   });
 
-  it('asks what the task asks, by the request id, and ends as the task ended', () => {
-    const asked = servedView(
-      task('TASK_STATE_INPUT_REQUIRED', {
-        status: {
-          state: 'TASK_STATE_INPUT_REQUIRED',
-          timestamp: 't',
-          message: {
-            messageId: 'a2a-svc-1/request-1',
-            contextId: 'ctx',
-            taskId: 'a2a-svc-1',
-            role: 'ROLE_AGENT',
-            parts: [{ text: 'Which serial?' }],
-            metadata: { batonRequestId: 'a2a-svc-1/request-1' },
-          },
+  /** The task asking `text` under `requestId`, as the served-task view shows it. */
+  const asking = (requestId: string, text: string): WireTask =>
+    task('TASK_STATE_INPUT_REQUIRED', {
+      status: {
+        state: 'TASK_STATE_INPUT_REQUIRED',
+        timestamp: 't',
+        message: {
+          messageId: requestId,
+          contextId: 'ctx',
+          taskId: 'a2a-svc-1',
+          role: 'ROLE_AGENT',
+          parts: [{ text }],
+          metadata: { batonRequestId: requestId },
         },
-      }),
-    );
+      },
+    });
+
+  it('asks what the task asks, by the request id, and ends as the task ended', () => {
+    const asked = servedView(asking('a2a-svc-1/request-1', 'Which serial?'));
     assert.equal(asked.interrupts[0]?.id, 'a2a-svc-1/request-1');
     assert.equal(asked.interrupts[0]?.metadata.baton.delegationId, 'a2a-svc-1');
+    // An application workflow asks under its own ids (`<task>/ask-<n>`): the task itself is what asks.
+    const workflowAsks = servedView(asking('a2a-svc-1/ask-1', 'Which product?'));
+    assert.deepEqual(
+      [workflowAsks.interrupts[0]?.id, workflowAsks.interrupts[0]?.metadata.baton.delegationId],
+      ['a2a-svc-1/ask-1', 'a2a-svc-1'],
+    );
     assert.deepEqual(servedView(task('TASK_STATE_CANCELED')).end, { kind: 'cancelled' });
     assert.deepEqual(servedView(task('TASK_STATE_REJECTED', { metadata: { batonOutcome: 'REMOTE_REJECTED' } })).end, {
       kind: 'error',
