@@ -5,7 +5,8 @@
  * and writes the events; everything it decides is here.
  *
  * Agent-written text is untrusted data: it goes out as text messages marked so (`metadata.baton`),
- * and under the state's `agentText` keys, never as instructions, bounded like everything else.
+ * under the state's `agentText` keys (an outcome's `reasons` may quote it, and a RUN_ERROR made from
+ * them is marked), never as instructions, bounded like everything else.
  */
 import type { Part } from './a2a-types';
 import type { DelegationRecord, PendingRequest } from './delegation-types';
@@ -53,6 +54,7 @@ export interface AguiView {
 export type AguiEvent = { type: string } & { [key: string]: unknown };
 
 const UNTRUSTED = { baton: { untrusted: true, source: 'agent' } };
+const QUOTES_AGENT = { baton: { untrusted: true } };
 
 /** `text` within AGUI_TEXT_MAX characters. */
 export function bounded(text: string, max = AGUI_TEXT_MAX): string {
@@ -156,7 +158,7 @@ export function delegationView(r: DelegationRecord): AguiView {
         : null,
       turns: r.turns.length,
       artifacts: artifacts.map(artifactState),
-      outcome: r.outcome ? { kind: r.outcome.kind, agentText: r.outcome.reasons.slice(0, 5).map((x) => bounded(x, 500)) } : null,
+      outcome: r.outcome ? { kind: r.outcome.kind, reasons: r.outcome.reasons.slice(0, 5).map((x) => bounded(x, 500)) } : null,
     },
     texts: [
       ...questionTexts(
@@ -376,7 +378,8 @@ export class AguiRun {
   }
 
   private finish(end: AguiEnd): AguiEvent[] {
-    if (end.kind === 'error') return [...this.close(), { type: 'RUN_ERROR', code: end.code, message: end.message }];
+    // An outcome's reasons may quote the agent (its own status text, kept verbatim): untrusted.
+    if (end.kind === 'error') return [...this.close(), { type: 'RUN_ERROR', code: end.code, message: end.message, metadata: QUOTES_AGENT }];
     return [
       ...this.close(),
       {

@@ -273,7 +273,12 @@ describe('a graph as an AG-UI run', () => {
         ),
       ),
     );
-    assert.deepEqual(done.at(-1), { type: 'RUN_ERROR', code: 'GRAPH_FAILED', message: 'FAILED: b failed' });
+    assert.deepEqual(done.at(-1), {
+      type: 'RUN_ERROR',
+      code: 'GRAPH_FAILED',
+      message: 'FAILED: b failed',
+      metadata: { baton: { untrusted: true } },
+    });
   });
 });
 
