@@ -7,12 +7,14 @@ import { BatonError } from '../shared/baton-error';
 import type { Part } from '../shared/a2a-types';
 import type { InterruptKind } from '../shared/agui-mapping';
 
-const ContentPart = z.looseObject({ type: z.string().max(40), text: z.string().max(100_000).optional() });
-
+/**
+ * A message of the conversation. Baton reads only a user message's text (a string, or its `text`
+ * parts); any other content (a tool result, an assistant's null, an image part) is passed over.
+ */
 const MessageIn = z.looseObject({
   id: z.string().min(1).max(200),
   role: z.string().min(1).max(20),
-  content: z.union([z.string().max(100_000), z.array(ContentPart).max(64)]).optional(),
+  content: z.unknown().optional(),
 });
 
 const ResumeIn = z.looseObject({
@@ -21,7 +23,7 @@ const ResumeIn = z.looseObject({
   payload: z.unknown().optional(),
 });
 
-/** What Baton reads under `forwardedProps.baton`. */
+/** What Baton reads under `forwardedProps.baton` (any other forwarded value is the front end's own). */
 const BatonProps = z
   .object({
     /** A graph spec: starts the thread's graph (`/agui/graphs`). */
@@ -30,26 +32,53 @@ const BatonProps = z
     cancel: z.union([z.literal(true), z.object({ reason: z.string().max(500).optional() }).strict()]).optional(),
   })
   .strict();
+export type BatonProps = z.infer<typeof BatonProps>;
 
-export const RunInputSchema = z.looseObject({
-  threadId: z
-    .string()
-    .min(1)
-    .max(200)
-    .regex(/^[\x20-\x7e]+$/, 'printable ASCII'),
-  runId: z.string().min(1).max(200),
-  messages: z.array(MessageIn).max(500),
-  resume: z.array(ResumeIn).max(16).optional(),
-  forwardedProps: z.looseObject({ baton: BatonProps.optional() }).optional(),
-});
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export const RunInputSchema = z
+  .looseObject({
+    threadId: z
+      .string()
+      .min(1)
+      .max(200)
+      .regex(/^[\x20-\x7e]+$/, 'printable ASCII'),
+    runId: z.string().min(1).max(200),
+    messages: z.array(MessageIn).max(500),
+    resume: z.array(ResumeIn).max(16).optional(),
+    /** Any JSON value (AG-UI passes it through); only its `baton` key, when it is an object, is Baton's. */
+    forwardedProps: z.unknown().optional(),
+  })
+  .superRefine((input, ctx) => {
+    const props = input.forwardedProps;
+    if (!isRecord(props) || props.baton === undefined) return;
+    const parsed = BatonProps.safeParse(props.baton);
+    for (const issue of parsed.error?.issues ?? [])
+      ctx.addIssue({ code: 'custom', path: ['forwardedProps', 'baton', ...issue.path.map(String)], message: issue.message });
+  });
 export type RunInput = z.infer<typeof RunInputSchema>;
 export type ResumeEntry = NonNullable<RunInput['resume']>[number];
+
+/** What the input asks of Baton under `forwardedProps.baton` (checked by RunInputSchema). */
+export function batonPropsOf(input: RunInput): BatonProps | undefined {
+  const props = input.forwardedProps;
+  return isRecord(props) && isRecord(props.baton) ? (props.baton as BatonProps) : undefined;
+}
 
 /** The text of the last user message: what a new thread asks for, or undefined. */
 export function requestOf(input: RunInput): { messageId: string; text: string } | undefined {
   const last = [...input.messages].reverse().find((m) => m.role === 'user');
   if (!last) return undefined;
-  const text = typeof last.content === 'string' ? last.content : (last.content ?? []).map((p) => p.text ?? '').join('\n');
+  const content = last.content;
+  const text =
+    typeof content === 'string'
+      ? content
+      : Array.isArray(content)
+        ? content
+            .map((p: unknown) => (isRecord(p) && p.type === 'text' && typeof p.text === 'string' ? p.text : ''))
+            .filter(Boolean)
+            .join('\n')
+        : '';
   return text.trim() ? { messageId: last.id, text } : undefined;
 }
 

@@ -535,6 +535,7 @@ async function fuzzAgui(runs: number): Promise<FuzzReport> {
       resume: fc.array(entry, { maxLength: 1 }),
       forwardedProps: fc.oneof(
         fc.constant({}),
+        fc.constantFrom('the front end’s own', 7, null, [1]),
         fc.record({ baton: fc.oneof(fc.constant({ cancel: true }), fc.constant({ cancel: 'yes' }), fc.constant({ other: 1 })) }),
       ),
     },
@@ -543,8 +544,8 @@ async function fuzzAgui(runs: number): Promise<FuzzReport> {
   const hostile = fc.oneof(text, fc.constantFrom('', '\u0000', '</script><b>', 'x'.repeat(5_000), '\ud800'));
   const printable = /^[\x20-\x7e]+$/;
   const validId = (v: unknown): boolean => typeof v === 'string' && v.length >= 1 && v.length <= 200;
-  const validMessage = (m: { id: string; role: string; content?: unknown }): boolean =>
-    m.id.length >= 1 && m.role.length >= 1 && (m.content === undefined || typeof m.content === 'string' || Array.isArray(m.content));
+  // Any content is the front end's (Baton reads only a user message's text).
+  const validMessage = (m: { id: string; role: string }): boolean => m.id.length >= 1 && m.role.length >= 1;
   return run(
     'AG-UI run input, resume answers, and what an agent wrote as events',
     runs,
@@ -584,14 +585,17 @@ async function fuzzAgui(runs: number): Promise<FuzzReport> {
         runId: unknown;
         messages: unknown;
         resume?: { status: string }[];
-        forwardedProps?: { baton?: unknown };
+        forwardedProps?: unknown;
       };
       if (!validId(g.threadId) || !printable.test(g.threadId as string) || !validId(g.runId)) return { falseSuccess: 'a bad id accepted' };
       if (!Array.isArray(g.messages) || !(g.messages as { id: string; role: string }[]).every(validMessage))
         return { falseSuccess: 'bad messages accepted' };
       if ((g.resume ?? []).some((r) => r.status !== 'resolved' && r.status !== 'cancelled'))
         return { falseSuccess: 'a bad resume accepted' };
-      const baton = g.forwardedProps?.baton as { cancel?: unknown; other?: unknown } | undefined;
+      const props = g.forwardedProps;
+      const baton = (
+        typeof props === 'object' && props !== null && !Array.isArray(props) ? (props as { baton?: unknown }).baton : undefined
+      ) as { cancel?: unknown; other?: unknown } | undefined;
       if (baton && (baton.other !== undefined || (baton.cancel !== undefined && baton.cancel !== true)))
         return { falseSuccess: 'bad forwardedProps accepted' };
       for (const r of parsed.data.resume ?? []) {

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { EventSchemas } from '@ag-ui/core/schemas';
 import fc from 'fast-check';
 import { applyPatch, deepClone } from 'fast-json-patch';
-import { answerOf, requestOf, RunInputSchema } from '../../src/agui/run-input';
+import { answerOf, batonPropsOf, requestOf, RunInputSchema } from '../../src/agui/run-input';
 import { AguiRun, delegationOfRequest, delegationView, graphView, servedView, type AguiEvent } from '../../src/shared/agui-mapping';
 import { jsonPatch, type Json } from '../../src/shared/json-patch';
 import { OUTCOMES, type DelegationRecord, type OutcomeKind } from '../../src/shared/delegation-types';
@@ -355,9 +355,19 @@ describe('RunAgentInput as Baton takes it', () => {
       }).success,
       false,
     );
-    assert.equal(
-      RunInputSchema.safeParse({ threadId: 't', runId: 'r', messages: [], forwardedProps: { baton: { cancel: 'yes' } } }).success,
-      false,
-    );
+    const baton = RunInputSchema.safeParse({ threadId: 't', runId: 'r', messages: [], forwardedProps: { baton: { cancel: 'yes' } } });
+    assert.match(baton.error?.issues[0]?.path.join('.') ?? '', /^forwardedProps\.baton\.cancel/);
+    // Any other forwarded value, and any message content, is the front end's own: passed over.
+    const own = RunInputSchema.parse({
+      threadId: 't',
+      runId: 'r',
+      messages: [
+        { id: 'a', role: 'assistant', content: null },
+        { id: 't', role: 'tool', content: { rows: 1 } },
+      ],
+      forwardedProps: 'anything',
+    });
+    assert.equal(batonPropsOf(own), undefined);
+    assert.equal(requestOf(own), undefined);
   });
 });

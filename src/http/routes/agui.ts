@@ -20,7 +20,7 @@ import type { ServedAgent } from '../../serve/served-agent';
 import { AguiRun, type AguiEvent } from '../../shared/agui-mapping';
 import { BatonError } from '../../shared/baton-error';
 import { MAX_NESTING, nestsDeeperThan } from '../../shared/nesting';
-import { requestOf, RunInputSchema, type RunInput } from '../../agui/run-input';
+import { batonPropsOf, requestOf, RunInputSchema, type RunInput } from '../../agui/run-input';
 import { DelegationThread, GraphThread, resumeUpdateId, ServedThread, type AguiThread } from '../../agui/threads';
 import { corsFor } from '../cors';
 import { apiErrorOf, handle, openEventStream, parse, type RouteKit } from './route-kit';
@@ -90,7 +90,7 @@ export function mountAgui(app: express.Express, authenticate: express.RequestHan
         return {
           thread,
           start: async (i) => {
-            const spec = i.forwardedProps?.baton?.graph;
+            const spec = batonPropsOf(i)?.graph;
             if (spec === undefined)
               throw new BatonError('InvalidRequest', `thread ${i.threadId} has no graph yet: give its spec as forwardedProps.baton.graph`);
             await thread.start(spec, (nodes) => kit.budget.startWork(caller, nodes, `a graph of ${nodes} nodes`));
@@ -144,7 +144,7 @@ async function runThread(req: Request, res: Response, kit: RouteKit, open: (inpu
     await thread.resume(entry, resumeUpdateId(input.threadId, input.runId, entry.interruptId));
     answered.add(entry.interruptId);
   }
-  const cancel = input.forwardedProps?.baton?.cancel;
+  const cancel = batonPropsOf(input)?.cancel;
   if (cancel) {
     requirePermission(principal, 'cancel');
     if (!(await thread.exists())) throw new BatonError('NotFound', `thread ${input.threadId} has no work to cancel`);
