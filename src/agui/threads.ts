@@ -125,6 +125,8 @@ export class GraphThread implements AguiThread {
     private readonly graphs: GraphClient,
     private readonly baton: BatonClient,
     readonly threadId: string,
+    /** Charges the caller for the nodes' records a view read beyond the graph's (its budget's fan-out). */
+    private readonly fanOut: (reads: number) => Promise<void> = () => Promise.resolve(),
   ) {
     this.id = chosenWorkflowId(baton.caller.tenant, `agui-${digest('graph', threadId)}`, 'a graph') as string;
   }
@@ -165,6 +167,7 @@ export class GraphThread implements AguiThread {
     const waiting = graph.nodes.filter((n) => n.delegation?.pendingRequest).slice(0, FOLLOWED_NODES);
     const asking: DelegationRecord[] = [];
     for (const n of waiting) asking.push(await this.baton.show(n.delegationId));
+    await this.fanOut(asking.length);
     return graphView(graph, asking);
   }
 

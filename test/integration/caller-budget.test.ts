@@ -2,7 +2,8 @@
  * One budget per caller on every surface of `baton ui` (docs/resource-model.md): the HTTP API, the
  * served agents over JSON-RPC, HTTP+JSON and gRPC, MCP and the codec server share it; each says a
  * refusal its own way (429 and Retry-After, JSON-RPC's envelope, RESOURCE_EXHAUSTED); unknown tokens
- * are counted per source address; streams, MCP sessions and work started are bounded per caller; and
+ * are counted per source address; streams (AG-UI runs among them), MCP sessions and work started
+ * are bounded per caller; and
  * with `api.limits.store.postgres`, two replicas share one budget.
  */
 import assert from 'node:assert/strict';
@@ -24,6 +25,7 @@ import { startUi, type RunningUi } from '../../src/http/start-ui';
 import { startPostgres, type RunningPostgres } from '../../infra/cluster/postgres';
 import { freePort } from '../../src/runtime/temporal-server';
 import { batonFor, testServer, withWorker, type TestWorkerContext } from '../helpers/temporal';
+import { DelegationThread } from '../../src/agui/threads';
 
 const env = (name: string): string => {
   process.env[name] = randomBytes(18).toString('base64url');
@@ -171,6 +173,8 @@ describe('one budget per caller, on every surface', () => {
       const mcp = await post(`${ui.url}/mcp`, ACME, MCP_INIT);
       assert.equal(mcp.status, 429);
       assert.ok(Number(mcp.retryAfter) >= 1);
+      const agui = await post(`${ui.url}/agui/agents/supplier-qa`, ACME, { threadId: 't', runId: 'r', messages: [] });
+      assert.equal(agui.status, 429);
 
       // Another caller has a bucket of its own.
       assert.equal((await get(`${ui.url}/api/v1/whoami`, GLOBEX)).status, 200);
@@ -225,6 +229,15 @@ describe('one budget per caller, on every surface', () => {
       // An A2A subscription is a stream of the same caller's.
       const subscribe = await post(`${ui.url}/a2a/supplier-check/jsonrpc`, ACME, jsonRpc('SubscribeToTask', { id: 'x' }));
       assert.equal(subscribe.status, 429);
+      // So is an AG-UI run, refused before it starts anything.
+      const thread = `agui-budget-${process.pid}-${Date.now()}`;
+      const run = await post(`${ui.url}/agui/agents/supplier-qa`, ACME, {
+        threadId: thread,
+        runId: 'r-1',
+        messages: [{ id: 'm-1', role: 'user', content: 'Verify inspection-92 against order A1042' }],
+      });
+      assert.equal(run.status, 429);
+      assert.equal(await baton.owns(new DelegationThread(baton, 'supplier-qa', thread).id), false, 'nothing started');
       // globex's streams are its own.
       const theirs = await fetch(`${ui.url}/api/v1/delegations/${encodeURIComponent(id)}/events`, { headers: auth(GLOBEX) });
       assert.equal(theirs.status, 404, "not its delegation, but not refused for acme's streams");

@@ -90,6 +90,7 @@ export async function devCommand(opts: DevOptions): Promise<number> {
     `  Config       ${path ?? '(built-in defaults)'}`,
     `  Web app      ${ui.signInUrl ?? ui.url}`,
     `  HTTP API     ${ui.url}/api/v1  (OpenAPI: ${ui.url}/api/v1/openapi.json)`,
+    ...(config.api.agui.enabled ? [`  AG-UI        ${ui.url}/agui/agents/<agent>  (and /agui/graphs, /agui/served/<service>)`] : []),
     ...(ui.codecUrl ? [`  Codec server ${ui.codecUrl}  (payloads are encrypted; the Web UI decodes through it)`] : []),
     ...(stack.push ? [`  Webhook      ${stack.push.webhook.url}/push/<delegation id>  (skyway-air pushes)`] : []),
     ...stack.agents.map((a) => `  Agent        ${a.name.padEnd(12)} ${a.url}`),

@@ -16,6 +16,7 @@ import { readThroughOutage } from '../../client/read-through-outage';
 import type { AgentEntry } from '../../config/schema';
 import { RateLimitedError } from '../../limits/caller-budget';
 import { requirePermission } from '../../limits/caller-gate';
+import type { Principal } from '../../auth/permissions';
 import type { ServedAgent } from '../../serve/served-agent';
 import { AguiRun, type AguiEvent } from '../../shared/agui-mapping';
 import { BatonError } from '../../shared/baton-error';
@@ -86,7 +87,7 @@ export function mountAgui(app: express.Express, authenticate: express.RequestHan
     handle(async (req, res) => {
       const { baton, graphs, caller } = kit.as(req);
       await runThread(req, res, kit, (input) => {
-        const thread = new GraphThread(graphs, baton, input.threadId);
+        const thread = new GraphThread(graphs, baton, input.threadId, (reads) => kit.budget.fanOut(caller, reads));
         return {
           thread,
           start: async (i) => {
@@ -138,6 +139,31 @@ async function runThread(req: Request, res: Response, kit: RouteKit, open: (inpu
   const { principal, caller } = kit.as(req);
   requirePermission(principal, 'read');
   const { thread, start } = open(input);
+  // The stream's place first: a caller past its streams changes nothing.
+  const lease = await kit.budget.openStream(caller);
+  let answered: Set<string>;
+  try {
+    answered = await applyInput(input, principal, thread, start);
+  } catch (err) {
+    await lease.release();
+    throw err;
+  }
+  res.once('close', () => void lease.release());
+  await stream(
+    req,
+    res,
+    kit,
+    thread,
+    new AguiRun(
+      { threadId: input.threadId, runId: input.runId },
+      input.messages.map((m) => m.id),
+      answered,
+    ),
+  );
+}
+
+/** What the input asks before the run follows the work: its answers, a cancel, or the work's start. The interrupts answered. */
+async function applyInput(input: RunInput, principal: Principal, thread: AguiThread, start: Opened['start']): Promise<Set<string>> {
   const answered = new Set<string>();
   for (const entry of input.resume ?? []) {
     requirePermission(principal, entry.status === 'cancelled' ? 'cancel' : 'answer');
@@ -153,19 +179,7 @@ async function runThread(req: Request, res: Response, kit: RouteKit, open: (inpu
     requirePermission(principal, 'delegate');
     await start(input);
   }
-  const lease = await kit.budget.openStream(caller);
-  res.once('close', () => void lease.release());
-  await stream(
-    req,
-    res,
-    kit,
-    thread,
-    new AguiRun(
-      { threadId: input.threadId, runId: input.runId },
-      input.messages.map((m) => m.id),
-      answered,
-    ),
-  );
+  return answered;
 }
 
 /** The run's events, from the work's record, until the run ends or the caller goes away. */
