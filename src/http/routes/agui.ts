@@ -76,6 +76,7 @@ export function mountAgui(app: express.Express, authenticate: express.RequestHan
             const text = request(i);
             await kit.budget.startWork(caller, 1);
             await thread.start(text);
+            kit.log.info({ delegationId: thread.id, agent, caller }, 'delegation started over AG-UI');
           },
         };
       });
@@ -95,6 +96,7 @@ export function mountAgui(app: express.Express, authenticate: express.RequestHan
             if (spec === undefined)
               throw new BatonError('InvalidRequest', `thread ${i.threadId} has no graph yet: give its spec as forwardedProps.baton.graph`);
             await thread.start(spec, (nodes) => kit.budget.startWork(caller, nodes, `a graph of ${nodes} nodes`));
+            kit.log.info({ graphId: thread.id, caller }, 'graph started over AG-UI');
           },
         };
       });
@@ -116,6 +118,7 @@ export function mountAgui(app: express.Express, authenticate: express.RequestHan
             const text = request(i);
             await kit.budget.startWork(caller, served.workCost);
             await thread.start(text);
+            kit.log.info({ taskId: thread.id, service: name, caller }, 'served task started over AG-UI');
           },
         };
       });
