@@ -11,6 +11,7 @@ import { optionalTsToDate } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import { isDeadlineExceeded } from '../errors/as-baton-error';
 import { pause } from './pause';
+import { withOwnSignal } from './own-signal';
 
 const EventType = temporal.api.enums.v1.EventType;
 
@@ -134,7 +135,7 @@ export class HistoryFollower {
             ...(this.token ? { nextPageToken: this.token } : {}),
           }),
         );
-      response = signal ? await connection.withAbortSignal(signal, call) : await call();
+      response = signal ? await withOwnSignal(signal, (own) => connection.withAbortSignal(own, call)) : await call();
     } catch (err) {
       // A long poll that outlives its deadline (or is aborted) found nothing: not a failure.
       if (signal?.aborted || isDeadlineExceeded(err)) return undefined;
