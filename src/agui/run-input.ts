@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { BatonError } from '../shared/baton-error';
+import { objectOf } from '../shared/plain-object';
 import type { Part } from '../shared/a2a-types';
 import type { InterruptKind } from '../shared/agui-mapping';
 
@@ -34,8 +35,6 @@ const BatonProps = z
   .strict();
 export type BatonProps = z.infer<typeof BatonProps>;
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 export const RunInputSchema = z
   .looseObject({
     threadId: z
@@ -50,9 +49,9 @@ export const RunInputSchema = z
     forwardedProps: z.unknown().optional(),
   })
   .superRefine((input, ctx) => {
-    const props = input.forwardedProps;
-    if (!isRecord(props) || props.baton === undefined) return;
-    const parsed = BatonProps.safeParse(props.baton);
+    const baton = objectOf(input.forwardedProps)?.baton;
+    if (baton === undefined) return;
+    const parsed = BatonProps.safeParse(baton);
     for (const issue of parsed.error?.issues ?? [])
       ctx.addIssue({ code: 'custom', path: ['forwardedProps', 'baton', ...issue.path.map(String)], message: issue.message });
   });
@@ -61,8 +60,7 @@ export type ResumeEntry = NonNullable<RunInput['resume']>[number];
 
 /** What the input asks of Baton under `forwardedProps.baton` (checked by RunInputSchema). */
 export function batonPropsOf(input: RunInput): BatonProps | undefined {
-  const props = input.forwardedProps;
-  return isRecord(props) && isRecord(props.baton) ? (props.baton as BatonProps) : undefined;
+  return objectOf(objectOf(input.forwardedProps)?.baton) as BatonProps | undefined;
 }
 
 /** The text of the last user message: what a new thread asks for, or undefined. */
@@ -75,7 +73,10 @@ export function requestOf(input: RunInput): { messageId: string; text: string } 
       ? content
       : Array.isArray(content)
         ? content
-            .map((p: unknown) => (isRecord(p) && p.type === 'text' && typeof p.text === 'string' ? p.text : ''))
+            .map((p: unknown) => {
+              const part = objectOf(p);
+              return part?.type === 'text' && typeof part.text === 'string' ? part.text : '';
+            })
             .filter(Boolean)
             .join('\n')
         : '';

@@ -4,12 +4,12 @@
  * memory), so a front end that reconnects, or a `baton ui` that restarted, finds the same work. Each
  * kind reads its view, waits for a change, takes the answers a resume carries and an explicit cancel.
  */
-import { createHash } from 'node:crypto';
 import type { BatonClient } from '../client/baton-client';
 import { chosenWorkflowId } from '../client/baton-client';
 import type { GraphClient } from '../client/graph-client';
 import { anyChange, ChangeWaiter, HistoryFollower } from '../client/history-follower';
 import type { ServedAgent } from '../serve/served-agent';
+import { fieldsDigest as digest } from '../served-tasks/task-id';
 import type { TaskWatch } from '../served-tasks/task-watch';
 import { delegationOfRequest, delegationView, graphView, servedView, type AguiView } from '../shared/agui-mapping';
 import { BatonError } from '../shared/baton-error';
@@ -34,12 +34,6 @@ export interface AguiThread {
   resume(entry: ResumeEntry, updateId: string): Promise<void>;
   cancel(reason: string): Promise<void>;
 }
-
-const digest = (...values: string[]): string =>
-  createHash('sha256')
-    .update(values.map((v) => `${v.length}:${v}`).join(''))
-    .digest('hex')
-    .slice(0, 32);
 
 /** Temporal's Update id for a resume entry: the same run sent again answers once. */
 export const resumeUpdateId = (threadId: string, runId: string, interruptId: string): string =>
@@ -86,10 +80,7 @@ export class DelegationThread implements AguiThread {
 
   /** Starts the delegation with the thread's request (a second start finds the first). */
   async start(text: string): Promise<void> {
-    await this.baton.start({ agent: this.agent, id: this.id, parts: [{ text }] }).catch((err: unknown) => {
-      if (err instanceof BatonError && err.kind === 'Refused' && /exists already/.test(err.message)) return;
-      throw err;
-    });
+    await this.baton.start({ agent: this.agent, id: this.id, parts: [{ text }], existing: 'find' });
   }
 
   async view(): Promise<AguiView> {
@@ -143,10 +134,7 @@ export class GraphThread implements AguiThread {
 
   /** Starts the graph from `spec` (a second start finds the first). */
   async start(spec: unknown, admit: (nodes: number) => Promise<void>): Promise<void> {
-    await this.graphs.start(spec, { id: this.id, admit: (s) => admit(s.nodes.length) }).catch((err: unknown) => {
-      if (err instanceof BatonError && err.kind === 'Refused' && /exists already/.test(err.message)) return;
-      throw err;
-    });
+    await this.graphs.start(spec, { id: this.id, existing: 'find', admit: (s) => admit(s.nodes.length) });
   }
 
   async view(): Promise<AguiView> {

@@ -49,9 +49,15 @@ export interface StartDelegation {
   policy?: string;
   /**
    * Your id for it, kept within your tenant: the delegation's id is `<tenant>:<id>`. Starting twice
-   * with one id is refused. Default: a new `dlg-<uuid>`.
+   * with one id is refused, unless `existing` says otherwise. Default: a new `dlg-<uuid>`.
    */
   id?: string;
+  /**
+   * What a start under an `id` that exists already does: `refuse` (RequestRefusedError), or `find` it
+   * (a retried start of the same work: an AG-UI thread's, whose id is derived). Default refuse;
+   * `served` finds.
+   */
+  existing?: 'refuse' | 'find';
   contextId?: string;
   referenceTaskIds?: string[];
   /** Deadline and limits for this delegation, over the agent's defaults. */
@@ -295,7 +301,7 @@ export class BatonClient {
         })
         .catch((err: unknown) => {
           if (err instanceof WorkflowExecutionAlreadyStartedError) {
-            if (req.served) return;
+            if (req.served || req.existing === 'find') return;
             throw new RequestRefusedError(`a delegation with id ${id} exists already: nothing was started; choose another id`);
           }
           throw err;

@@ -83,6 +83,8 @@ export class GraphClient {
        * that exists already is the same task), the service and the caller's contextId (search attributes).
        */
       served?: { taskId: string; service: string; contextId: string };
+      /** What a start under an id that exists already does: `refuse` it, or `find` it (a retried start). Default refuse; `served` finds. */
+      existing?: 'refuse' | 'find';
       /** Runs on the checked spec before anything starts (a caller's budget takes its nodes); a rejection starts nothing. */
       admit?: (spec: GraphSpec) => Promise<void>;
     } = {},
@@ -114,7 +116,7 @@ export class GraphClient {
         })
         .catch((err: unknown) => {
           if (err instanceof WorkflowExecutionAlreadyStartedError) {
-            if (opts.served) return;
+            if (opts.served || opts.existing === 'find') return;
             throw new RequestRefusedError(`a graph with id ${id} exists already: nothing was started; choose another id`);
           }
           throw err;

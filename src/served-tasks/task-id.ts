@@ -15,7 +15,8 @@ export { SERVED_TASK_PREFIX };
 
 const fields = (...values: string[]): string => values.map((f) => `${f.length}:${f}`).join('');
 
-const digest = (...values: string[]): string =>
+/** SHA-256 of `values`, each length-prefixed (so no two lists collide), as 32 hex characters: ids derived from their parts. */
+export const fieldsDigest = (...values: string[]): string =>
   createHash('sha256')
     .update(fields(...values))
     .digest('hex')
@@ -31,12 +32,12 @@ export function servedTaskId(key: Buffer, service: string, caller: Caller, messa
 
 /** The contextId Baton gives a task whose first message named none. */
 export function servedContextId(taskId: string): string {
-  return `ctx-${digest('context', taskId)}`;
+  return `ctx-${fieldsDigest('context', taskId)}`;
 }
 
 /** Temporal's Update id for a follow-up message: the same message sent twice answers once. */
 export function turnUpdateId(taskId: string, caller: Caller, messageId: string): string {
-  return `a2a-turn-${digest('turn', taskId, caller.tenant, caller.user, messageId)}`;
+  return `a2a-turn-${fieldsDigest('turn', taskId, caller.tenant, caller.user, messageId)}`;
 }
 
 /** The served task id key's use, for its messages. */
