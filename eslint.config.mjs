@@ -50,10 +50,10 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^(?!@temporalio/workflow$|@temporalio/common$|zod$|\\./|\\.\\./src/shared/).*',
+              regex: '^(?!@temporalio/workflow$|@temporalio/common$|zod$|nexus-rpc$|\\./|\\.\\./src/shared/).*',
               allowTypeImports: true,
               message:
-                'workflows/ may import values only from src/shared, sibling workflow files, @temporalio/workflow, @temporalio/common and zod.',
+                'workflows/ may import values only from src/shared, sibling workflow files, @temporalio/workflow, @temporalio/common, nexus-rpc (the service definition callers import) and zod.',
             },
             schemasOnDemand('\\.\\./src/shared/'),
           ],

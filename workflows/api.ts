@@ -37,3 +37,15 @@ export type {
 export type { Part } from '../src/shared/a2a-types';
 export type { McpToolResult } from '../src/shared/mcp-tool-types';
 export type { ServedArtifact, ServedMessage, ServedTaskInput, ServedTaskState } from '../src/shared/served-task-types';
+export {
+  batonNexusService,
+  BATON_NEXUS_SERVICE,
+  type AnswerInput,
+  type AuthorizeInput,
+  type CancelInput,
+  type DelegateInput,
+  type ReviewInput,
+  type RunGraphInput,
+  type Sent,
+  type StatusInput,
+} from './nexus-service';

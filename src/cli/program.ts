@@ -343,8 +343,9 @@ program
   .command('setup')
   .description('make the configured namespace ready for Baton: create it if missing, register its search attributes (safe to run again)')
   .option('--retention-days <n>', 'retention of closed workflows, for a namespace it creates', positiveInt, 3)
+  .option('--nexus', "also create (or check) the Nexus endpoint of the config's nexus section, targeting this namespace and task queue")
   .option('--json', 'print JSON')
-  .action((o: { json?: boolean; retentionDays: number }) => run(() => setupCommand({ ...o, ...globals() })));
+  .action((o: { json?: boolean; retentionDays: number; nexus?: boolean }) => run(() => setupCommand({ ...o, ...globals() })));
 
 program
   .command('upgrade-check')

@@ -42,6 +42,7 @@ import type { InboxCache } from './inbox-cache';
 import { mapAtMost } from '../shared/map-at-most';
 import { NoWorkerError } from '../errors/temporal-errors';
 import { DelegationNotFoundError, InvalidRequestError, RequestRefusedError } from './errors';
+import type { WorkflowStarter } from './workflow-starter';
 
 export interface StartDelegation {
   agent: string;
@@ -74,6 +75,11 @@ export interface StartDelegation {
    * SendMessage), the service and the caller's contextId (search attributes, for ListTasks).
    */
   served?: { taskId: string; service: string; contextId: string };
+  /**
+   * Starts the workflow instead of this client (a Nexus operation's start, which attaches its
+   * callback). Default: Temporal's `workflow.start`.
+   */
+  starter?: WorkflowStarter;
 }
 
 /** Options of an answer or authorization. */
@@ -280,32 +286,31 @@ export class BatonClient {
     await this.checkRemoteIds(parsed.data.agent, parsed.data.contextId, parsed.data.referenceTaskIds);
     const id =
       req.served?.taskId ?? chosenWorkflowId(this.opts.caller.tenant, req.id, 'a delegation') ?? `${DELEGATION_ID_PREFIX}${randomUUID()}`;
+    const starter: WorkflowStarter = req.starter ?? ((type, options) => this.client.workflow.start(type, options));
     await this.call(() =>
-      this.client.workflow
-        .start<DelegationWorkflow>('delegationWorkflow', {
-          workflowId: id,
-          taskQueue: this.opts.taskQueue,
-          args: [parsed.data],
-          typedSearchAttributes: [
-            ...startingAttributes(parsed.data),
-            ...(req.served
-              ? [
-                  { key: SA_SERVICE, value: req.served.service },
-                  { key: SA_SERVED_CONTEXT, value: req.served.contextId },
-                ]
-              : []),
-          ],
-          staticSummary: `Delegation to ${parsed.data.agent}`,
-          // An id names one delegation for good: a retried start after it ended must not run it again.
-          workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        })
-        .catch((err: unknown) => {
-          if (err instanceof WorkflowExecutionAlreadyStartedError) {
-            if (req.served || req.existing === 'find') return;
-            throw new RequestRefusedError(`a delegation with id ${id} exists already: nothing was started; choose another id`);
-          }
-          throw err;
-        }),
+      starter<DelegationWorkflow>('delegationWorkflow', {
+        workflowId: id,
+        taskQueue: this.opts.taskQueue,
+        args: [parsed.data],
+        typedSearchAttributes: [
+          ...startingAttributes(parsed.data),
+          ...(req.served
+            ? [
+                { key: SA_SERVICE, value: req.served.service },
+                { key: SA_SERVED_CONTEXT, value: req.served.contextId },
+              ]
+            : []),
+        ],
+        staticSummary: `Delegation to ${parsed.data.agent}`,
+        // An id names one delegation for good: a retried start after it ended must not run it again.
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      }).catch((err: unknown) => {
+        if (err instanceof WorkflowExecutionAlreadyStartedError) {
+          if (req.served || req.existing === 'find') return;
+          throw new RequestRefusedError(`a delegation with id ${id} exists already: nothing was started; choose another id`);
+        }
+        throw err;
+      }),
     );
     this.started.add(id);
     if (this.started.size > STARTED_REMEMBERED) this.started.delete(this.started.values().next().value as string);

@@ -29,6 +29,7 @@ import { ChangeWaiter } from './history-follower';
 import { sendUpdate } from './send-update';
 import { temporalClient, type BatonClientOptions } from './client-options';
 import { temporalCall } from './temporal-call';
+import type { WorkflowStarter } from './workflow-starter';
 
 export { GRAPH_ID_PREFIX } from '../shared/ids';
 
@@ -87,6 +88,8 @@ export class GraphClient {
       existing?: 'refuse' | 'find';
       /** Runs on the checked spec before anything starts (a caller's budget takes its nodes); a rejection starts nothing. */
       admit?: (spec: GraphSpec) => Promise<void>;
+      /** Starts the workflow instead of this client (a Nexus operation's start). Default: Temporal's `workflow.start`. */
+      starter?: WorkflowStarter;
     } = {},
   ): Promise<string> {
     const spec = parseGraphSpec(rawSpec, opts.knownAgents);
@@ -95,32 +98,31 @@ export class GraphClient {
       opts.served?.taskId ??
       chosenWorkflowId(this.opts.caller.tenant, opts.id ?? spec.id, 'a graph') ??
       `${GRAPH_ID_PREFIX}${randomUUID()}`;
+    const starter: WorkflowStarter = opts.starter ?? ((type, options) => this.client.workflow.start(type, options));
     await this.call(() =>
-      this.client.workflow
-        .start<TaskGraphWorkflow>('taskGraphWorkflow', {
-          workflowId: id,
-          taskQueue: this.opts.taskQueue,
-          args: [{ spec, tenant: this.opts.caller.tenant, owner: this.opts.caller.user }],
-          typedSearchAttributes: [
-            ...graphAttributes({ tenant: this.opts.caller.tenant }),
-            ...(opts.served
-              ? [
-                  { key: SA_SERVICE, value: opts.served.service },
-                  { key: SA_SERVED_CONTEXT, value: opts.served.contextId },
-                ]
-              : []),
-          ],
-          staticSummary: `Task graph of ${spec.nodes.length} node(s)`,
-          // An id names one graph for good: a retried start after it ended must not run it again.
-          workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        })
-        .catch((err: unknown) => {
-          if (err instanceof WorkflowExecutionAlreadyStartedError) {
-            if (opts.served || opts.existing === 'find') return;
-            throw new RequestRefusedError(`a graph with id ${id} exists already: nothing was started; choose another id`);
-          }
-          throw err;
-        }),
+      starter<TaskGraphWorkflow>('taskGraphWorkflow', {
+        workflowId: id,
+        taskQueue: this.opts.taskQueue,
+        args: [{ spec, tenant: this.opts.caller.tenant, owner: this.opts.caller.user }],
+        typedSearchAttributes: [
+          ...graphAttributes({ tenant: this.opts.caller.tenant }),
+          ...(opts.served
+            ? [
+                { key: SA_SERVICE, value: opts.served.service },
+                { key: SA_SERVED_CONTEXT, value: opts.served.contextId },
+              ]
+            : []),
+        ],
+        staticSummary: `Task graph of ${spec.nodes.length} node(s)`,
+        // An id names one graph for good: a retried start after it ended must not run it again.
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      }).catch((err: unknown) => {
+        if (err instanceof WorkflowExecutionAlreadyStartedError) {
+          if (opts.served || opts.existing === 'find') return;
+          throw new RequestRefusedError(`a graph with id ${id} exists already: nothing was started; choose another id`);
+        }
+        throw err;
+      }),
     );
     return id;
   }

@@ -1011,6 +1011,58 @@ export type McpServerEntry = z.infer<typeof McpServerEntrySchema>;
 export const McpSchema = z.object({ servers: z.record(name, McpServerEntrySchema).default({}) }).strict();
 export type McpConfig = z.infer<typeof McpSchema>;
 
+/** A calling namespace, and who its Nexus operations act as in Baton. */
+export const NexusCallerSchema = z
+  .object({
+    /** The Temporal namespace the caller workflows run in (the server names it in every start's link). */
+    namespace: z.string().min(1).max(255),
+    /** The Baton tenant its operations belong to: they see and answer only this tenant's delegations. */
+    tenant: tenantName,
+    /** The user its operations act as (`by` in turns, audit). Default `nexus:<namespace>`. */
+    user: identifier.optional(),
+    /**
+     * A Nexus header the caller may set to name the user instead (for example `baton-user`): read only
+     * for this namespace, within its tenant, at most 200 characters. Unset (the default): `user` only,
+     * since a header is whatever the caller workflow chose.
+     */
+    userHeader: z
+      .string()
+      .max(64)
+      .regex(/^[a-z][a-z0-9-]*$/, 'lower-case letters, digits and - (Nexus header names are case-insensitive)')
+      .optional(),
+  })
+  .strict();
+
+/** Baton as a Temporal Nexus service (docs/nexus.md). Default: off. */
+export const NexusSchema = z
+  .object({
+    /**
+     * The Nexus endpoint's name: `baton setup --nexus` creates it on the server, targeting this
+     * config's namespace and task queue. Default `baton`.
+     */
+    endpoint: z
+      .string()
+      .max(200)
+      .regex(/^[A-Za-z][A-Za-z0-9-]*[A-Za-z0-9]$/, "letters, digits and -, starting with a letter (Temporal's endpoint names)")
+      .default('baton'),
+    /**
+     * Namespaces whose workflows may call, each mapped to a tenant. A namespace not listed is refused
+     * (UNAUTHORIZED), whatever it asks. Default: none.
+     */
+    callers: z.array(NexusCallerSchema).max(1_000).default([]),
+  })
+  .strict()
+  .superRefine((nexus, ctx) => {
+    const seen = new Set<string>();
+    for (const [i, c] of nexus.callers.entries()) {
+      if (seen.has(c.namespace))
+        ctx.addIssue({ code: 'custom', path: ['callers', i, 'namespace'], message: `${c.namespace} is listed twice` });
+      seen.add(c.namespace);
+    }
+  });
+export type NexusConfig = z.infer<typeof NexusSchema>;
+export type NexusCallerConfig = z.infer<typeof NexusCallerSchema>;
+
 export const ConfigSchema = z
   .object({
     temporal: z
@@ -1092,6 +1144,8 @@ export const ConfigSchema = z
     mcp: McpSchema.optional(),
     /** Data labels (docs/data-use.md). Default: public, internal, confidential, personal; unlabelled data needs no clearance. */
     dataUse: DataUseConfigSchema.optional(),
+    /** Baton's worker serves delegation as a Temporal Nexus service to other namespaces (docs/nexus.md). Default: off. */
+    nexus: NexusSchema.optional(),
   })
   .strict()
   .superRefine((config, ctx) => {

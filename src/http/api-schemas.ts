@@ -21,29 +21,34 @@ const content = {
   text: z.string().min(1).max(100_000).optional(),
   parts: z.array(PartSchema).min(1).max(64).optional(),
 };
-const hasContent = (b: { text?: string; parts?: unknown[] }): boolean => b.text !== undefined || b.parts !== undefined;
-const needsContent = { message: 'give text or parts' };
+export const hasContent = (b: { text?: string; parts?: unknown[] }): boolean => b.text !== undefined || b.parts !== undefined;
+export const needsContent = { message: 'give text or parts' };
+
+/** What a start names besides the caller's id: the agent, the work, its terms (shared with Nexus's `delegate`). */
+export const startFields = {
+  agent: identifier,
+  ...content,
+  policy: z.string().min(1).max(200).optional(),
+  contextId: z.string().min(1).max(300).optional(),
+  referenceTaskIds: z.array(z.string().min(1).max(300)).max(32).optional(),
+  contract: ContractSchema.optional(),
+  /**
+   * A data label and data-use terms for every part that carries none of its own (a part may carry its
+   * own under `metadata["urn:baton-a2a:data-use:v1"]`); data the agent is not cleared for is refused
+   * before anything is sent (docs/data-use.md).
+   */
+  dataUse: DataUseSchema.optional(),
+};
 
 export const StartBodySchema = z
   .object({
-    agent: identifier,
+    ...startFields,
     /**
      * Your own id for it, so a retried POST cannot start it twice (the second answers 409). It is kept
      * within your tenant: the delegation's id is `<tenant>:<id>` (answered, and in Location). Ids
      * starting with `dlg-`, `graph-` or `a2a-` are Baton's. Default: a new `dlg-<uuid>`.
      */
     id: ChosenIdSchema.optional(),
-    ...content,
-    policy: z.string().min(1).max(200).optional(),
-    contextId: z.string().min(1).max(300).optional(),
-    referenceTaskIds: z.array(z.string().min(1).max(300)).max(32).optional(),
-    contract: ContractSchema.optional(),
-    /**
-     * A data label and data-use terms for every part that carries none of its own (a part may carry its
-     * own under `metadata["urn:baton-a2a:data-use:v1"]`); data the agent is not cleared for is refused
-     * before anything is sent (docs/data-use.md).
-     */
-    dataUse: DataUseSchema.optional(),
   })
   .strict()
   .refine(hasContent, needsContent);

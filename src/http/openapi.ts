@@ -302,6 +302,11 @@ const ERROR_TEXT: Record<number, string> = {
   503: 'Temporal is not reachable just now, or its namespace is not set up for Baton; retry later.',
 };
 
+/** The document's named schemas (records, parts, requests), which other descriptions reuse (the Nexus service's). */
+export function componentSchemas(): Record<string, unknown> {
+  return schemas;
+}
+
 let cached: Record<string, unknown> | undefined;
 
 /** The document, built once. */

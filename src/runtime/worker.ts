@@ -20,13 +20,18 @@ import {
 } from '@temporalio/interceptors-opentelemetry';
 import { meteredStore } from '../artifacts/metered-store';
 import { activeTracing, type Tracing } from '../telemetry/tracing';
+import { batonNexusHandler } from '../nexus/service-handler';
+import type { CallerBudget } from '../limits/caller-budget';
+import { configuredBudget, defaultBudget } from '../limits/configured-budget';
+import type { ApiConfig } from '../config/schema';
 import { BATON_PRELOADED_MODULES, freshWorkflowBundlePath, TRACING_INTERCEPTOR_MODULES, workflowsPath } from './bundle-workflows';
 
 export interface BatonWorkerOptions {
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
-  config: Pick<BatonConfig, 'agents'> & Partial<Pick<BatonConfig, 'policies' | 'artifacts' | 'push' | 'worker' | 'encryption' | 'serve'>>;
+  config: Pick<BatonConfig, 'agents'> &
+    Partial<Pick<BatonConfig, 'policies' | 'artifacts' | 'push' | 'worker' | 'encryption' | 'serve' | 'nexus' | 'api' | 'dataUse'>>;
   logger: Logger;
   /**
    * Extra acceptance policies beside the built-in ones.
@@ -44,6 +49,11 @@ export interface BatonWorkerOptions {
    * workflows, else the workflows are bundled at start (a few seconds)
    */
   workflowBundle?: { code: string } | { codePath: string };
+  /**
+   * With `nexus` in the config: each Nexus caller's allowance of work started. The caller closes it.
+   * @default `api.limits` in this process's memory (`baton worker` passes the configured store, shared with `baton ui`)
+   */
+  nexusBudget?: CallerBudget;
   /**
    * Passed to the activities (tests shorten the poll interval).
    * @default none: each setting's own default (ActivityDeps)
@@ -100,6 +110,11 @@ export function tracingOptions(
   };
 }
 
+/** The configured limits kept in this process (a store shared with other processes is the caller's to open and close). */
+function memoryBudget(api: ApiConfig | undefined): CallerBudget {
+  return api ? configuredBudget({ rateLimit: api.rateLimit, limits: { ...api.limits, store: undefined } }) : defaultBudget();
+}
+
 export async function createBatonWorker(opts: BatonWorkerOptions): Promise<Worker> {
   const tracing = activeTracing();
   const prebuilt = freshWorkflowBundlePath(tracing !== undefined);
@@ -139,6 +154,21 @@ export async function createBatonWorker(opts: BatonWorkerOptions): Promise<Worke
       : {}),
     ...workerOptions,
     ...tracingOptions(tracing, interceptors, !bundled, batonMetricSinks()),
+    ...(opts.config.nexus
+      ? {
+          nexusServices: [
+            batonNexusHandler({
+              nexus: opts.config.nexus,
+              config: opts.config,
+              namespace: opts.namespace,
+              taskQueue: opts.taskQueue,
+              clientOptions: dataConverterOption(opts.config),
+              budget: opts.nexusBudget ?? memoryBudget(opts.config.api),
+              logger: opts.logger.child({ component: 'nexus' }),
+            }),
+          ],
+        }
+      : {}),
     plugins: [MCP_CONNECTIONS_PLUGIN, sparseReadsPlugin(activities)],
   });
 }

@@ -31,6 +31,28 @@ export interface ConfigReport {
   temporal?: TemporalReport;
   /** Which identity each agent and each class of caller would use; never a secret. */
   identity?: IdentityReport;
+  /** The Nexus endpoint the worker serves behind and who may call it (`baton setup --nexus` creates it). */
+  nexus?: NexusReport;
+}
+
+export interface NexusReport {
+  endpoint: string;
+  target: { namespace: string; taskQueue: string };
+  /** Each calling namespace, as `<namespace> → tenant <tenant> as <user>`. */
+  callers: string[];
+}
+
+function nexusReport(config: BatonConfig): NexusReport | undefined {
+  const nexus = config.nexus;
+  if (!nexus) return undefined;
+  return {
+    endpoint: nexus.endpoint,
+    target: { namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue },
+    callers: nexus.callers.map(
+      (c) =>
+        `${c.namespace} → tenant ${c.tenant} as ${c.user ?? `nexus:${c.namespace}`}${c.userHeader ? ` (or the user its ${c.userHeader} header names)` : ''}`,
+    ),
+  };
 }
 
 export interface TemporalReport {
@@ -224,6 +246,9 @@ export function checkConfig(configPath?: string): ConfigReport {
     if (!(err instanceof ConfigError)) throw err;
     problems.push(err.message);
   }
+  const nexus = nexusReport(loaded.config);
+  if (nexus && !nexus.callers.length)
+    loaded.warnings.push('nexus.callers: no namespace may call yet; every operation is refused until one is listed with its tenant');
   return {
     file: loaded.path,
     ok: problems.length === 0,
@@ -232,6 +257,7 @@ export function checkConfig(configPath?: string): ConfigReport {
     warnings: loaded.warnings,
     ...(temporal ? { temporal } : {}),
     identity: identityReport(loaded.config),
+    ...(nexus ? { nexus } : {}),
   };
 }
 
@@ -258,6 +284,13 @@ export function configCheckCommand(opts: { json?: boolean; config?: string }): P
     if (report.identity) {
       for (const [name, how] of Object.entries(report.identity.agents)) lines.push(`  agent ${name}: ${how}`);
       for (const how of report.identity.callers) lines.push(`  callers: ${how}`);
+    }
+    if (report.nexus) {
+      const { endpoint, target, callers } = report.nexus;
+      lines.push(
+        `  nexus: endpoint ${endpoint} → namespace ${target.namespace}, task queue ${target.taskQueue} (baton setup --nexus creates it)`,
+        ...callers.map((c) => `  nexus caller: ${c}`),
+      );
     }
     process.stdout.write(`${lines.join('\n')}\n`);
   }

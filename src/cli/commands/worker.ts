@@ -13,6 +13,10 @@ import { requireSearchAttributes } from '../../client/namespace-setup';
 import { createBatonWorker } from '../../runtime/worker';
 import { startPendingSampler } from '../../telemetry/pending-sampler';
 import { startTracing } from '../../telemetry/tracing';
+import { configuredBudget } from '../../limits/configured-budget';
+import { checkEndpoint, EndpointMisdirectedError } from '../../nexus/endpoint-setup';
+import type { NativeConnection } from '@temporalio/worker';
+import type { Logger } from 'pino';
 
 export async function workerCommand(opts: { config?: string; buildId?: string }): Promise<number> {
   const logger = createLogger({ app: 'baton-worker' });
@@ -28,6 +32,8 @@ export async function workerCommand(opts: { config?: string; buildId?: string })
   installTemporalRuntime(logger, { metrics: metrics?.worker, metricsSetting: 'telemetry.metrics.worker' });
   const connection = await connectTemporalWorker(config.temporal);
   let stopSampler: (() => void) | undefined;
+  // Nexus callers' starts count in the budget every replica of baton ui shares (api.limits.store).
+  const nexusBudget = config.nexus ? configuredBudget(config.api) : undefined;
   try {
     // Every delegation sets Baton's search attributes: without them, each would fail at its first change.
     await requireSearchAttributes(connection, config.temporal.namespace);
@@ -37,6 +43,7 @@ export async function workerCommand(opts: { config?: string; buildId?: string })
       taskQueue: config.temporal.taskQueue,
       config,
       logger,
+      ...(nexusBudget ? { nexusBudget } : {}),
     });
     const deployment = config.worker.deployment;
     logger.info(
@@ -47,9 +54,11 @@ export async function workerCommand(opts: { config?: string; buildId?: string })
         heapLimitMiB: Math.round(getHeapStatistics().heap_size_limit / 2 ** 20),
         ...(tracing ? { tracesAs: tracing.serviceName } : {}),
         ...(deployment ? { deployment: deployment.name, buildId: deployment.buildId, behavior: deployment.behavior } : {}),
+        ...(config.nexus ? { nexusEndpoint: config.nexus.endpoint, nexusCallers: config.nexus.callers.map((c) => c.namespace) } : {}),
       },
       'worker started',
     );
+    if (config.nexus) await warnOfEndpoint(connection, config.nexus.endpoint, config.temporal, logger);
     if (metrics?.worker)
       stopSampler = startPendingSampler(
         new Client({ connection, namespace: config.temporal.namespace }),
@@ -60,7 +69,28 @@ export async function workerCommand(opts: { config?: string; buildId?: string })
     return 0;
   } finally {
     stopSampler?.();
+    await nexusBudget?.close();
     await tracing?.shutdown();
     await connection.close();
+  }
+}
+
+/** A worker serving Nexus says at start when its endpoint is missing or sends operations elsewhere. */
+async function warnOfEndpoint(
+  connection: NativeConnection,
+  endpoint: string,
+  target: { namespace: string; taskQueue: string },
+  logger: Logger,
+): Promise<void> {
+  try {
+    if (!(await checkEndpoint(connection, endpoint, target)))
+      logger.warn(
+        { endpoint },
+        `Nexus endpoint ${endpoint} does not exist: no caller reaches this worker until baton setup --nexus creates it`,
+      );
+  } catch (err) {
+    if (err instanceof EndpointMisdirectedError) logger.warn({ endpoint }, err.message);
+    // A worker may not be allowed to read endpoints (an operator's right): it serves all the same.
+    else logger.debug({ err }, 'could not read the Nexus endpoint');
   }
 }

@@ -1,0 +1,211 @@
+/**
+ * Baton's Nexus service, served by Baton's worker (`nexus` in the config). Each operation acts as the
+ * caller its namespace maps to (src/shared/nexus-caller.ts) through the same clients the HTTP API
+ * uses, so the checks and refusals are theirs: another tenant's delegation is not found, an answer to
+ * a request that is not pending is refused, a start past the caller's budget waits.
+ */
+import * as nexus from 'nexus-rpc';
+import { getClient, TemporalOperationHandler, TemporalOperationResult, type TemporalNexusClient } from '@temporalio/nexus';
+import type { Client } from '@temporalio/client';
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import { BatonClient } from '../client/baton-client';
+import { ChangeWaiter } from '../client/history-follower';
+import { GraphClient } from '../client/graph-client';
+import type { WorkflowStarter } from '../client/workflow-starter';
+import { InvalidRequestError } from '../client/errors';
+import type { BatonClientOptions } from '../client/client-options';
+import { describeIssues } from '../config/load';
+import { clearedFor, dataUseRules } from '../config/data-use-rules';
+import type { BatonConfig, NexusConfig } from '../config/schema';
+import { partsOf } from '../http/api-schemas';
+import type { CallerBudget } from '../limits/caller-budget';
+import { fieldsDigest } from '../served-tasks/task-id';
+import { refuseData, withDataUse } from '../shared/data-use';
+import type { Caller, DelegationRecord } from '../shared/delegation-types';
+import type { GraphRecord } from '../shared/graph-types';
+import { nexusCallerOf } from './nexus-caller';
+import { nexusCall } from './handler-errors';
+import {
+  AnswerInputSchema,
+  AuthorizeInputSchema,
+  CancelInputSchema,
+  DelegateInputSchema,
+  ReviewInputSchema,
+  RunGraphInputSchema,
+  StatusInputSchema,
+} from './operation-schemas';
+import { batonNexusService, type DelegateInput, type RunGraphInput } from '../../workflows/nexus-service';
+import { workflowIdOfToken } from './operation-token';
+import { cancelForOperation } from './cancel-operation';
+
+export interface NexusHandlerOptions {
+  nexus: NexusConfig;
+  /** The worker's config: its agents (an unknown one is refused before anything starts) and data labels. */
+  config: Pick<BatonConfig, 'agents'> & Partial<Pick<BatonConfig, 'dataUse'>>;
+  namespace: string;
+  taskQueue: string;
+  /** The worker's data converter option (encryption), for the clients that read records. */
+  clientOptions?: Pick<BatonClientOptions, 'dataConverter'>;
+  /** Each caller's allowance of work started (`api.limits.workStarted`), as on every other surface. */
+  budget: CallerBudget;
+  logger: Logger;
+}
+
+/** Parses an operation's input, or refuses it (BAD_REQUEST) saying what is wrong. */
+function inputOf<S extends z.ZodType>(schema: S, input: unknown, what: string): z.infer<S> {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) throw new InvalidRequestError(`invalid ${what}: ${describeIssues(parsed.error).join('; ')}`);
+  return parsed.data;
+}
+
+/** A Nexus start with its caller's own key or, by default, its request id: a retried start is the same work. */
+function workKey(key: string | undefined, requestId: string): string {
+  return key ?? `nexus-${fieldsDigest('nexus-request', requestId)}`;
+}
+
+const isSettled = (r: DelegationRecord): boolean => r.outcome !== undefined;
+
+/** When a wait in a synchronous operation ends: after `seconds`, and a second before the request's own deadline. */
+function waitEnds(ctx: nexus.OperationContext, seconds: number): number {
+  const wanted = Date.now() + seconds * 1_000;
+  return ctx.requestDeadline ? Math.min(wanted, ctx.requestDeadline.getTime() - 1_000) : wanted;
+}
+
+/** The record once `done` holds for it or at `endsAt`: read again only when its history says it may have changed. */
+async function waitForRecord(
+  baton: BatonClient,
+  id: string,
+  done: (r: DelegationRecord) => boolean,
+  endsAt: number,
+): Promise<DelegationRecord> {
+  const changes = new ChangeWaiter(baton.client, id);
+  await changes.prime();
+  for (;;) {
+    const record = await baton.show(id);
+    const left = endsAt - Date.now();
+    if (done(record) || left <= 0) return record;
+    await changes.changed({ maxWaitMs: left, failPauseMs: 250 });
+  }
+}
+
+export function batonNexusHandler(opts: NexusHandlerOptions): nexus.ServiceHandler<typeof batonNexusService.operations> {
+  let shared: { baton: BatonClient; graphs: GraphClient } | undefined;
+  const clientsAs = (caller: Caller): { baton: BatonClient; graphs: GraphClient } => {
+    if (!shared) {
+      // The worker's own connection, through Nexus's handler context.
+      const worker: Client = getClient();
+      const base = { namespace: opts.namespace, taskQueue: opts.taskQueue, caller, ...opts.clientOptions };
+      shared = { baton: new BatonClient(worker.connection, base), graphs: new GraphClient(worker.connection, base) };
+    }
+    return { baton: shared.baton.as(caller), graphs: shared.graphs.as(caller) };
+  };
+  const callerOf = (ctx: nexus.StartOperationContext): Caller => {
+    const found = nexusCallerOf(ctx.inboundLinks, ctx.headers, opts.nexus.callers);
+    if ('refusal' in found) throw new nexus.HandlerError('UNAUTHORIZED', found.refusal);
+    return found.caller;
+  };
+  /** The delegation an input names, by its id or by the token of the `delegate` operation that started it. */
+  const delegationId = (value: string): string => workflowIdOfToken(value) ?? value;
+  const logInternal = (err: unknown): void => opts.logger.error({ err }, 'a Nexus operation failed');
+  const run = <T>(fn: () => Promise<T>): Promise<T> => nexusCall(fn, logInternal);
+
+  /** A Nexus-aware start: attaches the caller's callback; a start of a running one with the same id joins it. */
+  const starterFor = (client: TemporalNexusClient, started: { result?: TemporalOperationResult<never> }): WorkflowStarter =>
+    (async (type, options) => {
+      started.result = (await client.startWorkflow(type, { ...options, workflowIdConflictPolicy: 'USE_EXISTING' })) as never;
+    }) as WorkflowStarter;
+
+  const delegate = async (ctx: nexus.StartOperationContext, client: TemporalNexusClient, raw: DelegateInput) => {
+    const input = inputOf(DelegateInputSchema, raw, 'delegate input');
+    const caller = callerOf(ctx);
+    if (!Object.hasOwn(opts.config.agents, input.agent))
+      throw new InvalidRequestError(`agent ${input.agent} is not one this Baton delegates to; ask its operator to add it under agents`);
+    const parts = partsOf(input);
+    const cleared = clearedFor(opts.config, input.agent);
+    const refused = cleared && refuseData(withDataUse(parts, input.dataUse), input.agent, cleared, dataUseRules(opts.config));
+    if (refused) throw new InvalidRequestError(refused);
+    await opts.budget.startWork(caller, 1);
+    const { baton } = clientsAs(caller);
+    const started: { result?: TemporalOperationResult<never> } = {};
+    const id = await baton.start({
+      agent: input.agent,
+      parts,
+      id: workKey(input.idempotencyKey, ctx.requestId),
+      existing: 'find',
+      starter: starterFor(client, started),
+      ...(input.policy ? { policy: input.policy } : {}),
+      ...(input.contextId ? { contextId: input.contextId } : {}),
+      ...(input.referenceTaskIds ? { referenceTaskIds: input.referenceTaskIds } : {}),
+      ...(input.contract ? { contract: input.contract } : {}),
+      ...(input.dataUse ? { dataUse: input.dataUse } : {}),
+    });
+    opts.logger.info({ delegationId: id, agent: input.agent, caller }, 'delegation started over Nexus');
+    // Its id names one that ended already (the same key again): its record, at once.
+    return (
+      (started.result as TemporalOperationResult<DelegationRecord> | undefined) ?? TemporalOperationResult.sync(await baton.result(id))
+    );
+  };
+
+  const runGraph = async (ctx: nexus.StartOperationContext, client: TemporalNexusClient, raw: RunGraphInput) => {
+    const input = inputOf(RunGraphInputSchema, raw, 'runGraph input');
+    const caller = callerOf(ctx);
+    const { graphs } = clientsAs(caller);
+    const started: { result?: TemporalOperationResult<never> } = {};
+    const id = await graphs.start(input.graph, {
+      id: workKey(input.idempotencyKey, ctx.requestId),
+      knownAgents: Object.keys(opts.config.agents),
+      existing: 'find',
+      starter: starterFor(client, started),
+      admit: (spec) => opts.budget.startWork(caller, spec.nodes.length, `a graph of ${spec.nodes.length} nodes`),
+    });
+    opts.logger.info({ graphId: id, caller }, 'graph started over Nexus');
+    return (started.result as TemporalOperationResult<GraphRecord> | undefined) ?? TemporalOperationResult.sync(await graphs.result(id));
+  };
+
+  const canceled = 'the Nexus operation that started it was canceled';
+
+  return nexus.serviceHandler(batonNexusService, {
+    delegate: new TemporalOperationHandler<DelegateInput, DelegationRecord>({
+      start: (ctx, client, input) => run(() => delegate(ctx, client, input)),
+      cancelWorkflowRun: (_ctx, { workflowId }) => run(() => cancelForOperation(getClient(), workflowId, 'delegation', canceled)),
+    }),
+    runGraph: new TemporalOperationHandler<RunGraphInput, GraphRecord>({
+      start: (ctx, client, input) => run(() => runGraph(ctx, client, input)),
+      cancelWorkflowRun: (_ctx, { workflowId }) => run(() => cancelForOperation(getClient(), workflowId, 'graph', canceled)),
+    }),
+    answer: (ctx, raw) =>
+      run(() => {
+        const input = inputOf(AnswerInputSchema, raw, 'answer input');
+        return clientsAs(callerOf(ctx)).baton.answer(delegationId(input.delegation), input.requestId, partsOf(input), {
+          updateId: `nexus-${fieldsDigest('nexus-answer', ctx.requestId)}`,
+        });
+      }),
+    authorize: (ctx, raw) =>
+      run(() => {
+        const input = inputOf(AuthorizeInputSchema, raw, 'authorize input');
+        return clientsAs(callerOf(ctx)).baton.authorize(delegationId(input.delegation), input.requestId, input.credential, {
+          updateId: `nexus-${fieldsDigest('nexus-authorize', ctx.requestId)}`,
+        });
+      }),
+    review: (ctx, raw) =>
+      run(() => {
+        const input = inputOf(ReviewInputSchema, raw, 'review input');
+        return clientsAs(callerOf(ctx)).baton.review(delegationId(input.delegation), input.requestId, input.decision, input.reason);
+      }),
+    cancel: (ctx, raw) =>
+      run(() => {
+        const input = inputOf(CancelInputSchema, raw, 'cancel input');
+        return clientsAs(callerOf(ctx)).baton.cancel(delegationId(input.delegation), input.reason);
+      }),
+    status: (ctx, raw) =>
+      run(() => {
+        const input = inputOf(StatusInputSchema, raw, 'status input');
+        const { baton } = clientsAs(callerOf(ctx));
+        const id = delegationId(input.delegation);
+        if (!input.waitFor) return baton.show(id);
+        const until = input.waitFor === 'settled' ? isSettled : (r: DelegationRecord) => isSettled(r) || Boolean(r.pending);
+        return waitForRecord(baton, id, until, waitEnds(ctx, input.maxWaitSeconds ?? 5));
+      }),
+  });
+}
