@@ -22,6 +22,7 @@ import { ensureNamespace } from '../../src/client/namespace-setup';
 import { buildWorkflowBundle } from '../../src/runtime/bundle-workflows';
 import { projectRoot } from '../../src/runtime/project-root';
 import type { DelegationRecord } from '../../src/shared/delegation-types';
+import type { GraphRecord } from '../../src/shared/graph-types';
 import { runCli, saysOneLine, userEnv, type CliProcess } from '../../infra/cli-process';
 import { testServer } from '../helpers/temporal';
 import { kill, workerProcesses, type WorkerProcesses } from '../helpers/worker-process';
@@ -245,6 +246,38 @@ describe('Baton as a Nexus service', () => {
     ]);
     assert.equal(again.result?.id, `acme:${key}`, JSON.stringify(again.error));
     assert.equal(created.length - before, 1, 'still one task');
+  });
+
+  it('runGraph runs a task graph to its settled record; an unknown agent in it is refused before it starts', async () => {
+    const graph = {
+      nodes: [
+        { id: 'check', agent: 'supplier-qa', text: FULL },
+        { id: 'recheck', agent: 'supplier-qa', text: FULL, dependsOn: ['check'] },
+      ],
+    };
+    const ran = await callerRun<{ result?: GraphRecord; error?: Told }>(callers, 'callOnce', [
+      endpoint,
+      'runGraph',
+      { graph, idempotencyKey: `g-${run}` },
+    ]);
+    assert.equal(ran.result?.id, `acme:g-${run}`, JSON.stringify(ran.error));
+    assert.equal(ran.result?.status, 'SETTLED');
+    assert.equal(ran.result?.tenant, 'acme');
+    assert.deepEqual(
+      ran.result?.nodes.map((n) => [n.id, n.outcome]),
+      [
+        ['check', 'ACCEPTED'],
+        ['recheck', 'ACCEPTED'],
+      ],
+    );
+    const refused = await callerRun<{ result?: GraphRecord; error?: Told }>(callers, 'callOnce', [
+      endpoint,
+      'runGraph',
+      { graph: { nodes: [{ id: 'x', agent: 'nobody', text: 'x' }] }, idempotencyKey: `g-bad-${run}` },
+    ]);
+    assert.equal(typeOf(refused.error), 'BAD_REQUEST', JSON.stringify(refused));
+    assert.match(messageOf(refused.error), /the graph spec is not valid: .*nobody/);
+    await assert.rejects(stack.baton.client.workflow.getHandle(`acme:g-bad-${run}`).describe(), WorkflowNotFoundError);
   });
 
   it('bad input: the right handler error, one clear message, nothing started', async () => {

@@ -9,6 +9,7 @@ Usage: python python-nexus-caller.py <temporal address> <caller namespace> <endp
 
 import asyncio
 import json
+import os
 import sys
 import uuid
 from datetime import timedelta
@@ -51,7 +52,7 @@ class DelegateThroughBaton:
         return {'token': token, 'pending': pending, 'sent': sent, 'refused': refused, 'record': settled}
 
 
-async def main() -> None:
+async def main() -> int:
     address, namespace, endpoint, workflow_id = sys.argv[1:5]
     client = await Client.connect(address, namespace=namespace)
     task_queue = f'py-caller-{uuid.uuid4()}'
@@ -67,9 +68,14 @@ async def main() -> None:
                 chain.append(f'{type(cause).__name__}: {cause}')
                 cause = cause.__cause__
             print('the caller workflow failed: ' + ' <- '.join(chain), file=sys.stderr)
-            sys.exit(1)
-    print(json.dumps(result))
+            return 1
+    print(json.dumps(result), flush=True)
+    return 0
 
 
 if __name__ == '__main__':
-    asyncio.run(main())
+    code = asyncio.run(main())
+    sys.stderr.flush()
+    # Straight out: the SDK's native runtime can abort the interpreter's own shutdown
+    # ("PyGILState_Release ... must be current"), after the result was printed.
+    os._exit(code)
