@@ -4,6 +4,7 @@
  * own (long tasks, the large graph, served agents, telemetry, MCP) are kept as they are.
  */
 import { withAguiSection } from './agui-latency';
+import { withNexusSection } from './nexus-latency';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { TEMPORAL_SERVER_VERSION } from '../infra/cluster/server-binary';
@@ -128,13 +129,16 @@ export function writeReport(out: string, report: string[], onCluster: boolean, f
   whole = title >= 0 ? `${whole.slice(0, title)}\n\n${table}\n${whole.slice(title)}` : `${table}\n`;
   writeFileSync(
     out,
-    withAguiSection(
+    withNexusSection(
       out,
-      withDataUseSection(
+      withAguiSection(
         out,
-        withIdentitySection(
+        withDataUseSection(
           out,
-          withMcpSection(out, withTelemetrySection(out, withServedSection(out, withGraphSection(out, withLongTaskSection(out, whole))))),
+          withIdentitySection(
+            out,
+            withMcpSection(out, withTelemetrySection(out, withServedSection(out, withGraphSection(out, withLongTaskSection(out, whole))))),
+          ),
         ),
       ),
     ),

@@ -14,6 +14,7 @@
  *   npm run bench -- --identity [--quick]                # only what OAuth 2.0 to an agent costs (identity-cost.ts)
  *   npm run bench -- --data-use [--quick]                # only what data labels and terms cost (data-use-cost.ts)
  *   npm run bench -- --agui [--quick]                    # only how soon an AG-UI front end sees a change (agui-latency.ts)
+ *   npm run bench -- --nexus [--quick] [--cluster]       # only a delegation through Nexus against a direct one (nexus-latency.ts)
  */
 import type { ServerCost } from './server-cost';
 import { join } from 'node:path';
@@ -27,6 +28,7 @@ import { measureHistory, reportHistory, watchPolling } from './history';
 import { measureIdentityCost, writeIdentity } from './identity-cost';
 import { measureDataUseCost, writeDataUse } from './data-use-cost';
 import { measureAguiLatency, writeAgui } from './agui-latency';
+import { measureNexusLatency, writeNexus } from './nexus-latency';
 import { measureLargeGraph, writeGraph } from './large-graph';
 import { measureLatency, reportLatency } from './latency';
 import { measureLongTasks, writeLongTasks } from './long-tasks';
@@ -118,6 +120,15 @@ const PARTS: SinglePart[] = [
       return measureAguiLatency({ ...at, say, samples });
     },
     write: writeAgui,
+  },
+  {
+    flag: 'nexus',
+    run: (o, at) => {
+      const samples = o.quick ? 20 : 200;
+      say(`${samples} delegations each: started directly, and through Nexus from a caller workflow in another namespace…`);
+      return measureNexusLatency({ ...at, target: benchTarget(o.onCluster, at), say, samples });
+    },
+    write: writeNexus,
   },
   {
     flag: 'graph',

@@ -116,9 +116,20 @@ export async function startBenchServer(onCluster: boolean): Promise<BenchServer>
     const dev = await startTemporal({ own: true, uiPort: false, metricsPort: 0 });
     return { ...dev, cost: serverCost(() => (dev.pid ? [dev.pid] : []), dev.metricsUrl ? [dev.metricsUrl] : []) };
   }
-  const cluster = await startCluster({ dir: mkdtempSync(join(tmpdir(), 'bench-cluster-')), log: (l) => say(`cluster: ${l}`) });
+  const cluster = await startCluster({
+    dir: mkdtempSync(join(tmpdir(), 'bench-cluster-')),
+    log: (l) => say(`cluster: ${l}`),
+    namespaces: ['default', BENCH_CALLERS],
+  });
   // A token for the whole run (the full one takes hours).
-  Object.assign(process.env, await cluster.env(['default:admin', 'default:write', 'default:worker'], { expiresInSeconds: 24 * 3600 }));
+  // The Nexus bench's callers run in a namespace of their own, and it makes the endpoint (a cluster admin's right).
+  Object.assign(
+    process.env,
+    await cluster.env(
+      ['default:admin', 'default:write', 'default:worker', `${BENCH_CALLERS}:write`, `${BENCH_CALLERS}:worker`, 'temporal-system:admin'],
+      { expiresInSeconds: 24 * 3600 },
+    ),
+  );
   return {
     address: cluster.address,
     namespace: 'default',
@@ -290,6 +301,9 @@ async function startBareWorker(address: string, namespace: string, queue: string
 }
 
 /** Where clients and workers reach the bench server: the dev server's address, or the cluster through the environment. */
+/** The namespace of the Nexus bench's caller workflows (the cluster bench creates it with the cluster). */
+export const BENCH_CALLERS = 'bench-callers';
+
 export function benchTarget(onCluster: boolean, server: Pick<BenchServer, 'address'>): string | Record<string, never> {
   return onCluster ? {} : server.address;
 }

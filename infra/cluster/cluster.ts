@@ -116,6 +116,16 @@ function serverConfig(p: Ports, certs: ClusterCertificates, jwksUrl: string, dyn
       grpcPort: ${p.grpc[s]}
       membershipPort: ${p.membership[s]}
       bindOnIP: 127.0.0.1${s === 'frontend' || s === 'internal-frontend' ? `\n      httpPort: ${p.http[s]}` : ''}`;
+  // One mutual TLS group (the server certificate doubles as the client's), for the frontend and between services.
+  const tlsGroup = `
+      server:
+        certFile: ${certs.serverCert}
+        keyFile: ${certs.serverKey}
+        requireClientAuth: true
+        clientCaFiles: [${certs.ca}]
+      client:
+        serverName: localhost
+        rootCaFiles: [${certs.ca}]`;
   // A template (the server renders files that say so): each service process serves its metrics on the port in its environment.
   return `# enable-template
 log:
@@ -137,15 +147,10 @@ global:
     maxJoinDuration: 30s
     broadcastAddress: 127.0.0.1
   tls:
-    frontend:
-      server:
-        certFile: ${certs.serverCert}
-        keyFile: ${certs.serverKey}
-        requireClientAuth: true
-        clientCaFiles: [${certs.ca}]
-      client:
-        serverName: localhost
-        rootCaFiles: [${certs.ca}]
+    frontend:${tlsGroup}
+    # Between the services too: the history service reaches the internal frontend's HTTP port (Nexus
+    # requests and their completions) with the internode client, and that port serves the frontend's TLS.
+    internode:${tlsGroup}
   authorization:
     jwtKeyProvider:
       keySourceURIs: [${jwksUrl}]
@@ -173,6 +178,18 @@ dynamicConfigClient:
   pollInterval: 10s
 `;
 }
+
+/**
+ * Nexus on a 1.29 server needs a callback URL for worker targets; the internal frontend (no JWT, it
+ * serves the cluster's own services) takes the completions the history service delivers.
+ */
+const nexusDynamicConfig = (internalFrontendHttp: number): string => `component.nexusoperations.callback.endpoint.template:
+  - value: "https://127.0.0.1:${internalFrontendHttp}/namespaces/{{.NamespaceName}}/nexus/callback"
+component.callbacks.allowedAddresses:
+  - value:
+      - Pattern: "127.0.0.1:${internalFrontendHttp}"
+        AllowInsecure: false
+`;
 
 const DYNAMIC_CONFIG = `frontend.enableUpdateWorkflowExecution:
   - value: true
@@ -232,7 +249,7 @@ export async function startCluster(opts: ClusterOptions): Promise<RunningCluster
     const configDir = join(dir, 'config');
     mkdirSync(configDir, { recursive: true });
     const dynamic = join(configDir, 'dynamic.yaml');
-    writeFileSync(dynamic, DYNAMIC_CONFIG);
+    writeFileSync(dynamic, DYNAMIC_CONFIG + nexusDynamicConfig(ports.http['internal-frontend']));
     writeFileSync(join(configDir, 'cluster.yaml'), serverConfig(ports, certs, tokens.jwksUrl, dynamic));
   } catch (err) {
     await stopAll();
@@ -250,7 +267,8 @@ export async function startCluster(opts: ClusterOptions): Promise<RunningCluster
     });
     child.stdout?.pipe(out, { end: false });
     child.stderr?.pipe(out, { end: false });
-    child.once('exit', () => out.end());
+    // 'close', not 'exit': output still buffered in the pipes arrives after the process exited.
+    child.once('close', () => out.end());
     processes.set(s, child);
   }
 

@@ -440,21 +440,27 @@ export class BatonClient {
   }
 
   /** Decides a result waiting for review; resolves with the settled record. */
-  review(id: string, requestId: string, decision: 'accept' | 'reject', reason?: string): Promise<DelegationRecord> {
+  review(
+    id: string,
+    requestId: string,
+    decision: 'accept' | 'reject',
+    reason?: string,
+    opts: UpdateOptions = {},
+  ): Promise<DelegationRecord> {
     return this.update(id, () =>
       this.client.workflow
         .getHandle(id)
-        .executeUpdate(reviewUpdate, { args: [{ requestId, decision, caller: this.opts.caller, ...(reason ? { reason } : {}) }] })
+        .executeUpdate(reviewUpdate, { args: [{ requestId, decision, caller: this.opts.caller, ...(reason ? { reason } : {}) }], ...opts })
         .then(readRecord),
     );
   }
 
   /** Cancels the delegation (and the remote task); resolves with the settled record. */
-  cancel(id: string, reason?: string): Promise<DelegationRecord> {
+  cancel(id: string, reason?: string, opts: UpdateOptions = {}): Promise<DelegationRecord> {
     return this.update(id, () =>
       this.client.workflow
         .getHandle(id)
-        .executeUpdate(cancelUpdate, { args: [{ caller: this.opts.caller, ...(reason ? { reason } : {}) }] })
+        .executeUpdate(cancelUpdate, { args: [{ caller: this.opts.caller, ...(reason ? { reason } : {}) }], ...opts })
         .then(readRecord),
     );
   }

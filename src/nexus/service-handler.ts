@@ -6,7 +6,7 @@
  */
 import * as nexus from 'nexus-rpc';
 import { getClient, TemporalOperationHandler, TemporalOperationResult, type TemporalNexusClient } from '@temporalio/nexus';
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { BatonClient } from '../client/baton-client';
@@ -25,6 +25,7 @@ import { refuseData, withDataUse } from '../shared/data-use';
 import type { Caller, DelegationRecord } from '../shared/delegation-types';
 import type { GraphRecord } from '../shared/graph-types';
 import { nexusCallerOf } from './nexus-caller';
+import { tenantScopedId } from '../shared/ids';
 import { nexusCall } from './handler-errors';
 import {
   AnswerInputSchema,
@@ -57,6 +58,32 @@ function inputOf<S extends z.ZodType>(schema: S, input: unknown, what: string): 
   const parsed = schema.safeParse(input);
   if (!parsed.success) throw new InvalidRequestError(`invalid ${what}: ${describeIssues(parsed.error).join('; ')}`);
   return parsed.data;
+}
+
+/**
+ * The Update id of a synchronous operation: the server retries a request that timed out with the same
+ * request id, and the retry must join the Update the first one sent, not be refused as a second.
+ */
+function updateIdOf(operation: string, ctx: nexus.StartOperationContext): string {
+  return `nexus-${fieldsDigest(`nexus-${operation}`, ctx.requestId)}`;
+}
+
+/**
+ * Refuses a caller's key that names work of the other kind (a graph's key for a delegation): a start
+ * would join it and hand the caller a record of the wrong shape.
+ */
+async function refuseOtherKind(client: Client, id: string, type: 'delegationWorkflow' | 'taskGraphWorkflow'): Promise<void> {
+  const found = await client.workflow
+    .getHandle(id)
+    .describe()
+    .catch((err: unknown) => {
+      if (err instanceof WorkflowNotFoundError) return undefined;
+      throw err;
+    });
+  if (found && found.type !== type)
+    throw new InvalidRequestError(
+      `idempotencyKey names ${found.type === 'taskGraphWorkflow' ? 'a graph' : 'other work'} of your tenant, not a ${type === 'delegationWorkflow' ? 'delegation' : 'graph'}: choose another key`,
+    );
 }
 
 /** A Nexus start with its caller's own key or, by default, its request id: a retried start is the same work. */
@@ -125,13 +152,15 @@ export function batonNexusHandler(opts: NexusHandlerOptions): nexus.ServiceHandl
     const cleared = clearedFor(opts.config, input.agent);
     const refused = cleared && refuseData(withDataUse(parts, input.dataUse), input.agent, cleared, dataUseRules(opts.config));
     if (refused) throw new InvalidRequestError(refused);
-    await opts.budget.startWork(caller, 1);
     const { baton } = clientsAs(caller);
+    const key = workKey(input.idempotencyKey, ctx.requestId);
+    if (input.idempotencyKey) await refuseOtherKind(baton.client, tenantScopedId(caller.tenant, key), 'delegationWorkflow');
+    await opts.budget.startWork(caller, 1);
     const started: { result?: TemporalOperationResult<never> } = {};
     const id = await baton.start({
       agent: input.agent,
       parts,
-      id: workKey(input.idempotencyKey, ctx.requestId),
+      id: key,
       existing: 'find',
       starter: starterFor(client, started),
       ...(input.policy ? { policy: input.policy } : {}),
@@ -151,9 +180,11 @@ export function batonNexusHandler(opts: NexusHandlerOptions): nexus.ServiceHandl
     const input = inputOf(RunGraphInputSchema, raw, 'runGraph input');
     const caller = callerOf(ctx);
     const { graphs } = clientsAs(caller);
+    const key = workKey(input.idempotencyKey, ctx.requestId);
+    if (input.idempotencyKey) await refuseOtherKind(graphs.client, tenantScopedId(caller.tenant, key), 'taskGraphWorkflow');
     const started: { result?: TemporalOperationResult<never> } = {};
     const id = await graphs.start(input.graph, {
-      id: workKey(input.idempotencyKey, ctx.requestId),
+      id: key,
       knownAgents: Object.keys(opts.config.agents),
       existing: 'find',
       starter: starterFor(client, started),
@@ -178,25 +209,27 @@ export function batonNexusHandler(opts: NexusHandlerOptions): nexus.ServiceHandl
       run(() => {
         const input = inputOf(AnswerInputSchema, raw, 'answer input');
         return clientsAs(callerOf(ctx)).baton.answer(delegationId(input.delegation), input.requestId, partsOf(input), {
-          updateId: `nexus-${fieldsDigest('nexus-answer', ctx.requestId)}`,
+          updateId: updateIdOf('answer', ctx),
         });
       }),
     authorize: (ctx, raw) =>
       run(() => {
         const input = inputOf(AuthorizeInputSchema, raw, 'authorize input');
         return clientsAs(callerOf(ctx)).baton.authorize(delegationId(input.delegation), input.requestId, input.credential, {
-          updateId: `nexus-${fieldsDigest('nexus-authorize', ctx.requestId)}`,
+          updateId: updateIdOf('authorize', ctx),
         });
       }),
     review: (ctx, raw) =>
       run(() => {
         const input = inputOf(ReviewInputSchema, raw, 'review input');
-        return clientsAs(callerOf(ctx)).baton.review(delegationId(input.delegation), input.requestId, input.decision, input.reason);
+        return clientsAs(callerOf(ctx)).baton.review(delegationId(input.delegation), input.requestId, input.decision, input.reason, {
+          updateId: updateIdOf('review', ctx),
+        });
       }),
     cancel: (ctx, raw) =>
       run(() => {
         const input = inputOf(CancelInputSchema, raw, 'cancel input');
-        return clientsAs(callerOf(ctx)).baton.cancel(delegationId(input.delegation), input.reason);
+        return clientsAs(callerOf(ctx)).baton.cancel(delegationId(input.delegation), input.reason, { updateId: updateIdOf('cancel', ctx) });
       }),
     status: (ctx, raw) =>
       run(() => {

@@ -19,6 +19,9 @@ import { connectTemporalClient } from '../../src/runtime/connect';
 
 export const PUSH_SECRET = `cluster-push-${process.pid}`;
 export const API_TOKEN = `cluster-api-token-${process.pid}`;
+/** The Nexus endpoint Baton serves behind, and the namespace its callers' workflows run in. */
+export const NEXUS_ENDPOINT = 'baton';
+export const NEXUS_CALLERS = 'callers';
 
 export interface ClusterStack {
   cluster: RunningCluster;
@@ -41,7 +44,8 @@ export interface ClusterStack {
 export async function startClusterStack(log: (line: string) => void): Promise<ClusterStack> {
   const dir = mkdtempSync(join(tmpdir(), 'baton-cluster-tier-'));
   const started = Date.now();
-  const cluster = await startCluster({ dir: join(dir, 'cluster'), log });
+  // `callers`: the namespace of the Nexus test's caller workflows (another team's, mapped to tenant acme).
+  const cluster = await startCluster({ dir: join(dir, 'cluster'), log, namespaces: ['default', NEXUS_CALLERS] });
   log(`up in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   const agents: RunningAgent[] = [];
   const faults: FaultAgent[] = [];
@@ -88,6 +92,7 @@ export async function startClusterStack(log: (line: string) => void): Promise<Cl
         `artifacts: { path: "${join(dir, 'artifacts')}" }`,
         'caller: { tenant: acme, user: ops-1 }',
         `api: { listen: { host: 127.0.0.1, port: 0 }, callers: [{ tenant: acme, user: ops-1, tokenFromEnv: CLUSTER_API_TOKEN }] }`,
+        `nexus: { endpoint: ${NEXUS_ENDPOINT}, callers: [{ namespace: ${NEXUS_CALLERS}, tenant: acme, user: orders-app }] }`,
         'serve:',
         '  services:',
         "    slow-gateway: { description: 'The slow desk behind Baton', skills: [{ id: work, name: Work, description: Works slowly }], delegate: { agent: slow-desk } }",

@@ -13,9 +13,15 @@ import { TRIP_TO_HELSINKI } from '../../src/demo/graph-specs';
 import type { RunningCluster } from '../../infra/cluster/cluster';
 import { runCli, saysOneLine, type CliProcess } from '../../infra/cli-process';
 import { kill } from '../helpers/worker-process';
-import { API_TOKEN, startClusterStack, type ClusterStack } from './cluster-stack';
+import { API_TOKEN, NEXUS_CALLERS, NEXUS_ENDPOINT, startClusterStack, type ClusterStack } from './cluster-stack';
+import { Client } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
+import { connectTemporalClient, connectTemporalWorker } from '../../src/runtime/connect';
+import { buildWorkflowBundle } from '../../src/runtime/bundle-workflows';
+import type { DelegationRecord } from '../../src/shared/delegation-types';
 import { restartTable, restartUnderLoad, type RestartReport } from './restarts';
 
+const FULL_ASK = 'Verify inspection report inspection-92 against order A1042 for SN-4471';
 const ASK = [{ text: 'Verify inspection report inspection-92 against order A1042', mediaType: 'text/plain' }];
 
 describe('Baton on a real Temporal cluster', () => {
@@ -159,5 +165,45 @@ describe('Baton on a real Temporal cluster', () => {
       /^baton: Temporal refused the request \(Request unauthorized\)/,
     );
     await baton.cancel(id, 'done with the test');
+  });
+
+  it('runs one delegation through Nexus across two namespaces, the JWT authorizer on', async () => {
+    // Creating an endpoint is a cluster operator's right; the worker's token cannot.
+    const admin = { ...env, TEMPORAL_API_KEY: await cluster.tokens.token(['temporal-system:admin']) };
+    const setup = await runCli(['setup', '--nexus'], admin);
+    assert.equal(setup.code, 0, setup.stderr);
+    assert.match(setup.stdout, new RegExp(`nexus endpoint ${NEXUS_ENDPOINT}: created, targeting namespace default, task queue baton`));
+    // The caller team's worker and client, with a token for its own namespace only.
+    const callerEnv = await cluster.env([`${NEXUS_CALLERS}:write`, `${NEXUS_CALLERS}:worker`]);
+    const saved = Object.fromEntries(Object.keys(callerEnv).map((k) => [k, process.env[k]]));
+    Object.assign(process.env, callerEnv);
+    const native = await connectTemporalWorker({ namespace: NEXUS_CALLERS });
+    const connection = await connectTemporalClient({ namespace: NEXUS_CALLERS });
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+    const taskQueue = 'nexus-callers';
+    const code = await buildWorkflowBundle({ workflowsPath: require.resolve('../workflows/nexus-callers') });
+    const worker = await Worker.create({ connection: native, namespace: NEXUS_CALLERS, taskQueue, workflowBundle: { code } });
+    try {
+      const record = await worker.runUntil(
+        new Client({ connection, namespace: NEXUS_CALLERS }).workflow.execute('delegateAndWait', {
+          taskQueue,
+          workflowId: `cluster-nexus-${Date.now()}`,
+          args: [NEXUS_ENDPOINT, { agent: 'supplier-qa', text: FULL_ASK, idempotencyKey: `cluster-nexus-${process.pid}` }],
+          workflowExecutionTimeout: '3m',
+        }),
+      );
+      const settled = record as DelegationRecord;
+      assert.equal(settled.outcome?.kind, 'ACCEPTED', JSON.stringify(settled.outcome));
+      assert.equal(settled.id, `acme:cluster-nexus-${process.pid}`);
+      assert.equal(settled.owner, 'orders-app');
+      // Baton's own client (tenant acme) sees the same delegation in its namespace.
+      assert.equal((await baton.show(settled.id)).outcome?.kind, 'ACCEPTED');
+    } finally {
+      await connection.close();
+      await native.close();
+    }
   });
 });

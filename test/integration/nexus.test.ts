@@ -111,6 +111,10 @@ describe('Baton as a Nexus service', () => {
   });
 
   after(async () => {
+    if (batonWorker && batonWorker.child.exitCode === null && batonWorker.child.signalCode === null) {
+      batonWorker.child.kill('SIGTERM');
+      await batonWorker.exited;
+    }
     for (const w of callerWorkers) w.shutdown();
     await Promise.all(running);
     await native?.close();
@@ -278,6 +282,14 @@ describe('Baton as a Nexus service', () => {
     assert.equal(typeOf(refused.error), 'BAD_REQUEST', JSON.stringify(refused));
     assert.match(messageOf(refused.error), /the graph spec is not valid: .*nobody/);
     await assert.rejects(stack.baton.client.workflow.getHandle(`acme:g-bad-${run}`).describe(), WorkflowNotFoundError);
+    // A graph's key given to delegate: refused, not joined (the caller would get a graph for a delegation).
+    const crossed = await callerRun<{ result?: unknown; error?: Told }>(callers, 'callOnce', [
+      endpoint,
+      'delegate',
+      { agent: 'supplier-qa', text: FULL, idempotencyKey: `g-${run}` },
+    ]);
+    assert.equal(typeOf(crossed.error), 'BAD_REQUEST', JSON.stringify(crossed));
+    assert.match(messageOf(crossed.error), /idempotencyKey names a graph of your tenant, not a delegation/);
   });
 
   it('bad input: the right handler error, one clear message, nothing started', async () => {
