@@ -245,6 +245,7 @@ async function main(): Promise<number> {
       identity: { type: 'boolean', default: false },
       'data-use': { type: 'boolean', default: false },
       agui: { type: 'boolean', default: false },
+      nexus: { type: 'boolean', default: false },
       out: { type: 'string', default: join(projectRoot(), 'docs', 'BENCHMARKS.md') },
     },
   });
