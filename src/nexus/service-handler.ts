@@ -1,6 +1,6 @@
 /**
  * Baton's Nexus service, served by Baton's worker (`nexus` in the config). Each operation acts as the
- * caller its namespace maps to (src/shared/nexus-caller.ts) through the same clients the HTTP API
+ * caller its namespace maps to (nexus-caller.ts) through the same clients the HTTP API
  * uses, so the checks and refusals are theirs: another tenant's delegation is not found, an answer to
  * a request that is not pending is refused, a start past the caller's budget waits.
  */
@@ -20,6 +20,7 @@ import { clearedFor, dataUseRules } from '../config/data-use-rules';
 import type { BatonConfig, NexusConfig } from '../config/schema';
 import { partsOf } from '../http/api-schemas';
 import type { CallerBudget } from '../limits/caller-budget';
+import type { Lease } from '../limits/budget-store';
 import { fieldsDigest } from '../served-tasks/task-id';
 import { refuseData, withDataUse } from '../shared/data-use';
 import type { Caller, DelegationRecord } from '../shared/delegation-types';
@@ -48,7 +49,10 @@ export interface NexusHandlerOptions {
   taskQueue: string;
   /** The worker's data converter option (encryption), for the clients that read records. */
   clientOptions?: Pick<BatonClientOptions, 'dataConverter'>;
-  /** Each caller's allowance of work started (`api.limits.workStarted`), as on every other surface. */
+  /**
+   * Each caller's budget, as on every other surface: one request per operation (`api.rateLimit`), work
+   * started (`api.limits.workStarted`; a graph its nodes), and one stream per `status` wait (`api.limits.streams`).
+   */
   budget: CallerBudget;
   logger: Logger;
 }
@@ -116,6 +120,29 @@ async function waitForRecord(
   }
 }
 
+/** `status` with `waitFor`: the wait holds one of the worker's Nexus slots, so it is one of the caller's streams. */
+async function waitedStatus(
+  baton: BatonClient,
+  id: string,
+  input: { waitFor: 'pending' | 'settled'; maxWaitSeconds?: number },
+  ctx: nexus.OperationContext,
+  leased: Promise<Lease>,
+): Promise<DelegationRecord> {
+  const until = input.waitFor === 'settled' ? isSettled : (r: DelegationRecord) => isSettled(r) || Boolean(r.pending);
+  const lease = await leased;
+  try {
+    return await waitForRecord(baton, id, until, waitEnds(ctx, input.maxWaitSeconds ?? 5));
+  } finally {
+    await lease.release();
+  }
+}
+
+/** A Nexus-aware start: attaches the caller's callback; a start of a running one with the same id joins it. */
+const starterFor = (client: TemporalNexusClient, started: { result?: TemporalOperationResult<never> }): WorkflowStarter =>
+  (async (type, options) => {
+    started.result = (await client.startWorkflow(type, { ...options, workflowIdConflictPolicy: 'USE_EXISTING' })) as never;
+  }) as WorkflowStarter;
+
 export function batonNexusHandler(opts: NexusHandlerOptions): nexus.ServiceHandler<typeof batonNexusService.operations> {
   let shared: { baton: BatonClient; graphs: GraphClient } | undefined;
   const clientsAs = (caller: Caller): { baton: BatonClient; graphs: GraphClient } => {
@@ -127,9 +154,11 @@ export function batonNexusHandler(opts: NexusHandlerOptions): nexus.ServiceHandl
     }
     return { baton: shared.baton.as(caller), graphs: shared.graphs.as(caller) };
   };
-  const callerOf = (ctx: nexus.StartOperationContext): Caller => {
+  /** The caller, admitted: each operation counts as one request in its budget (`api.rateLimit`), as on every surface. */
+  const callerOf = async (ctx: nexus.StartOperationContext): Promise<Caller> => {
     const found = nexusCallerOf(ctx.inboundLinks, ctx.headers, opts.nexus.callers);
     if ('refusal' in found) throw new nexus.HandlerError('UNAUTHORIZED', found.refusal);
+    await opts.budget.admit(found.caller);
     return found.caller;
   };
   /** The delegation an input names, by its id or by the token of the `delegate` operation that started it. */
@@ -137,15 +166,9 @@ export function batonNexusHandler(opts: NexusHandlerOptions): nexus.ServiceHandl
   const logInternal = (err: unknown): void => opts.logger.error({ err }, 'a Nexus operation failed');
   const run = <T>(fn: () => Promise<T>): Promise<T> => nexusCall(fn, logInternal);
 
-  /** A Nexus-aware start: attaches the caller's callback; a start of a running one with the same id joins it. */
-  const starterFor = (client: TemporalNexusClient, started: { result?: TemporalOperationResult<never> }): WorkflowStarter =>
-    (async (type, options) => {
-      started.result = (await client.startWorkflow(type, { ...options, workflowIdConflictPolicy: 'USE_EXISTING' })) as never;
-    }) as WorkflowStarter;
-
   const delegate = async (ctx: nexus.StartOperationContext, client: TemporalNexusClient, raw: DelegateInput) => {
     const input = inputOf(DelegateInputSchema, raw, 'delegate input');
-    const caller = callerOf(ctx);
+    const caller = await callerOf(ctx);
     if (!Object.hasOwn(opts.config.agents, input.agent))
       throw new InvalidRequestError(`agent ${input.agent} is not one this Baton delegates to; ask its operator to add it under agents`);
     const parts = partsOf(input);
@@ -178,7 +201,7 @@ export function batonNexusHandler(opts: NexusHandlerOptions): nexus.ServiceHandl
 
   const runGraph = async (ctx: nexus.StartOperationContext, client: TemporalNexusClient, raw: RunGraphInput) => {
     const input = inputOf(RunGraphInputSchema, raw, 'runGraph input');
-    const caller = callerOf(ctx);
+    const caller = await callerOf(ctx);
     const { graphs } = clientsAs(caller);
     const key = workKey(input.idempotencyKey, ctx.requestId);
     if (input.idempotencyKey) await refuseOtherKind(graphs.client, tenantScopedId(caller.tenant, key), 'taskGraphWorkflow');
@@ -206,39 +229,42 @@ export function batonNexusHandler(opts: NexusHandlerOptions): nexus.ServiceHandl
       cancelWorkflowRun: (_ctx, { workflowId }) => run(() => cancelForOperation(getClient(), workflowId, 'graph', canceled)),
     }),
     answer: (ctx, raw) =>
-      run(() => {
+      run(async () => {
         const input = inputOf(AnswerInputSchema, raw, 'answer input');
-        return clientsAs(callerOf(ctx)).baton.answer(delegationId(input.delegation), input.requestId, partsOf(input), {
+        return clientsAs(await callerOf(ctx)).baton.answer(delegationId(input.delegation), input.requestId, partsOf(input), {
           updateId: updateIdOf('answer', ctx),
         });
       }),
     authorize: (ctx, raw) =>
-      run(() => {
+      run(async () => {
         const input = inputOf(AuthorizeInputSchema, raw, 'authorize input');
-        return clientsAs(callerOf(ctx)).baton.authorize(delegationId(input.delegation), input.requestId, input.credential, {
+        return clientsAs(await callerOf(ctx)).baton.authorize(delegationId(input.delegation), input.requestId, input.credential, {
           updateId: updateIdOf('authorize', ctx),
         });
       }),
     review: (ctx, raw) =>
-      run(() => {
+      run(async () => {
         const input = inputOf(ReviewInputSchema, raw, 'review input');
-        return clientsAs(callerOf(ctx)).baton.review(delegationId(input.delegation), input.requestId, input.decision, input.reason, {
+        return clientsAs(await callerOf(ctx)).baton.review(delegationId(input.delegation), input.requestId, input.decision, input.reason, {
           updateId: updateIdOf('review', ctx),
         });
       }),
     cancel: (ctx, raw) =>
-      run(() => {
+      run(async () => {
         const input = inputOf(CancelInputSchema, raw, 'cancel input');
-        return clientsAs(callerOf(ctx)).baton.cancel(delegationId(input.delegation), input.reason, { updateId: updateIdOf('cancel', ctx) });
+        return clientsAs(await callerOf(ctx)).baton.cancel(delegationId(input.delegation), input.reason, {
+          updateId: updateIdOf('cancel', ctx),
+        });
       }),
     status: (ctx, raw) =>
-      run(() => {
+      run(async () => {
         const input = inputOf(StatusInputSchema, raw, 'status input');
-        const { baton } = clientsAs(callerOf(ctx));
+        const caller = await callerOf(ctx);
+        const { baton } = clientsAs(caller);
         const id = delegationId(input.delegation);
-        if (!input.waitFor) return baton.show(id);
-        const until = input.waitFor === 'settled' ? isSettled : (r: DelegationRecord) => isSettled(r) || Boolean(r.pending);
-        return waitForRecord(baton, id, until, waitEnds(ctx, input.maxWaitSeconds ?? 5));
+        return input.waitFor
+          ? waitedStatus(baton, id, { ...input, waitFor: input.waitFor }, ctx, opts.budget.openStream(caller))
+          : baton.show(id);
       }),
   });
 }

@@ -50,7 +50,7 @@ export interface BatonWorkerOptions {
    */
   workflowBundle?: { code: string } | { codePath: string };
   /**
-   * With `nexus` in the config: each Nexus caller's allowance of work started. The caller closes it.
+   * With `nexus` in the config: each Nexus caller's budget (requests, work started, waits). The caller closes it.
    * @default `api.limits` in this process's memory (`baton worker` passes the configured store, shared with `baton ui`)
    */
   nexusBudget?: CallerBudget;

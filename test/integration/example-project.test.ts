@@ -82,6 +82,7 @@ describe('the packed package, used by a project outside this repo', () => {
       assert.ok(files.includes(`${entry}.js`) && files.includes(`${entry}.d.ts`), `${entry} with its types`);
     }
     assert.ok(files.includes('lib/src/cli/main.js'), 'the CLI');
+    assert.ok(files.includes('lib/workflows/baton-nexus-service.schema.json'), "the Nexus service's JSON Schema, beside its types");
     assert.deepEqual(
       files.filter((f) => /^(lib\/)?test\/|^examples\/|^src\/|^workflows\/|\.ts$(?<!\.d\.ts)|\.map$/.test(f)),
       [],

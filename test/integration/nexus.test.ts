@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import pino from 'pino';
@@ -96,6 +97,8 @@ describe('Baton as a Nexus service', () => {
       '  callers:',
       `    - { namespace: "${callers}", tenant: acme, user: orders-app }`,
       `    - { namespace: "${others}", tenant: globex }`,
+      // One stream per caller: a second `status` wait of the same caller is refused until the first ends.
+      'api: { limits: { streams: 1 } }',
     ]);
     batonWorker = await stack.start();
     connection = await Connection.connect({ address });
@@ -318,6 +321,28 @@ describe('Baton as a Nexus service', () => {
     const stranger = await call(strangers, 'status', { delegation: settled });
     assert.equal(typeOf(stranger.error), 'UNAUTHORIZED', JSON.stringify(stranger));
     assert.match(messageOf(stranger.error), new RegExp(`namespace "${strangers}" is not a Baton caller`));
+  });
+
+  it("one caller's waits are bounded by its streams: past them RESOURCE_EXHAUSTED, retried by the server", async () => {
+    const id = await stack.baton.start({ agent: 'supplier-qa', parts: [{ text: PARTIAL }] });
+    await stack.baton.until(id, (r) => r.pending !== null, 50);
+    const handle = await callerClient(callers).workflow.start('twoWaits', {
+      taskQueue,
+      workflowId: `two-waits-${run}`,
+      args: [endpoint, id],
+      workflowExecutionTimeout: '2m',
+    });
+    // The server shows the refused attempt on the pending operation (no history event carries it).
+    let refusal: string | undefined;
+    while (!refusal) {
+      const pending = (await handle.describe()).raw.pendingNexusOperations ?? [];
+      refusal = pending.map((p) => p.lastAttemptFailure?.message ?? '').find((m) => m.length > 0);
+      if (!refusal) await delay(100);
+    }
+    assert.match(refusal, /you hold 1 open streams or waiting requests already \(api\.limits\.streams\)/);
+    // Both waits end (the second once the first let go of the stream), each with the record as it was.
+    assert.deepEqual(await handle.result(), ['WAITING_INPUT', 'WAITING_INPUT']);
+    await stack.baton.cancel(id, 'done with the test');
   });
 
   it('an endpoint of the configured name that targets another task queue: baton setup --nexus says so and changes nothing', async () => {

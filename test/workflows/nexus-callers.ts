@@ -78,3 +78,11 @@ export async function delegateTwice(
   const handles = await Promise.all([0, 1].map(() => client.startOperation('delegate', input, { scheduleToCloseTimeout: '5m' })));
   return { tokens: handles.map((h) => h.token), records: await Promise.all(handles.map((h) => h.result())) };
 }
+
+/** Two `status` waits at once by one caller: with one stream allowed, one waits its turn (retried). */
+export async function twoWaits(endpoint: string, delegation: string): Promise<(string | undefined)[]> {
+  const client = baton(endpoint);
+  const wait = () =>
+    client.executeOperation('status', { delegation, waitFor: 'settled', maxWaitSeconds: 3 }, { scheduleToCloseTimeout: '1m' });
+  return (await Promise.all([wait(), wait()])).map((r) => r.status);
+}
