@@ -145,6 +145,14 @@ describe('Baton as a Nexus service', () => {
       target: { namespace: (await testServer()).namespace, taskQueue: `nexus-${run}` },
       created: false,
     });
+    // Without a nexus section there is nothing to set up: said in one line, before connecting.
+    const bare = `${stack.config}.bare.yaml`;
+    writeFileSync(bare, readFileSync(stack.config, 'utf8').split('\nnexus:')[0] as string);
+    saysOneLine(
+      await runCli(['setup', '--nexus'], userEnv({ BATON_CONFIG: bare })),
+      2,
+      /^baton: --nexus: the config has no nexus section to set up; add one/,
+    );
     const check = await runCli(['config', 'check', '--json'], env());
     const report = JSON.parse(check.stdout) as { nexus: { endpoint: string; callers: string[] } };
     assert.equal(report.nexus.endpoint, endpoint);

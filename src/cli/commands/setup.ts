@@ -24,7 +24,7 @@ export async function setupCommand(opts: { json?: boolean; config?: string; rete
   const { namespace, taskQueue } = config.temporal;
   if (opts.nexus && !config.nexus)
     throw new UsageError(
-      'baton setup --nexus: the config has no nexus section; add one (nexus: { endpoint: baton, callers: [{ namespace: …, tenant: … }] }, docs/nexus.md)',
+      '--nexus: the config has no nexus section to set up; add one (nexus: { endpoint: baton, callers: [{ namespace: …, tenant: … }] }, docs/nexus.md)',
     );
   const retentionDays = opts.retentionDays ?? DEFAULT_RETENTION_DAYS;
   const connection = await connectTemporalClient(config.temporal);
