@@ -8,6 +8,11 @@ import { componentSchemas } from '../http/openapi';
 import { jsonSchemaOf } from '../http/api-schemas';
 import { BATON_NEXUS_SERVICE } from '../../workflows/nexus-service';
 import { OPERATION_INPUTS } from './operation-schemas';
+// Imported, so the compiler writes it beside lib/workflows/nexus-service.d.ts, where the package ships it.
+import checkedIn from '../../workflows/baton-nexus-service.schema.json';
+
+/** The schema file as checked in (`npm run nexus-schema` writes it; a unit test compares the two). */
+export const CHECKED_IN_SCHEMA: unknown = checkedIn;
 
 /** What each operation completes with, by the name of its schema. */
 const OPERATION_OUTPUTS: Record<keyof typeof OPERATION_INPUTS, string> = {

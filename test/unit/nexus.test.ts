@@ -9,6 +9,7 @@ import { HandlerError } from 'nexus-rpc';
 import { generateWorkflowRunOperationToken } from '@temporalio/nexus/lib/token';
 import { NexusSchema } from '../../src/config/schema';
 import { toHandlerError } from '../../src/nexus/handler-errors';
+import { CHECKED_IN_SCHEMA } from '../../src/nexus/service-schema';
 import { linkedNamespaces, nexusCallerOf } from '../../src/nexus/nexus-caller';
 import { DelegateInputSchema, StatusInputSchema } from '../../src/nexus/operation-schemas';
 import { workflowIdOfToken } from '../../src/nexus/operation-token';
@@ -131,6 +132,7 @@ describe('Nexus operations', () => {
 
   it('are described by the checked-in JSON Schema (npm run nexus-schema writes it)', () => {
     assert.equal(readFileSync(NEXUS_SCHEMA_FILE, 'utf8'), nexusSchemaText());
+    assert.deepEqual(CHECKED_IN_SCHEMA, JSON.parse(nexusSchemaText()), 'the copy the package ships is the same');
     const schema = JSON.parse(nexusSchemaText()) as { 'x-operations': Record<string, { mode: string }>; $defs: Record<string, unknown> };
     assert.deepEqual(Object.keys(schema['x-operations']).sort(), [
       'answer',
