@@ -387,16 +387,23 @@ export class BatonClient {
   /**
    * Reads the record until `done` holds for it: again whenever the delegation's history says it may
    * show something new (decision 0039), at the latest after 5 s, and every `intervalMs` (default 250)
-   * while the history cannot be followed. For progress displays and scripted answers.
+   * while the history cannot be followed. For progress displays and scripted answers. With `endsAt`
+   * (a time in ms since the epoch; default never), the record as it is then, whether `done` holds or not.
    */
-  async until(id: string, done: (record: DelegationRecord) => boolean, intervalMs = 250): Promise<DelegationRecord> {
+  async until(
+    id: string,
+    done: (record: DelegationRecord) => boolean,
+    intervalMs = 250,
+    endsAt = Number.POSITIVE_INFINITY,
+  ): Promise<DelegationRecord> {
     // Followed from before the first read, so no change after it is missed.
     const changes = new ChangeWaiter(this.client, id);
     await changes.prime();
     for (;;) {
       const record = await this.show(id);
-      if (done(record)) return record;
-      await changes.changed({ maxWaitMs: 5_000, failPauseMs: intervalMs });
+      const left = endsAt - Date.now();
+      if (done(record) || left <= 0) return record;
+      await changes.changed({ maxWaitMs: Math.min(5_000, left), failPauseMs: intervalMs });
     }
   }
 

@@ -8,21 +8,18 @@ import * as nexus from 'nexus-rpc';
 import { getClient, TemporalOperationHandler, TemporalOperationResult, type TemporalNexusClient } from '@temporalio/nexus';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Logger } from 'pino';
-import type { z } from 'zod';
 import { BatonClient } from '../client/baton-client';
-import { ChangeWaiter } from '../client/history-follower';
 import { GraphClient } from '../client/graph-client';
 import type { WorkflowStarter } from '../client/workflow-starter';
 import { InvalidRequestError } from '../client/errors';
 import type { BatonClientOptions } from '../client/client-options';
-import { describeIssues } from '../config/load';
-import { clearedFor, dataUseRules } from '../config/data-use-rules';
+import { refuseByConfig } from '../config/data-use-rules';
 import type { BatonConfig, NexusConfig } from '../config/schema';
 import { partsOf } from '../http/api-schemas';
+import { parse } from '../http/routes/route-kit';
 import type { CallerBudget } from '../limits/caller-budget';
 import type { Lease } from '../limits/budget-store';
 import { fieldsDigest } from '../served-tasks/task-id';
-import { refuseData, withDataUse } from '../shared/data-use';
 import type { Caller, DelegationRecord } from '../shared/delegation-types';
 import type { GraphRecord } from '../shared/graph-types';
 import { nexusCallerOf } from './nexus-caller';
@@ -55,13 +52,6 @@ export interface NexusHandlerOptions {
    */
   budget: CallerBudget;
   logger: Logger;
-}
-
-/** Parses an operation's input, or refuses it (BAD_REQUEST) saying what is wrong. */
-function inputOf<S extends z.ZodType>(schema: S, input: unknown, what: string): z.infer<S> {
-  const parsed = schema.safeParse(input);
-  if (!parsed.success) throw new InvalidRequestError(`invalid ${what}: ${describeIssues(parsed.error).join('; ')}`);
-  return parsed.data;
 }
 
 /**
@@ -103,23 +93,6 @@ function waitEnds(ctx: nexus.OperationContext, seconds: number): number {
   return ctx.requestDeadline ? Math.min(wanted, ctx.requestDeadline.getTime() - 1_000) : wanted;
 }
 
-/** The record once `done` holds for it or at `endsAt`: read again only when its history says it may have changed. */
-async function waitForRecord(
-  baton: BatonClient,
-  id: string,
-  done: (r: DelegationRecord) => boolean,
-  endsAt: number,
-): Promise<DelegationRecord> {
-  const changes = new ChangeWaiter(baton.client, id);
-  await changes.prime();
-  for (;;) {
-    const record = await baton.show(id);
-    const left = endsAt - Date.now();
-    if (done(record) || left <= 0) return record;
-    await changes.changed({ maxWaitMs: left, failPauseMs: 250 });
-  }
-}
-
 /** `status` with `waitFor`: the wait holds one of the worker's Nexus slots, so it is one of the caller's streams. */
 async function waitedStatus(
   baton: BatonClient,
@@ -128,10 +101,10 @@ async function waitedStatus(
   ctx: nexus.OperationContext,
   leased: Promise<Lease>,
 ): Promise<DelegationRecord> {
-  const until = input.waitFor === 'settled' ? isSettled : (r: DelegationRecord) => isSettled(r) || Boolean(r.pending);
+  const done = input.waitFor === 'settled' ? isSettled : (r: DelegationRecord) => isSettled(r) || Boolean(r.pending);
   const lease = await leased;
   try {
-    return await waitForRecord(baton, id, until, waitEnds(ctx, input.maxWaitSeconds ?? 5));
+    return await baton.until(id, done, 250, waitEnds(ctx, input.maxWaitSeconds ?? 5));
   } finally {
     await lease.release();
   }
@@ -167,13 +140,12 @@ export function batonNexusHandler(opts: NexusHandlerOptions): nexus.ServiceHandl
   const run = <T>(fn: () => Promise<T>): Promise<T> => nexusCall(fn, logInternal);
 
   const delegate = async (ctx: nexus.StartOperationContext, client: TemporalNexusClient, raw: DelegateInput) => {
-    const input = inputOf(DelegateInputSchema, raw, 'delegate input');
+    const input = parse(DelegateInputSchema, raw, 'delegate input');
     const caller = await callerOf(ctx);
     if (!Object.hasOwn(opts.config.agents, input.agent))
       throw new InvalidRequestError(`agent ${input.agent} is not one this Baton delegates to; ask its operator to add it under agents`);
     const parts = partsOf(input);
-    const cleared = clearedFor(opts.config, input.agent);
-    const refused = cleared && refuseData(withDataUse(parts, input.dataUse), input.agent, cleared, dataUseRules(opts.config));
+    const refused = refuseByConfig(opts.config, input.agent, parts, input.dataUse);
     if (refused) throw new InvalidRequestError(refused);
     const { baton } = clientsAs(caller);
     const key = workKey(input.idempotencyKey, ctx.requestId);
@@ -200,7 +172,7 @@ export function batonNexusHandler(opts: NexusHandlerOptions): nexus.ServiceHandl
   };
 
   const runGraph = async (ctx: nexus.StartOperationContext, client: TemporalNexusClient, raw: RunGraphInput) => {
-    const input = inputOf(RunGraphInputSchema, raw, 'runGraph input');
+    const input = parse(RunGraphInputSchema, raw, 'runGraph input');
     const caller = await callerOf(ctx);
     const { graphs } = clientsAs(caller);
     const key = workKey(input.idempotencyKey, ctx.requestId);
@@ -230,35 +202,35 @@ export function batonNexusHandler(opts: NexusHandlerOptions): nexus.ServiceHandl
     }),
     answer: (ctx, raw) =>
       run(async () => {
-        const input = inputOf(AnswerInputSchema, raw, 'answer input');
+        const input = parse(AnswerInputSchema, raw, 'answer input');
         return clientsAs(await callerOf(ctx)).baton.answer(delegationId(input.delegation), input.requestId, partsOf(input), {
           updateId: updateIdOf('answer', ctx),
         });
       }),
     authorize: (ctx, raw) =>
       run(async () => {
-        const input = inputOf(AuthorizeInputSchema, raw, 'authorize input');
+        const input = parse(AuthorizeInputSchema, raw, 'authorize input');
         return clientsAs(await callerOf(ctx)).baton.authorize(delegationId(input.delegation), input.requestId, input.credential, {
           updateId: updateIdOf('authorize', ctx),
         });
       }),
     review: (ctx, raw) =>
       run(async () => {
-        const input = inputOf(ReviewInputSchema, raw, 'review input');
+        const input = parse(ReviewInputSchema, raw, 'review input');
         return clientsAs(await callerOf(ctx)).baton.review(delegationId(input.delegation), input.requestId, input.decision, input.reason, {
           updateId: updateIdOf('review', ctx),
         });
       }),
     cancel: (ctx, raw) =>
       run(async () => {
-        const input = inputOf(CancelInputSchema, raw, 'cancel input');
+        const input = parse(CancelInputSchema, raw, 'cancel input');
         return clientsAs(await callerOf(ctx)).baton.cancel(delegationId(input.delegation), input.reason, {
           updateId: updateIdOf('cancel', ctx),
         });
       }),
     status: (ctx, raw) =>
       run(async () => {
-        const input = inputOf(StatusInputSchema, raw, 'status input');
+        const input = parse(StatusInputSchema, raw, 'status input');
         const caller = await callerOf(ctx);
         const { baton } = clientsAs(caller);
         const id = delegationId(input.delegation);

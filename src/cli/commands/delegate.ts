@@ -7,8 +7,8 @@ import { printJson, reportSettled } from '../output';
 import { partsFromFlags } from '../parts';
 import { followDelegation } from '../progress';
 import { UsageError } from '../usage-error';
-import { clearedFor, dataUseRules } from '../../config/data-use-rules';
-import { refuseData, withDataUse, type DataUse } from '../../shared/data-use';
+import { refuseByConfig } from '../../config/data-use-rules';
+import type { DataUse } from '../../shared/data-use';
 import { DataUseSchema } from '../../shared/data-use-types';
 import { describeIssues } from '../../config/load';
 
@@ -37,8 +37,7 @@ export async function delegateCommand(opts: DelegateOptions): Promise<number> {
   const { baton, loaded, close } = await connectClient(opts.config);
   try {
     // What this machine's config already refuses is said now; the worker checks again with its own.
-    const cleared = clearedFor(loaded.config, opts.agent);
-    const refused = cleared && refuseData(withDataUse(parts, dataUse), opts.agent, cleared, dataUseRules(loaded.config));
+    const refused = refuseByConfig(loaded.config, opts.agent, parts, dataUse);
     if (refused) throw new UsageError(refused);
     const id = await baton.start({
       agent: opts.agent,
