@@ -18,12 +18,7 @@ import { startApiServer } from '../src/http/api-server';
 import { loopbackAgentEntry } from '../src/config/schema';
 import { DelegationThread } from '../src/agui/threads';
 import { watchedWorker } from './parked';
-import { quantile, withSection, writeSection, type ReportSection, type ServerKind } from './report-section';
-
-interface Span {
-  p50: number;
-  p99: number;
-}
+import { msOf, spanOf, withSection, writeSection, type ReportSection, type ServerKind, type Span } from './report-section';
 
 export interface AguiFigures {
   date: string;
@@ -120,11 +115,10 @@ export async function measureAguiLatency(o: AguiOptions): Promise<Omit<AguiFigur
       await once(i, true);
       if ((i + 1) % 25 === 0) o.say(`  ${i + 1}/${o.samples}`);
     }
-    const span = (xs: number[]): Span => ({ p50: quantile(xs, 0.5), p99: quantile(xs, 0.99) });
     return {
       samples: o.samples,
-      asked: { fromAgent: span(spans.askedAgent), fromObserved: span(spans.askedObserved) },
-      completed: { fromAgent: span(spans.doneAgent), fromObserved: span(spans.doneObserved) },
+      asked: { fromAgent: spanOf(spans.askedAgent), fromObserved: spanOf(spans.askedObserved) },
+      completed: { fromAgent: spanOf(spans.doneAgent), fromObserved: spanOf(spans.doneObserved) },
     };
   } finally {
     await api.close();
@@ -132,8 +126,6 @@ export async function measureAguiLatency(o: AguiOptions): Promise<Omit<AguiFigur
     await agent.close();
   }
 }
-
-const ms = (s: Span): string => `${s.p50.toFixed(0)} / ${s.p99.toFixed(0)} ms`;
 
 const SECTION: ReportSection<AguiFigures> = {
   name: 'agui',
@@ -146,10 +138,10 @@ const SECTION: ReportSection<AguiFigures> = {
   ],
   rows: [
     ['samples', (f) => String(f.samples)],
-    ['question asked → interrupt event: from the agent, p50 / p99', (f) => ms(f.asked.fromAgent)],
-    ['question asked → interrupt event: from Baton observing it, p50 / p99', (f) => ms(f.asked.fromObserved)],
-    ['completed → RUN_FINISHED: from the agent, p50 / p99', (f) => ms(f.completed.fromAgent)],
-    ['completed → RUN_FINISHED: from Baton observing it, p50 / p99', (f) => ms(f.completed.fromObserved)],
+    ['question asked → interrupt event: from the agent, p50 / p99', (f) => msOf(f.asked.fromAgent)],
+    ['question asked → interrupt event: from Baton observing it, p50 / p99', (f) => msOf(f.asked.fromObserved)],
+    ['completed → RUN_FINISHED: from the agent, p50 / p99', (f) => msOf(f.completed.fromAgent)],
+    ['completed → RUN_FINISHED: from Baton observing it, p50 / p99', (f) => msOf(f.completed.fromObserved)],
   ],
 };
 

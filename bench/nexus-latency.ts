@@ -18,12 +18,7 @@ import { buildWorkflowBundle } from '../src/runtime/bundle-workflows';
 import { connectTemporalWorker } from '../src/runtime/connect';
 import { watchedWorker } from './parked';
 import { BENCH_CALLERS } from './runner';
-import { quantile, withSection, writeSection, type ReportSection, type ServerKind } from './report-section';
-
-interface Span {
-  p50: number;
-  p99: number;
-}
+import { msOf, spanOf, withSection, writeSection, type ReportSection, type ServerKind, type Span } from './report-section';
 
 export interface NexusFigures {
   date: string;
@@ -112,8 +107,7 @@ export async function measureNexusLatency(o: NexusOptions): Promise<Omit<NexusFi
       };
       operation.push(at('nexusOperationCompletedEventAttributes') - at('nexusOperationScheduledEventAttributes'));
     }
-    const span = (xs: number[]): Span => ({ p50: quantile(xs, 0.5), p99: quantile(xs, 0.99) });
-    return { samples: o.samples, direct: span(spans.direct), callerWorkflow: span(spans.caller), operation: span(operation) };
+    return { samples: o.samples, direct: spanOf(spans.direct), callerWorkflow: spanOf(spans.caller), operation: spanOf(operation) };
   } finally {
     callers.shutdown();
     await running;
@@ -122,8 +116,6 @@ export async function measureNexusLatency(o: NexusOptions): Promise<Omit<NexusFi
     await agent.close();
   }
 }
-
-const ms = (s: Span): string => `${s.p50.toFixed(0)} / ${s.p99.toFixed(0)} ms`;
 
 const SECTION: ReportSection<NexusFigures> = {
   name: 'nexus',
@@ -136,9 +128,9 @@ const SECTION: ReportSection<NexusFigures> = {
   ],
   rows: [
     ['samples', (f) => String(f.samples)],
-    ['direct: BatonClient start → result, p50 / p99', (f) => ms(f.direct)],
-    ['through Nexus: caller workflow start → result, p50 / p99', (f) => ms(f.callerWorkflow)],
-    ['through Nexus: the delegate operation (scheduled → completed), p50 / p99', (f) => ms(f.operation)],
+    ['direct: BatonClient start → result, p50 / p99', (f) => msOf(f.direct)],
+    ['through Nexus: caller workflow start → result, p50 / p99', (f) => msOf(f.callerWorkflow)],
+    ['through Nexus: the delegate operation (scheduled → completed), p50 / p99', (f) => msOf(f.operation)],
   ],
 };
 

@@ -13,6 +13,18 @@ export const quantile = (xs: number[], q: number): number => {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? NaN;
 };
 
+/** A latency's median and 99th percentile, in ms. */
+export interface Span {
+  p50: number;
+  p99: number;
+}
+
+/** The span of samples `xs`. */
+export const spanOf = (xs: number[]): Span => ({ p50: quantile(xs, 0.5), p99: quantile(xs, 0.99) });
+
+/** A span as a report cell: `p50 / p99 ms`. */
+export const msOf = (s: Span): string => `${s.p50.toFixed(0)} / ${s.p99.toFixed(0)} ms`;
+
 export interface SectionRun {
   date: string;
   command: string;

@@ -40,6 +40,18 @@ export interface ClusterStack {
   stop(): Promise<void>;
 }
 
+/** Sets `env` in this process's environment; the function it returns gives back what was there. */
+export function setEnvironment(env: Record<string, string>): () => void {
+  const previous = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, env);
+  return () => {
+    for (const [k, v] of Object.entries(previous)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  };
+}
+
 /** Starts it all; `log` hears the cluster's progress. */
 export async function startClusterStack(log: (line: string) => void): Promise<ClusterStack> {
   const dir = mkdtempSync(join(tmpdir(), 'baton-cluster-tier-'));
@@ -123,14 +135,7 @@ export async function startClusterStack(log: (line: string) => void): Promise<Cl
     // This process connects as every Baton process does: from the environment (mTLS and a token),
     // which is given back as it was when the stack stops (a dev server may be next).
     const connectionEnv = await cluster.env(['default:write', 'default:worker']);
-    const previous = Object.fromEntries(Object.keys(connectionEnv).map((k) => [k, process.env[k]]));
-    Object.assign(process.env, connectionEnv);
-    const restoreEnv = (): void => {
-      for (const [k, v] of Object.entries(previous)) {
-        if (v === undefined) delete process.env[k];
-        else process.env[k] = v;
-      }
-    };
+    const restoreEnv = setEnvironment(connectionEnv);
     const connection = await connectTemporalClient({});
     const caller = { tenant: 'acme', user: 'ops-1' };
     return {

@@ -13,7 +13,7 @@ import { TRIP_TO_HELSINKI } from '../../src/demo/graph-specs';
 import type { RunningCluster } from '../../infra/cluster/cluster';
 import { runCli, saysOneLine, type CliProcess } from '../../infra/cli-process';
 import { kill } from '../helpers/worker-process';
-import { API_TOKEN, NEXUS_CALLERS, NEXUS_ENDPOINT, startClusterStack, type ClusterStack } from './cluster-stack';
+import { API_TOKEN, NEXUS_CALLERS, NEXUS_ENDPOINT, setEnvironment, startClusterStack, type ClusterStack } from './cluster-stack';
 import { Client } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { connectTemporalClient, connectTemporalWorker } from '../../src/runtime/connect';
@@ -175,14 +175,10 @@ describe('Baton on a real Temporal cluster', () => {
     assert.match(setup.stdout, new RegExp(`nexus endpoint ${NEXUS_ENDPOINT}: created, targeting namespace default, task queue baton`));
     // The caller team's worker and client, with a token for its own namespace only.
     const callerEnv = await cluster.env([`${NEXUS_CALLERS}:write`, `${NEXUS_CALLERS}:worker`]);
-    const saved = Object.fromEntries(Object.keys(callerEnv).map((k) => [k, process.env[k]]));
-    Object.assign(process.env, callerEnv);
+    const restore = setEnvironment(callerEnv);
     const native = await connectTemporalWorker({ namespace: NEXUS_CALLERS });
     const connection = await connectTemporalClient({ namespace: NEXUS_CALLERS });
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
+    restore();
     const taskQueue = 'nexus-callers';
     const code = await buildWorkflowBundle({ workflowsPath: require.resolve('../workflows/nexus-callers') });
     const worker = await Worker.create({ connection: native, namespace: NEXUS_CALLERS, taskQueue, workflowBundle: { code } });
