@@ -14,7 +14,8 @@ import { projectRoot } from '../../runtime/project-root';
 import { startStack } from '../../runtime/stack';
 import { startTracing } from '../../telemetry/tracing';
 import { startUi, type RunningUi } from '../../http/start-ui';
-import { describeSource, freePort } from '../../runtime/temporal-server';
+import { reservePort } from '../../runtime/port-reservation';
+import { describeSource } from '../../runtime/temporal-server';
 
 export interface DevOptions {
   config?: string;
@@ -33,9 +34,11 @@ export async function devCommand(opts: DevOptions): Promise<number> {
   const logger = createLogger({ app: 'baton-dev' });
   const { config, path } = loadConfig(opts.config);
   const dbFile = opts.db ?? join(projectRoot(), '.baton', 'dev', 'temporal.sqlite');
+  const chosenPort = opts.appPort ?? config.api.listen.port;
+  const reserved = chosenPort ? undefined : await reservePort();
+  const appPort = reserved?.port ?? chosenPort;
   // With encryption on, the Web UI decodes through the web app's codec server. The dev Web UI sends
   // no Authorization header, so its endpoint carries a token made for this run in its path.
-  const appPort = (opts.appPort ?? config.api.listen.port) || (await freePort());
   const codecToken = config.encryption ? randomBytes(24).toString('base64url') : undefined;
   const codecEndpoint = codecToken ? `http://127.0.0.1:${appPort}/codec/${codecToken}` : undefined;
   // With nothing served and no callers configured, dev serves Baton's demo agents and calls one itself.
@@ -57,10 +60,14 @@ export async function devCommand(opts: DevOptions): Promise<number> {
     agents: demoAgents(),
     agentsPort: opts.agentsPort,
     webhook: { port: opts.webhookPort },
+  }).catch(async (err: unknown) => {
+    await reserved?.release();
+    throw err;
   });
 
   let ui: RunningUi;
   try {
+    await reserved?.release();
     ui = await startUi(withWebUiOrigin(stack.config, stack.server.uiUrl), stack.server.address, logger, {
       port: appPort,
       ...(codecToken ? { codecToken } : {}),
