@@ -53,6 +53,7 @@ import {
   type WireTask,
 } from '../served-tasks/task-view';
 import type { CallerWebhooks } from './caller-webhooks';
+import { logSafe } from './log-safe-error';
 import type { CallerBudget } from '../limits/caller-budget';
 
 /** The caller a bearer token named, as the SDK's handlers pass it on. */
@@ -138,7 +139,7 @@ export class ServedAgent implements A2ARequestHandler {
   }
 
   getAuthenticatedExtendedAgentCard(): Promise<AgentCard> {
-    return Promise.reject(new UnsupportedOperationError('this agent has no extended card'));
+    return Promise.reject(logSafe(new UnsupportedOperationError('this agent has no extended card')));
   }
 
   sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<SdkMessage | SdkTask> {
@@ -167,9 +168,11 @@ export class ServedAgent implements A2ARequestHandler {
 
   async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<SdkStreamResponse, void, undefined> {
     const caller = callerOf(context);
-    const first = await this.guard(() => this.view(named(params.id, 'id'), caller));
-    if (TERMINAL_STATES.has(first.status.state))
-      throw new UnsupportedOperationError(`task ${params.id} has ended (${first.status.state}): read it with GetTask`);
+    await this.guard(async () => {
+      const first = await this.view(named(params.id, 'id'), caller);
+      if (TERMINAL_STATES.has(first.status.state))
+        throw new UnsupportedOperationError(`task ${params.id} has ended (${first.status.state}): read it with GetTask`);
+    });
     // A subscription follows the task, across its turns, to its end.
     yield* this.stream(params.id, caller, (task) => TERMINAL_STATES.has(task.status.state), undefined, goneOf(context));
   }
@@ -512,7 +515,12 @@ export class ServedAgent implements A2ARequestHandler {
     }
   }
 
+  /** The A2A error a caller is answered with; one the SDK prints in one line (see logSafe). */
   private protocolError(err: unknown): Error {
+    return logSafe(this.asProtocolError(err));
+  }
+
+  private asProtocolError(err: unknown): Error {
     if (err instanceof A2AError) return err;
     const known = asBatonError(err);
     switch (known?.kind) {

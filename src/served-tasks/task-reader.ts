@@ -40,6 +40,9 @@ export function factsOf(description: WorkflowExecutionDescription): ServedTaskFa
   return { id, contextId, startedAt: description.startTime.toISOString() };
 }
 
+/** No served task's id is longer (a caller's longer one is not looked up, and not repeated whole). */
+const MAX_ID_CHARS = 200;
+
 export class ServedTaskReader {
   constructor(
     private readonly o: {
@@ -74,8 +77,8 @@ export class ServedTaskReader {
    * TaskNotFoundError: another tenant's task, or another service's, does not leak its existence.
    */
   async owned(id: string, caller: Caller): Promise<WorkflowExecutionDescription> {
-    const notFound = () => new TaskNotFoundError(`no task ${id}`);
-    if (!id || id.length > 200) throw notFound();
+    const notFound = () => new TaskNotFoundError(`no task ${id.length > MAX_ID_CHARS ? `${id.slice(0, MAX_ID_CHARS)}…` : id}`);
+    if (!id || id.length > MAX_ID_CHARS) throw notFound();
     const description = await this.call(() => this.o.baton.client.workflow.getHandle(id).describe()).catch((err: unknown) => {
       throw err instanceof WorkflowNotFoundError || asBatonError(err)?.kind === 'NotFound' ? notFound() : err;
     });

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
+import { format, promisify } from 'node:util';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -483,6 +483,21 @@ describe('Baton serves A2A', () => {
         (e) => e instanceof UnsupportedOperationError || (e as Error).cause instanceof UnsupportedOperationError,
       );
 
+      // A refused subscription costs the server's log one line, however long an id the caller chose
+      // (the SDK prints what the agent throws before a stream with console.error).
+      const jsonRpc = await connect('supplier-check', 'JSONRPC');
+      const printed = await consoleErrorsDuring(async () => {
+        for (const id of [completed.id, `a2a-supplier-check-${'x'.repeat(5_000)}`])
+          await assert.rejects(async () => {
+            for await (const _ of jsonRpc.resubscribeTask({ tenant: '', id }, auth(ACME))) void _;
+          });
+      });
+      const refusals = printed.filter((line) => line.startsWith('Pre-stream error'));
+      assert.equal(refusals.length, 2, printed.join('\n'));
+      assert.match(refusals[0] ?? '', /UnsupportedOperationError: task \S+ has ended \(TASK_STATE_COMPLETED\)/);
+      assert.match(refusals[1] ?? '', /TaskNotFoundError: no task a2a-supplier-check-x{181}…\]$/);
+      for (const line of refusals) assert.ok(!line.includes('\n') && line.length < 600, line);
+
       // ListTasks by context: both tasks of that context, the caller's own only (visibility is eventually consistent).
       let listed: string[] = [];
       for (let i = 0; i < 100 && listed.length < 2; i++) {
@@ -587,3 +602,16 @@ describe('Baton serves A2A', () => {
     });
   });
 });
+
+/** What `console.error` printed while `fn` ran, a string per call. */
+async function consoleErrorsDuring(fn: () => Promise<void>): Promise<string[]> {
+  const printed: string[] = [];
+  const original = console.error;
+  console.error = (...args: unknown[]) => void printed.push(format(...args));
+  try {
+    await fn();
+  } finally {
+    console.error = original;
+  }
+  return printed;
+}
