@@ -17,7 +17,8 @@ import { PolicyRegistry } from '../acceptance/policies';
 import { ConfigError, loadConfig, parseConfig } from '../config/load';
 import type { BatonConfig } from '../config/schema';
 import { createLogger } from '../runtime/logger';
-import { tracingOptions } from '../runtime/worker';
+import { memoryBudget, tracingOptions } from '../runtime/worker';
+import { batonNexusHandler } from '../nexus/service-handler';
 import { activeTracing, type Tracing } from '../telemetry/tracing';
 
 export interface WithBatonOptions {
@@ -80,11 +81,14 @@ function entryFolder(userPath: string): string {
 export function batonWorkflowsPath(userWorkflowsPath: string): string {
   const user = isAbsolute(userWorkflowsPath) ? userWorkflowsPath : resolve(userWorkflowsPath);
   const baton = require.resolve('../../workflows/delegation');
+  const graph = require.resolve('../../workflows/task-graph');
   const push = require.resolve('../../workflows/task-push');
   // An explicit export wins over `export *`, so a user file that already re-exports them is fine too.
   const code = [
     `export * from ${JSON.stringify(user)};`,
     `export { delegationWorkflow } from ${JSON.stringify(baton)};`,
+    // Task graphs, for the Nexus service's runGraph (their nodes run on the graph's own task queue).
+    `export { taskGraphWorkflow } from ${JSON.stringify(graph)};`,
     // The webhooks of served tasks, when this worker serves the application's own workflows.
     `export { taskPushWorkflow } from ${JSON.stringify(push)};`,
     '',
@@ -98,7 +102,8 @@ export function batonWorkflowsPath(userWorkflowsPath: string): string {
 
 /**
  * Returns `options` with Baton added: its activities (refusing any name the user's activities already
- * use) and, for `workflowsPath`, an entry that also exports `delegationWorkflow`. A prebuilt
+ * use), for `workflowsPath` an entry that also exports Baton's workflows, and, when the config has a
+ * `nexus` section, the Nexus service `baton` on this worker's task queue (docs/nexus.md). A prebuilt
  * `workflowBundle` is left alone: build it from `batonWorkflowsPath(yours)`.
  *
  * @example Worker.create(await withBaton({ connection, taskQueue: 'shop', workflowsPath, activities }))
@@ -123,6 +128,22 @@ export async function withBaton(options: WorkerOptions, baton: WithBatonOptions 
     ...tracingOptions(tracing, options.interceptors, options.workflowsPath !== undefined, { ...options.sinks, ...batonMetricSinks() }),
     ...(dataConverter ? { dataConverter } : {}),
     activities: { ...theirs, ...ours },
+    ...(config.nexus
+      ? {
+          nexusServices: [
+            ...(options.nexusServices ?? []),
+            batonNexusHandler({
+              nexus: config.nexus,
+              config,
+              namespace: options.namespace ?? 'default',
+              taskQueue: options.taskQueue,
+              ...(dataConverter ? { clientOptions: { dataConverter } } : {}),
+              budget: memoryBudget(config.api),
+              logger: logger.child({ component: 'nexus' }),
+            }),
+          ],
+        }
+      : {}),
     // The sparse reads Baton's activities hold go back to Temporal when the worker stops (decision 0041).
     plugins: [...(options.plugins ?? []), sparseReadsPlugin(ours)],
     ...(options.workflowsPath

@@ -111,7 +111,7 @@ export function tracingOptions(
 }
 
 /** The configured limits kept in this process (a store shared with other processes is the caller's to open and close). */
-function memoryBudget(api: ApiConfig | undefined): CallerBudget {
+export function memoryBudget(api: ApiConfig | undefined): CallerBudget {
   return api ? configuredBudget({ rateLimit: api.rateLimit, limits: { ...api.limits, store: undefined } }) : defaultBudget();
 }
 

@@ -20,12 +20,14 @@ import { installTemporalRuntime } from '../../src/runtime/logger';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
 import { supplierQa } from '../../src/demo/supplier-qa';
 import { ensureNamespace } from '../../src/client/namespace-setup';
+import { batonPlugin } from '../../src/embed/baton-plugin';
+import { ensureNexusEndpoint } from '../../src/nexus/endpoint-setup';
 import { buildWorkflowBundle } from '../../src/runtime/bundle-workflows';
 import { projectRoot } from '../../src/runtime/project-root';
 import type { DelegationRecord } from '../../src/shared/delegation-types';
 import type { GraphRecord } from '../../src/shared/graph-types';
 import { runCli, saysOneLine, userEnv, type CliProcess } from '../../infra/cli-process';
-import { testServer } from '../helpers/temporal';
+import { loopbackAgent, testServer } from '../helpers/temporal';
 import { kill, workerProcesses, type WorkerProcesses } from '../helpers/worker-process';
 import type { Told } from '../workflows/nexus-callers';
 
@@ -301,6 +303,40 @@ describe('Baton as a Nexus service', () => {
     ]);
     assert.equal(typeOf(crossed.error), 'BAD_REQUEST', JSON.stringify(crossed));
     assert.match(messageOf(crossed.error), /idempotencyKey names a graph of your tenant, not a delegation/);
+  });
+
+  it('an application worker that embeds Baton (batonPlugin) serves the service on its own task queue', async () => {
+    const shopQueue = `shop-${run}`;
+    const shopEndpoint = `shop-baton-${run}`;
+    const namespace = stack.baton.client.options.namespace;
+    await ensureNexusEndpoint(connection, shopEndpoint, { namespace, taskQueue: shopQueue });
+    const config = {
+      agents: { 'supplier-qa': loopbackAgent(agent.url) },
+      nexus: { endpoint: shopEndpoint, callers: [{ namespace: callers, tenant: 'acme', user: 'shop-app' }] },
+    };
+    const worker = await Worker.create({
+      connection: native,
+      namespace,
+      taskQueue: shopQueue,
+      workflowsPath: require.resolve('../workflows/embedding'),
+      activities: {},
+      shutdownGraceTime: '2s',
+      plugins: [batonPlugin({ config, logger: pino({ level: 'warn' }) })],
+    });
+    await worker.runUntil(async () => {
+      const record = await callerRun<DelegationRecord>(callers, 'delegateAndWait', [shopEndpoint, { agent: 'supplier-qa', text: FULL }]);
+      assert.equal(record.outcome?.kind, 'ACCEPTED');
+      assert.deepEqual([record.tenant, record.owner], ['acme', 'shop-app']);
+      assert.equal((await stack.baton.client.workflow.getHandle(record.id).describe()).taskQueue, shopQueue);
+      const graph = { nodes: [{ id: 'check', agent: 'supplier-qa', text: FULL }] };
+      const ran = await callerRun<{ result?: GraphRecord; error?: Told }>(callers, 'callOnce', [shopEndpoint, 'runGraph', { graph }]);
+      assert.equal(ran.result?.status, 'SETTLED', JSON.stringify(ran.error));
+      assert.deepEqual(
+        ran.result?.nodes.map((n) => [n.id, n.outcome]),
+        [['check', 'ACCEPTED']],
+      );
+      assert.equal((await stack.baton.client.workflow.getHandle(ran.result?.id ?? '').describe()).taskQueue, shopQueue);
+    });
   });
 
   it('bad input: the right handler error, one clear message, nothing started', async () => {
