@@ -12,10 +12,10 @@ export interface PortReservation {
   release(): Promise<void>;
 }
 
-/** Holds a free port on 127.0.0.1 until `release()`. */
+/** Holds a free port on 127.0.0.1 until `release()`; the hold never keeps the process alive. */
 export function reservePort(): Promise<PortReservation> {
   return new Promise((resolve, reject) => {
-    const holder = createServer();
+    const holder = createServer().unref();
     holder.once('error', reject);
     holder.listen(0, '127.0.0.1', () => {
       const { port } = holder.address() as { port: number };
