@@ -17,8 +17,7 @@ import { PolicyRegistry } from '../acceptance/policies';
 import { ConfigError, loadConfig, parseConfig } from '../config/load';
 import type { BatonConfig } from '../config/schema';
 import { createLogger } from '../runtime/logger';
-import { memoryBudget, tracingOptions } from '../runtime/worker';
-import { batonNexusHandler } from '../nexus/service-handler';
+import { nexusServiceOptions, tracingOptions } from '../runtime/worker';
 import { activeTracing, type Tracing } from '../telemetry/tracing';
 
 export interface WithBatonOptions {
@@ -128,22 +127,13 @@ export async function withBaton(options: WorkerOptions, baton: WithBatonOptions 
     ...tracingOptions(tracing, options.interceptors, options.workflowsPath !== undefined, { ...options.sinks, ...batonMetricSinks() }),
     ...(dataConverter ? { dataConverter } : {}),
     activities: { ...theirs, ...ours },
-    ...(config.nexus
-      ? {
-          nexusServices: [
-            ...(options.nexusServices ?? []),
-            batonNexusHandler({
-              nexus: config.nexus,
-              config,
-              namespace: options.namespace ?? 'default',
-              taskQueue: options.taskQueue,
-              ...(dataConverter ? { clientOptions: { dataConverter } } : {}),
-              budget: memoryBudget(config.api),
-              logger: logger.child({ component: 'nexus' }),
-            }),
-          ],
-        }
-      : {}),
+    ...nexusServiceOptions(config, {
+      namespace: options.namespace ?? 'default',
+      taskQueue: options.taskQueue,
+      dataConverter,
+      logger,
+      given: options.nexusServices,
+    }),
     // The sparse reads Baton's activities hold go back to Temporal when the worker stops (decision 0041).
     plugins: [...(options.plugins ?? []), sparseReadsPlugin(ours)],
     ...(options.workflowsPath

@@ -5,6 +5,7 @@ import { Redactor } from '../secrets/redactor';
 import { redactingStore } from '../secrets/redacting-store';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import type { Logger } from 'pino';
+import type { DataConverter } from '@temporalio/common';
 import { createActivities, sparseReadsPlugin, type ActivityDeps } from '../../activities';
 import { MCP_CONNECTIONS_PLUGIN } from '../../activities/mcp-connections';
 import { batonMetricSinks } from '../telemetry/workflow-metrics';
@@ -111,8 +112,39 @@ export function tracingOptions(
 }
 
 /** The configured limits kept in this process (a store shared with other processes is the caller's to open and close). */
-export function memoryBudget(api: ApiConfig | undefined): CallerBudget {
+function memoryBudget(api: ApiConfig | undefined): CallerBudget {
   return api ? configuredBudget({ rateLimit: api.rateLimit, limits: { ...api.limits, store: undefined } }) : defaultBudget();
+}
+
+/**
+ * With `nexus` in the config, the worker options that serve the Nexus service `baton` on the worker's
+ * task queue beside `given` (docs/nexus.md); without it, none. For Baton's own worker and for an
+ * application worker that embeds Baton alike.
+ */
+export function nexusServiceOptions(
+  config: Pick<BatonConfig, 'agents'> & Partial<Pick<BatonConfig, 'nexus' | 'api' | 'dataUse'>>,
+  o: {
+    namespace: string;
+    taskQueue: string;
+    /** The worker's data converter, for the clients that read records. */
+    dataConverter: DataConverter | undefined;
+    /** @default `api.limits` in this process's memory */
+    budget?: CallerBudget;
+    logger: Logger;
+    given?: WorkerOptions['nexusServices'];
+  },
+): Pick<WorkerOptions, 'nexusServices'> {
+  if (!config.nexus) return {};
+  const handler = batonNexusHandler({
+    nexus: config.nexus,
+    config,
+    namespace: o.namespace,
+    taskQueue: o.taskQueue,
+    ...(o.dataConverter ? { clientOptions: { dataConverter: o.dataConverter } } : {}),
+    budget: o.budget ?? memoryBudget(config.api),
+    logger: o.logger.child({ component: 'nexus' }),
+  });
+  return { nexusServices: [...(o.given ?? []), handler] };
 }
 
 export async function createBatonWorker(opts: BatonWorkerOptions): Promise<Worker> {
@@ -154,21 +186,13 @@ export async function createBatonWorker(opts: BatonWorkerOptions): Promise<Worke
       : {}),
     ...workerOptions,
     ...tracingOptions(tracing, interceptors, !bundled, batonMetricSinks()),
-    ...(opts.config.nexus
-      ? {
-          nexusServices: [
-            batonNexusHandler({
-              nexus: opts.config.nexus,
-              config: opts.config,
-              namespace: opts.namespace,
-              taskQueue: opts.taskQueue,
-              clientOptions: dataConverterOption(opts.config),
-              budget: opts.nexusBudget ?? memoryBudget(opts.config.api),
-              logger: opts.logger.child({ component: 'nexus' }),
-            }),
-          ],
-        }
-      : {}),
+    ...nexusServiceOptions(opts.config, {
+      namespace: opts.namespace,
+      taskQueue: opts.taskQueue,
+      dataConverter: dataConverterOption(opts.config).dataConverter,
+      budget: opts.nexusBudget,
+      logger: opts.logger,
+    }),
     plugins: [MCP_CONNECTIONS_PLUGIN, sparseReadsPlugin(activities)],
   });
 }
