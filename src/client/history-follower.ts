@@ -6,7 +6,8 @@
  * A run that continued as new is followed into the next. Following costs the task's workflow nothing:
  * no Signal, no event, no change to its code.
  */
-import type { Client } from '@temporalio/client';
+import { isGrpcServiceError, type Client } from '@temporalio/client';
+import { rethrowKnownErrorTypes } from '@temporalio/client/lib/helpers';
 import { optionalTsToDate } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import { isDeadlineExceeded } from '../errors/as-baton-error';
@@ -48,6 +49,8 @@ export class HistoryFollower {
   startedAt: Date | undefined;
   /** The search attributes the run first followed started with (as its first event holds them, encoded). */
   startedWith: Record<string, temporal.api.common.v1.IPayload> | undefined;
+  /** The workflow type the run first followed started as. */
+  startedAs: string | undefined;
   /** A COMPLETED run's result, as its closing event holds it (encoded). */
   result: temporal.api.common.v1.IPayloads | undefined;
   /** A workflow task is scheduled or running: a Query now would wait for it (and, if it closes the run, for a replay). */
@@ -68,12 +71,16 @@ export class HistoryFollower {
   /**
    * Reads the history so far, without waiting, so the next `next()` waits only for what comes after
    * it. Call it before reading the workflow: a change between the two is then seen, never missed.
+   * `checkStart` runs once the first page (with the run's first event) is read, before any other:
+   * whatever it throws ends the prime, so a history that is not the reader's is not read further. A
+   * first page that did not come in time leaves it unrun (`startedAs` is then unknown).
    */
-  async prime(signal?: AbortSignal): Promise<string> {
+  async prime(signal?: AbortSignal, checkStart?: () => void): Promise<string> {
     // With waitNewEvent the first page comes at once (there are events) and its token follows the run;
     // a later page waits only when the history ended exactly at a page's end, briefly then.
     for (let first = true; ; first = false) {
       const page = await this.page(first ? 10_000 : 1_000, signal);
+      if (first && page) checkStart?.();
       if (!page || page.last) return this.status;
     }
   }
@@ -139,6 +146,8 @@ export class HistoryFollower {
     } catch (err) {
       // A long poll that outlives its deadline (or is aborted) found nothing: not a failure.
       if (signal?.aborted || isDeadlineExceeded(err)) return undefined;
+      // A namespace that does not exist is said as the SDK's own calls say it (not as a missing workflow).
+      if (isGrpcServiceError(err)) rethrowKnownErrorTypes(err);
       throw err;
     }
     const events = response.history?.events ?? [];
@@ -151,6 +160,7 @@ export class HistoryFollower {
       if (type === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED && !this.startedAt) {
         this.startedAt = optionalTsToDate(event.eventTime);
         this.startedWith = event.workflowExecutionStartedEventAttributes?.searchAttributes?.indexedFields ?? undefined;
+        this.startedAs = event.workflowExecutionStartedEventAttributes?.workflowType?.name ?? undefined;
       }
       this.result ??= event.workflowExecutionCompletedEventAttributes?.result ?? undefined;
       const closed = CLOSED_AS.get(type);

@@ -62,20 +62,34 @@ export class CallerWebhooks {
 
   /** Keeps `target` (from `targetOf`) for task `taskId`. */
   async keep(caller: Caller, taskId: string, target: PushTarget, shown?: () => Promise<string>): Promise<TaskPushNotificationConfig> {
-    const temporal = this.o.baton.client;
-    const carried = shown ? await this.carriedFromClosed(taskId, target.id, shown) : undefined;
+    // The task's webhooks are one workflow: a config joins it while it runs. Asked first to start only
+    // where none ever ran (the common case: no describe); one that ended is taken over by a new run.
+    const kept = await this.keepIn(caller, taskId, target, 'REJECT_DUPLICATE').catch(async (err: unknown) => {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      const carried = shown ? await this.carriedFromClosed(taskId, target.id, shown) : undefined;
+      return this.keepIn(caller, taskId, target, 'ALLOW_DUPLICATE', carried);
+    });
+    return wireConfig(taskId, kept);
+  }
+
+  private keepIn(
+    caller: Caller,
+    taskId: string,
+    target: PushTarget,
+    reuse: 'REJECT_DUPLICATE' | 'ALLOW_DUPLICATE',
+    carried?: TaskPushCarry,
+  ): Promise<TaskPushView['configs'][number]> {
     const start = new WithStartWorkflowOperation<TaskPushWorkflow>('taskPushWorkflow', {
       ...this.startOptions(caller, taskId),
       args: carried ? [this.inputFor(caller, taskId), carried] : [this.inputFor(caller, taskId)],
-      // The task's webhooks are one workflow: a second config joins it; after it ended, a new one starts.
       workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: reuse,
     });
-    const kept = await sendUpdate(
+    return sendUpdate(
       `push config ${target.id}`,
-      () => temporal.workflow.executeUpdateWithStart(setPushTargetUpdate, { args: [target], startWorkflowOperation: start }),
+      () => this.o.baton.client.workflow.executeUpdateWithStart(setPushTargetUpdate, { args: [target], startWorkflowOperation: start }),
       () => Promise.resolve(),
     );
-    return wireConfig(taskId, kept);
   }
 
   /**
@@ -124,7 +138,6 @@ export class CallerWebhooks {
     return {
       workflowId: pushWorkflowId(taskId),
       taskQueue: this.o.baton.taskQueue,
-      workflowIdReusePolicy: 'ALLOW_DUPLICATE' as const,
       typedSearchAttributes: [
         { key: SA_TENANT, value: caller.tenant },
         { key: SA_SERVICE, value: this.o.service },

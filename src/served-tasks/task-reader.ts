@@ -5,10 +5,14 @@
  */
 import { TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { WorkflowNotFoundError, type Client, type WorkflowExecutionDescription } from '@temporalio/client';
+import type { TypedSearchAttributes } from '@temporalio/common';
+import { decodeTypedSearchAttributes } from '@temporalio/common/lib/converter/payload-search-attributes';
 import { isRef, verified, type ArtifactStore } from '../artifacts/store';
 import type { BatonClient } from '../client/baton-client';
+import type { HistoryFollower } from '../client/history-follower';
 import { temporalCall } from '../client/temporal-call';
-import { asBatonError } from '../errors/as-baton-error';
+import { asBatonError, grpcCodeOf } from '../errors/as-baton-error';
+import { BatonError } from '../shared/baton-error';
 import type { Part } from '../shared/a2a-types';
 import type { Caller, DelegationRecord } from '../shared/delegation-types';
 import { SA_SERVED_CONTEXT, SA_SERVICE, SA_TENANT } from '../shared/search-attributes';
@@ -42,6 +46,15 @@ export function factsOf(description: WorkflowExecutionDescription): ServedTaskFa
 
 /** No served task's id is longer (a caller's longer one is not looked up, and not repeated whole). */
 const MAX_ID_CHARS = 200;
+
+/** What a caller hears of a task that does not exist or is not one it may see: the same either way. */
+const notFound = (id: string) => new TaskNotFoundError(`no task ${id.length > MAX_ID_CHARS ? `${id.slice(0, MAX_ID_CHARS)}…` : id}`);
+
+/** gRPC NOT_FOUND: how a history read answers for a workflow that does not exist. */
+const GRPC_NOT_FOUND = 5;
+
+const isNotFound = (err: unknown): boolean =>
+  err instanceof WorkflowNotFoundError || grpcCodeOf(err) === GRPC_NOT_FOUND || asBatonError(err)?.kind === 'NotFound';
 
 export class ServedTaskReader {
   constructor(
@@ -77,15 +90,38 @@ export class ServedTaskReader {
    * TaskNotFoundError: another tenant's task, or another service's, does not leak its existence.
    */
   async owned(id: string, caller: Caller): Promise<WorkflowExecutionDescription> {
-    const notFound = () => new TaskNotFoundError(`no task ${id.length > MAX_ID_CHARS ? `${id.slice(0, MAX_ID_CHARS)}…` : id}`);
-    if (!id || id.length > MAX_ID_CHARS) throw notFound();
+    if (!id || id.length > MAX_ID_CHARS) throw notFound(id);
     const description = await this.call(() => this.o.baton.client.workflow.getHandle(id).describe()).catch((err: unknown) => {
-      throw err instanceof WorkflowNotFoundError || asBatonError(err)?.kind === 'NotFound' ? notFound() : err;
+      throw isNotFound(err) ? notFound(id) : err;
     });
-    const sa = description.typedSearchAttributes;
-    if (description.type !== this.o.runner.workflowType || sa.get(SA_TENANT) !== caller.tenant || sa.get(SA_SERVICE) !== this.o.service)
-      throw notFound();
+    if (!this.isOwn(description.type, description.typedSearchAttributes, caller)) throw notFound(id);
     return description;
+  }
+
+  /**
+   * Starts following task `own.workflowId` (primes `own`) if it is one of this service's and of the
+   * caller's tenant, checked as `owned()` checks a description but on the run's first event (its
+   * type and search attributes, which Baton never changes after the start): no describe, and nothing
+   * of another's history is read past its first page. TaskNotFoundError as `owned()` gives it.
+   */
+  async followOwned(own: HistoryFollower, caller: Caller): Promise<ServedTaskFacts> {
+    const id = own.workflowId;
+    if (!id || id.length > MAX_ID_CHARS) throw notFound(id);
+    const started = () => decodeTypedSearchAttributes(own.startedWith);
+    const mine = () => {
+      if (!this.isOwn(own.startedAs, started(), caller)) throw notFound(id);
+    };
+    await this.call(() => own.prime(undefined, mine)).catch((err: unknown) => {
+      throw err instanceof TaskNotFoundError ? err : isNotFound(err) ? notFound(id) : err;
+    });
+    // The first page did not come in time: nothing was checked, and nothing may be shown.
+    if (own.startedAs === undefined) throw new BatonError('Unavailable', `Temporal did not answer the read of task ${id} in time`);
+    const contextId = started().get(SA_SERVED_CONTEXT) ?? servedContextId(id);
+    return { id, contextId, startedAt: (own.startedAt ?? new Date()).toISOString() };
+  }
+
+  private isOwn(type: string | undefined, sa: TypedSearchAttributes, caller: Caller): boolean {
+    return type === this.o.runner.workflowType && sa.get(SA_TENANT) === caller.tenant && sa.get(SA_SERVICE) === this.o.service;
   }
 
   /** The task behind an id, if it is one of this service's and of the caller's tenant. */

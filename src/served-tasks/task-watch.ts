@@ -1,6 +1,6 @@
 /**
  * A watch over one served task, as its caller sees it: what a blocking SendMessage, an open stream and
- * the watch behind callers' webhooks follow. One describe (the ownership check), then a read each
+ * the watch behind callers' webhooks follow. The ownership check on the history's first event, then a read each
  * time the task may have changed: when its workflow's history says so (a long poll, see
  * src/client/history-follower.ts), and, while a graph's node asks the question, when that node's
  * history does.
@@ -12,7 +12,7 @@ import type { Caller } from '../shared/delegation-types';
 import { decodeTypedSearchAttributes } from '@temporalio/common/lib/converter/payload-search-attributes';
 import { anyChange, HistoryFollower, type ChangeWaitOptions } from '../client/history-follower';
 import { SA_SERVED_CONTEXT } from '../shared/search-attributes';
-import { factsOf, type ServedTaskFacts, type ServedTaskReader } from './task-reader';
+import type { ServedTaskFacts, ServedTaskReader } from './task-reader';
 import type { WireTask } from './task-view';
 
 /**
@@ -26,7 +26,8 @@ export interface TaskWatchOptions {
   artifacts?: boolean;
   /**
    * The task is the caller's by construction (its id derived from the caller, as a sent message's
-   * is), in this context: no describe. Default: the first read checks ownership with one describe.
+   * is), in this context: no ownership check. Default: the first read checks ownership on the first
+   * event of the task's history (its type, tenant and service), as the history is first read.
    */
   known?: { contextId: string };
 }
@@ -44,22 +45,21 @@ export class TaskWatch {
     private readonly opts: TaskWatchOptions = {},
   ) {}
 
-  /** The task now. The first read checks it is the caller's (TaskNotFoundError if not) and starts following it. */
+  /** The task now. The first read checks it is the caller's (TaskNotFoundError if not) as it starts following it. */
   async read(): Promise<WireTask> {
     if (!this.facts || !this.own) {
       const known = this.opts.known;
-      const description = known ? undefined : await this.reader.owned(this.id, this.caller);
       const own = new HistoryFollower(this.reader.client, this.id);
-      // Primed before the read: a change between the two wakes the next wait.
-      await own.prime();
-      const facts = description
-        ? factsOf(description)
-        : {
+      // Primed before the read: a change between the two wakes the next wait. A task not known to be
+      // the caller's is checked on its history's first event as it is primed (no describe).
+      const facts = known
+        ? await own.prime().then(() => ({
             id: this.id,
             // The context the task started in (a message sent again may name another).
-            contextId: decodeTypedSearchAttributes(own.startedWith).get(SA_SERVED_CONTEXT) ?? known?.contextId ?? '',
+            contextId: decodeTypedSearchAttributes(own.startedWith).get(SA_SERVED_CONTEXT) ?? known.contextId,
             startedAt: (own.startedAt ?? new Date()).toISOString(),
-          };
+          }))
+        : await this.reader.followOwned(own, this.caller);
       [this.facts, this.own] = [facts, own];
     }
     await this.own.settled(SETTLE_WAIT_MS);

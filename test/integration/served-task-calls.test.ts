@@ -1,12 +1,14 @@
 /**
  * What one served task costs Temporal: a read is one describe (the ownership check) and one Query;
- * an answer to the task's question is the Update alone, with no second describe. Counted on the
- * wire, by a gRPC interceptor on the connection the service uses.
+ * an answer to the task's question is the Update alone, with no second describe; a watch checks
+ * ownership on the history it follows anyway, with no describe. Counted on the wire, by a gRPC
+ * interceptor on the connection the service uses.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Connection } from '@temporalio/client';
 import { InterceptingCall, type Interceptor } from '@grpc/grpc-js';
+import { TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { BatonClient } from '../../src/client/baton-client';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
 import { supplierQa } from '../../src/demo/supplier-qa';
@@ -73,7 +75,7 @@ describe('a served task, counted on the wire', () => {
     });
   });
 
-  it('watches with one describe, reading only when the history changed', async () => {
+  it('watches without a describe, reading only when the history changed', async () => {
     await withWorker({ 'supplier-qa': loopbackAgent(agent.cardUrl) }, async (ctx) => {
       const { connection, calls } = await countingConnection();
       try {
@@ -93,8 +95,8 @@ describe('a served task, counted on the wire', () => {
         const queries = calls.filter((c) => c === 'QueryWorkflow').length;
         assert.deepEqual(
           calls.filter((c) => c === 'DescribeWorkflowExecution'),
-          ['DescribeWorkflowExecution'],
-          `one describe for the whole watch: ${calls.join()}`,
+          [],
+          `no describe for the whole watch (ownership from the history's first event): ${calls.join()}`,
         );
         assert.ok(queries >= 1 && queries <= seen.length + 1, `a Query per change seen, no timed reads: ${calls.join()}`);
 
@@ -120,6 +122,47 @@ describe('a served task, counted on the wire', () => {
         await tasks.answer(caller, pending, [{ text: 'SN-4471' }], `answer-${id}`);
         const done = await answered;
         assert.equal(done.artifacts?.length ? 'with artifacts' : 'none', 'with artifacts');
+      } finally {
+        await connection.close();
+      }
+    });
+  });
+
+  it("refuses to watch another tenant's or service's task as it refuses an unknown one, reading one page", async () => {
+    await withWorker({ 'supplier-qa': loopbackAgent(agent.cardUrl) }, async (ctx) => {
+      const { connection, calls } = await countingConnection();
+      try {
+        const served = (tenant: string, service: string) => {
+          const baton = new BatonClient(connection, {
+            namespace: ctx.client.options.namespace,
+            taskQueue: ctx.taskQueue,
+            caller: { tenant, user: 'ops-1' },
+          });
+          return new ServedTasks({ service, baton, runner: new DelegationRunner(baton, { agent: 'supplier-qa' }) });
+        };
+        const tasks = served('acme', 'qa');
+        const id = `a2a-owner-${process.pid}-${Date.now()}`;
+        await tasks.start(caller, id, [{ text: 'Verify inspection-92 against order A1042 for SN-4471' }], `ctx-${id}`);
+        const mine = await tasks.watch(id, caller).read();
+        assert.equal(mine.contextId, `ctx-${id}`, "the owner's watch has the task's context, from its first event");
+
+        const refused = async (watcher: ServedTasks, who: { tenant: string; user: string }, taskId: string): Promise<string> => {
+          calls.length = 0;
+          let message = '';
+          await assert.rejects(watcher.watch(taskId, who).read(), (e: Error) => {
+            message = e.message;
+            return e instanceof TaskNotFoundError;
+          });
+          assert.ok(calls.filter((c) => c === 'GetWorkflowExecutionHistory').length <= 1, `one page at most: ${calls.join()}`);
+          assert.equal(calls.includes('DescribeWorkflowExecution'), false, calls.join());
+          assert.equal(calls.includes('QueryWorkflow'), false, `nothing of the task is read: ${calls.join()}`);
+          return message;
+        };
+        const unknown = await refused(tasks, caller, `${id}-nothing`);
+        assert.equal(unknown, `no task ${id}-nothing`);
+        const globex = { tenant: 'globex', user: 'ops-9' };
+        assert.equal(await refused(served('globex', 'qa'), globex, id), `no task ${id}`, "another tenant's: as if unknown");
+        assert.equal(await refused(served('acme', 'other'), caller, id), `no task ${id}`, "another service's: as if unknown");
       } finally {
         await connection.close();
       }
