@@ -14,7 +14,7 @@ import { MemoryBudgetStore, type BucketLimits, type BudgetStore } from '../src/l
 import { CallerBudget, type CallerLimits } from '../src/limits/caller-budget';
 import { PostgresBudgetStore } from '../src/limits/postgres-budget-store';
 import { startPostgres } from '../infra/cluster/postgres';
-import { freePort } from '../src/runtime/temporal-server';
+import { freePort } from '../src/runtime/free-port';
 import { quantile } from './report-section';
 
 const LIMITS: CallerLimits = {

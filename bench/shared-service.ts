@@ -20,7 +20,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { freePort } from '../src/runtime/temporal-server';
+import { freePort } from '../src/runtime/free-port';
 import { CliProcess, userEnv } from '../infra/cli-process';
 import { quantile } from './report-section';
 

@@ -11,7 +11,7 @@ import type { Client } from '@temporalio/client';
 import { BatonClient } from '../src/client/baton-client';
 import { startAgentServer } from '../src/demo/agent-server';
 import { bookingDesk } from '../src/demo/trip-agents';
-import { freePort } from '../src/runtime/temporal-server';
+import { freePort } from '../src/runtime/free-port';
 import { watchedWorker } from './parked';
 import { quantile, withSection, writeSection, type ReportSection, type ServerKind } from './report-section';
 

@@ -93,28 +93,6 @@ export function alive(pid: number): boolean {
   }
 }
 
-/**
- * `count` consecutive ports that are free now, below the ephemeral range (32768 and up on Linux), where
- * the system hands out the ports of outgoing connections: a block found there stays free unless
- * another test takes it, whereas a block after a port from `freePort()` often meets a client's port.
- */
-export async function freePortBlock(count: number): Promise<number> {
-  const { createServer } = await import('node:net');
-  const bindable = (port: number): Promise<boolean> =>
-    new Promise((resolve) => {
-      const srv = createServer();
-      srv.once('error', () => resolve(false));
-      srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-    });
-  for (let tries = 0; tries < 50; tries++) {
-    const base = 20_000 + Math.floor(Math.random() * (32_000 - 20_000 - count));
-    let free = true;
-    for (let i = 0; i < count && free; i++) free = await bindable(base + i);
-    if (free) return base;
-  }
-  throw new Error(`no ${count} consecutive free ports between 20000 and 32000`);
-}
-
 /** An expected failure as users see it: exit `code`, exactly one line on stderr matching `line`, no stack trace. */
 export function saysOneLine(run: CliRun, code: number, line: RegExp): void {
   assert.equal(run.code, code, `exit code; stderr:\n${run.stderr}`);

@@ -8,7 +8,7 @@ import { mkdirSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../src/runtime/project-root';
 import { ensureGoTool } from './go-tool';
-import { freePort } from '../src/runtime/temporal-server';
+import { freePort } from '../src/runtime/free-port';
 
 export const JAEGER_VERSION = 'v1.75.0';
 

@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort } from '../src/runtime/temporal-server';
+import { freePort } from '../src/runtime/free-port';
 
 export interface RunningPrometheus {
   /** `http://127.0.0.1:<port>` */

@@ -9,7 +9,7 @@ import { openSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../src/runtime/project-root';
 import { ensureGoTool } from './go-tool';
-import { freePort } from '../src/runtime/temporal-server';
+import { freePort } from '../src/runtime/free-port';
 
 /** The newest release the module proxy serves here. */
 export const TOXIPROXY_VERSION = 'v2.5.0';

@@ -12,7 +12,7 @@ import { S3ArtifactStore } from '../src/artifacts/s3-store';
 import { S3StoreSchema } from '../src/config/schema';
 import { startCluster } from '../infra/cluster/cluster';
 import { startMinio } from '../infra/cluster/minio';
-import { freePort } from '../src/runtime/temporal-server';
+import { freePort } from '../src/runtime/free-port';
 
 /** What to put in baton.config.yaml to use the printed variables. */
 const CONFIG = `# In baton.config.yaml, to keep artifacts in this MinIO and encrypt payloads:

@@ -13,6 +13,7 @@ import type { Logger } from 'pino';
 import { TemporalUnavailableError } from '../errors/temporal-errors';
 import { ALL_SEARCH_ATTRIBUTES } from '../shared/search-attributes';
 import { registerSearchAttributes } from '../client/namespace-setup';
+import { freePort } from './free-port';
 import { projectRoot } from './project-root';
 
 export { TemporalUnavailableError };
@@ -147,19 +148,6 @@ export interface RunningServer {
   /** The server's Prometheus metrics, when `metricsPort` asked for them. */
   metricsUrl?: string;
   stop(): Promise<void>;
-}
-
-/** Ask the OS for a free TCP port on loopback. */
-export async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolvePort, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolvePort(port));
-    });
-  });
 }
 
 /** The dev server process ended before it answered: often a port it wanted was taken (it picks some itself). */

@@ -9,7 +9,7 @@ import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, type Clie
 import type { FaultAgent } from '../../infra/fault-agent';
 import type { ProxiedLink, RunningToxiproxy } from '../../infra/toxiproxy';
 import { ConfigSchema, loopbackAgentEntry } from '../../src/config/schema';
-import { freePort } from '../../src/runtime/temporal-server';
+import { freePort } from '../../src/runtime/free-port';
 import { serveForTest, SKILLS } from '../helpers/served';
 import { withWorker } from '../helpers/temporal';
 

@@ -8,7 +8,7 @@ import { FaultAgent } from '../../infra/fault-agent';
 import { startToxiproxy, type Faultable, type ProxiedLink, type RunningToxiproxy, type Toxic } from '../../infra/toxiproxy';
 import type { BatonClient } from '../../src/client/baton-client';
 import { loopbackAgentEntry, type AgentEntry } from '../../src/config/schema';
-import { freePort } from '../../src/runtime/temporal-server';
+import { freePort } from '../../src/runtime/free-port';
 import type { DelegationRecord } from '../../src/shared/delegation-types';
 import { batonFor, testServer, withWorker, type TestWorkerContext } from '../helpers/temporal';
 import { servedCallers, type ServedCaller } from './wire-callers';

@@ -14,7 +14,7 @@ import { FaultAgent } from '../../infra/fault-agent';
 import { startMinio } from '../../infra/cluster/minio';
 import { startToxiproxy, type Faultable, type ProxiedLink, type Toxic } from '../../infra/toxiproxy';
 import { ArtifactsSchema, loopbackAgentEntry } from '../../src/config/schema';
-import { freePort } from '../../src/runtime/temporal-server';
+import { freePort } from '../../src/runtime/free-port';
 import { batonFor, withWorker } from '../helpers/temporal';
 import { accepted, faultRun, type WireOptions, type WireReport, type WireScenario } from '../chaos/wire-faults';
 

@@ -19,7 +19,8 @@ import { ConfigSchema } from '../../src/config/schema';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
 import { bulkArchive, chunkByte } from '../../src/demo/simple-agents';
 import { startMinio, type RunningMinio } from '../../infra/cluster/minio';
-import { freePort, startTemporal, type RunningServer } from '../../src/runtime/temporal-server';
+import { freePort } from '../../src/runtime/free-port';
+import { startTemporal, type RunningServer } from '../../src/runtime/temporal-server';
 import { CliProcess, runCli, saysOneLine, userEnv } from '../../infra/cli-process';
 
 const MiB = 1024 * 1024;

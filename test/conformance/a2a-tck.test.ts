@@ -12,7 +12,7 @@ import { writeFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { ConfigSchema, ServeSchema } from '../../src/config/schema';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
-import { freePort } from '../../src/runtime/temporal-server';
+import { freePort } from '../../src/runtime/free-port';
 import { fakeLookup } from '../helpers/lookup';
 import { serveForTest, testPush } from '../helpers/served';
 import { loopbackAgent, withWorker } from '../helpers/temporal';

@@ -12,7 +12,7 @@ import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, type Clie
 import { UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import { startAgentServer } from '../../src/demo/agent-server';
 import { supplierQa } from '../../src/demo/supplier-qa';
-import { freePort } from '../../src/runtime/temporal-server';
+import { freePort } from '../../src/runtime/free-port';
 import { CliProcess, runCli, userEnv } from '../../infra/cli-process';
 import { stateOf, Webhook } from '../helpers/webhook';
 import { kill, workerProcesses } from '../helpers/worker-process';

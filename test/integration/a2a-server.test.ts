@@ -25,7 +25,7 @@ import { RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, Unsup
 import { ConfigSchema } from '../../src/config/schema';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
 import { supplierQa } from '../../src/demo/supplier-qa';
-import { freePort } from '../../src/runtime/temporal-server';
+import { freePort } from '../../src/runtime/free-port';
 import { projectRoot } from '../../src/runtime/project-root';
 import type { RunningApi } from '../../src/http/api-server';
 import { servedTaskId } from '../../src/served-tasks/task-id';

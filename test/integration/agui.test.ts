@@ -22,7 +22,7 @@ import { portalGate } from '../../src/demo/auth-gate';
 import { PolicyRegistry } from '../../src/acceptance/policies';
 import { DeclaredPolicySchema } from '../../src/config/schema';
 import { projectRoot } from '../../src/runtime/project-root';
-import { freePort } from '../../src/runtime/temporal-server';
+import { freePort } from '../../src/runtime/free-port';
 import { DelegationThread } from '../../src/agui/threads';
 import { launchBrowser } from '../helpers/browser';
 import { SUPPLIER_CHECK } from '../helpers/served';

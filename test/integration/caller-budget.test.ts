@@ -23,7 +23,7 @@ import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server
 import { supplierQa } from '../../src/demo/supplier-qa';
 import { startUi, type RunningUi } from '../../src/http/start-ui';
 import { startPostgres, type RunningPostgres } from '../../infra/cluster/postgres';
-import { freePort } from '../../src/runtime/temporal-server';
+import { freePort } from '../../src/runtime/free-port';
 import { batonFor, testServer, withWorker, type TestWorkerContext } from '../helpers/temporal';
 import { DelegationThread } from '../../src/agui/threads';
 

@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { demoAgents } from '../../src/demo/catalog';
-import { CliProcess, freePortBlock, runCli, userEnv } from '../../infra/cli-process';
+import { CliProcess, runCli, userEnv } from '../../infra/cli-process';
+import { freePortBlock } from '../../src/runtime/free-port';
 
 describe('baton serve-agents', () => {
   it('serves every demo agent on consecutive ports with cards naming the public host', async () => {

@@ -22,7 +22,7 @@ import { ConfigSchema } from '../../src/config/schema';
 import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server';
 import { supplierQa } from '../../src/demo/supplier-qa';
 import { startUi, type RunningUi } from '../../src/http/start-ui';
-import { freePort } from '../../src/runtime/temporal-server';
+import { freePort } from '../../src/runtime/free-port';
 import { projectRoot } from '../../src/runtime/project-root';
 import { BATON_RESOURCE, BATON_SCOPES, startOidcProvider, type RunningOidcProvider } from '../../infra/oidc-provider';
 import { launchBrowser } from '../helpers/browser';

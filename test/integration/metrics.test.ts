@@ -16,7 +16,7 @@ import { startAgentServer, type RunningAgent } from '../../src/demo/agent-server
 import { supplierQa } from '../../src/demo/supplier-qa';
 import { projectRoot } from '../../src/runtime/project-root';
 import { startPrometheus, type RunningPrometheus } from '../../infra/prometheus';
-import { freePort } from '../../src/runtime/temporal-server';
+import { freePort } from '../../src/runtime/free-port';
 import { CliProcess, runCli, saysOneLine, userEnv } from '../../infra/cli-process';
 import { testServer } from '../helpers/temporal';
 import { eventually } from '../helpers/traces';

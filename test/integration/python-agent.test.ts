@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { projectRoot } from '../../src/runtime/project-root';
-import { freePort } from '../../src/runtime/temporal-server';
+import { freePort } from '../../src/runtime/free-port';
 import { batonFor, loopbackAgent, withWorker } from '../helpers/temporal';
 
 const PYTHON = join(projectRoot(), '.baton', 'tools', 'a2a-python-1.3.0', 'bin', 'python');

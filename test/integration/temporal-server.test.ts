@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
-import { freePort, startTemporal, TemporalUnavailableError } from '../../src/runtime/temporal-server';
+import { freePort } from '../../src/runtime/free-port';
+import { startTemporal, TemporalUnavailableError } from '../../src/runtime/temporal-server';
 
 describe('starting a dev server whose port is taken', () => {
   let taken: Server;
