@@ -34,6 +34,12 @@ export interface ServedFigures {
   direct: { p50: number; p99: number };
   jsonRpc: { p50: number; p99: number };
   grpc: { p50: number; p99: number };
+  /**
+   * Where the time goes, p50 ms: a direct delegation's start and its `result()`; a served JSON-RPC
+   * send inside the gateway (from the request reaching express to the response handed to the
+   * socket), the rest being the A2A client and HTTP on loopback.
+   */
+  split?: { directStart: number; directResult: number; jsonRpcGateway: number; jsonRpcRest: number };
   /** The same message sent again after the task ended (a lost response): p50 ms, and tasks it started. */
   retried: { p50: number; started: number };
   /**
@@ -91,62 +97,43 @@ export async function measureServed(o: ServedOptions): Promise<Omit<ServedFigure
     '  push: { allowHttp: true, allowPrivateNetwork: true }',
   ]);
   const hook = await webhook();
-  const logger = pino({ level: 'error' });
   const caller = { tenant: 'bench', user: 'bench' };
   const opts = { namespace: o.namespace, taskQueue: worker.queue, caller };
   const baton = new BatonClient(o.client.connection, opts);
-  const serving = await prepareServing(
-    {
-      ...ConfigSchema.parse({
-        api: { rateLimit: { requestsPerMinute: 1_000_000, burst: 100_000 } },
-        serve: {
-          grpc: { listen: { host: '127.0.0.1', port: 0 } },
-          push: { allowHttp: true, allowPrivateNetwork: true },
-          services: {
-            'checked-qa': {
-              description: 'supplier-qa behind Baton',
-              skills: [{ id: 'verify', name: 'Verify', description: 'Verifies a report' }],
-              delegate: { agent: 'supplier-qa' },
-            },
-          },
-        },
-      }),
-      agents: { 'supplier-qa': loopbackAgentEntry(agent.url) },
-    },
-    {
-      baton,
-      graphs: new GraphClient(o.client.connection, opts),
-      gate: CallerGate.withDefaults(new CallerTokens([{ token: TOKEN, caller }])),
-      logger,
-    },
-  );
-  if (!serving) throw new Error('nothing served');
-  const app = express();
-  app.use('/a2a', serving.router);
-  const http = await listen(app, '127.0.0.1', 0, 'a free port');
-  serving.listening(`http://127.0.0.1:${http.port}`);
+  const gateway = await startGateway(baton, new GraphClient(o.client.connection, opts), caller, agent.url);
   const connect = (transport: JsonRpcTransportFactory | GrpcTransportFactory): Promise<A2AClient> =>
     new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [transport] })).createFromUrl(
-      `http://127.0.0.1:${http.port}/a2a/checked-qa/`,
+      `http://127.0.0.1:${gateway.port}/a2a/checked-qa/`,
     );
   const auth = { serviceParameters: { Authorization: `Bearer ${TOKEN}` } };
   try {
+    const times = sampleSeries();
     const jsonRpc = await connect(new JsonRpcTransportFactory());
     const grpc = await connect(new GrpcTransportFactory());
-    const direct = async () => baton.result(await baton.start({ agent: 'supplier-qa', parts: [{ text: TEXT }] }));
+    const direct = async () => {
+      const t0 = performance.now();
+      const id = await baton.start({ agent: 'supplier-qa', parts: [{ text: TEXT }] });
+      const t1 = performance.now();
+      await baton.result(id);
+      times.directStart.push(t1 - t0);
+      times.directResult.push(performance.now() - t1);
+    };
     // Warm up every path (connections, the worker's caches, the card) before measuring.
     for (let i = 0; i < 5; i++) {
       await direct();
       await jsonRpc.sendMessage(sendOf(randomUUID()), auth);
       await grpc.sendMessage(sendOf(randomUUID()), auth);
     }
-    const times = sampleSeries();
+    times.directStart.length = times.directResult.length = 0;
     const pushedTasks: { taskId: string }[] = [];
     const retriedIds = new Set<string>();
     for (let i = 0; i < o.samples; i++) {
       times.direct.push(await timed(direct));
       const id = randomUUID();
-      times.jsonRpc.push(await timed(() => jsonRpc.sendMessage(sendOf(id), auth)));
+      const sent = await timed(() => jsonRpc.sendMessage(sendOf(id), auth));
+      times.jsonRpc.push(sent);
+      times.jsonRpcGateway.push(gateway.last());
+      times.jsonRpcRest.push(sent - gateway.last());
       times.grpc.push(await timed(() => grpc.sendMessage(sendOf(randomUUID()), auth)));
       if (i % 10 === 0) {
         let taskId = '';
@@ -182,6 +169,12 @@ export async function measureServed(o: ServedOptions): Promise<Omit<ServedFigure
       direct: both(times.direct),
       jsonRpc: both(times.jsonRpc),
       grpc: both(times.grpc),
+      split: {
+        directStart: percentile(times.directStart, 50),
+        directResult: percentile(times.directResult, 50),
+        jsonRpcGateway: percentile(times.jsonRpcGateway, 50),
+        jsonRpcRest: percentile(times.jsonRpcRest, 50),
+      },
       // Each retried message found the task of its first send: as many distinct tasks as retries.
       retried: { p50: percentile(times.retried, 50), started: times.retried.length - retriedIds.size },
       push: {
@@ -193,15 +186,68 @@ export async function measureServed(o: ServedOptions): Promise<Omit<ServedFigure
       },
     };
   } finally {
-    await serving.close();
-    await new Promise<void>((r) => {
-      http.server.closeAllConnections();
-      http.server.close(() => r());
-    });
+    await gateway.close();
     await worker.stop();
     await agent.close();
     await hook.close();
   }
+}
+
+/**
+ * The Baton-served gateway in front of `agentUrl` (service `checked-qa`), on a free port, with the
+ * time the last request spent inside it: from express to the response handed to the socket.
+ */
+async function startGateway(
+  baton: BatonClient,
+  graphs: GraphClient,
+  caller: { tenant: string; user: string },
+  agentUrl: string,
+): Promise<{ port: number; last(): number; close(): Promise<void> }> {
+  const serving = await prepareServing(
+    {
+      ...ConfigSchema.parse({
+        api: { rateLimit: { requestsPerMinute: 1_000_000, burst: 100_000 } },
+        serve: {
+          grpc: { listen: { host: '127.0.0.1', port: 0 } },
+          push: { allowHttp: true, allowPrivateNetwork: true },
+          services: {
+            'checked-qa': {
+              description: 'supplier-qa behind Baton',
+              skills: [{ id: 'verify', name: 'Verify', description: 'Verifies a report' }],
+              delegate: { agent: 'supplier-qa' },
+            },
+          },
+        },
+      }),
+      agents: { 'supplier-qa': loopbackAgentEntry(agentUrl) },
+    },
+    { baton, graphs, gate: CallerGate.withDefaults(new CallerTokens([{ token: TOKEN, caller }])), logger: pino({ level: 'error' }) },
+  );
+  if (!serving) throw new Error('nothing served');
+  const app = express();
+  let last = 0;
+  app.use(
+    '/a2a',
+    (_req, res, next) => {
+      const t0 = performance.now();
+      res.once('finish', () => (last = performance.now() - t0));
+      next();
+    },
+    serving.router,
+  );
+  const http = await listen(app, '127.0.0.1', 0, 'a free port');
+  serving.listening(`http://127.0.0.1:${http.port}`);
+  return {
+    port: http.port,
+    last: () => last,
+    close: async () => {
+      await serving.close();
+      await new Promise<void>((r) => {
+        http.server.closeAllConnections();
+        http.server.close(() => r());
+      });
+    },
+  };
 }
 
 /**
@@ -227,6 +273,10 @@ async function pushSample(
 /** The timings of each way of running a task, in ms. */
 const sampleSeries = () => ({
   direct: [] as number[],
+  directStart: [] as number[],
+  directResult: [] as number[],
+  jsonRpcGateway: [] as number[],
+  jsonRpcRest: [] as number[],
   jsonRpc: [] as number[],
   grpc: [] as number[],
   retried: [] as number[],
@@ -287,6 +337,13 @@ const SECTION: ReportSection<ServedFigures> = {
     [
       'served, gRPC, p50 / p99 (÷ direct)',
       (f) => `${f.grpc.p50.toFixed(0)} / ${f.grpc.p99.toFixed(0)} ms (${(f.grpc.p50 / f.direct.p50).toFixed(2)}×)`,
+    ],
+    [
+      'where the time goes, p50: direct = start + result; served JSON-RPC = in the gateway + the A2A client and HTTP',
+      (f) =>
+        f.split
+          ? `${f.split.directStart.toFixed(1)} + ${f.split.directResult.toFixed(1)} ms; ${f.split.jsonRpcGateway.toFixed(1)} + ${f.split.jsonRpcRest.toFixed(1)} ms`
+          : 'not measured',
     ],
     ['the same message again (lost response): p50, tasks it started', (f) => `${f.retried.p50.toFixed(0)} ms, ${f.retried.started}`],
     [
