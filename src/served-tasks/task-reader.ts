@@ -44,6 +44,18 @@ export function factsOf(description: WorkflowExecutionDescription): ServedTaskFa
   return { id, contextId, startedAt: description.startTime.toISOString() };
 }
 
+/**
+ * A task's facts from the history `own` follows (its first event, once primed); `contextId` when its
+ * search attributes name none.
+ */
+export function followedFacts(own: HistoryFollower, contextId: string): ServedTaskFacts {
+  return {
+    id: own.workflowId,
+    contextId: decodeTypedSearchAttributes(own.startedWith).get(SA_SERVED_CONTEXT) ?? contextId,
+    startedAt: (own.startedAt ?? new Date()).toISOString(),
+  };
+}
+
 /** No served task's id is longer (a caller's longer one is not looked up, and not repeated whole). */
 const MAX_ID_CHARS = 200;
 
@@ -107,17 +119,15 @@ export class ServedTaskReader {
   async followOwned(own: HistoryFollower, caller: Caller): Promise<ServedTaskFacts> {
     const id = own.workflowId;
     if (!id || id.length > MAX_ID_CHARS) throw notFound(id);
-    const started = () => decodeTypedSearchAttributes(own.startedWith);
     const mine = () => {
-      if (!this.isOwn(own.startedAs, started(), caller)) throw notFound(id);
+      if (!this.isOwn(own.startedAs, decodeTypedSearchAttributes(own.startedWith), caller)) throw notFound(id);
     };
     await this.call(() => own.prime(undefined, mine)).catch((err: unknown) => {
       throw err instanceof TaskNotFoundError ? err : isNotFound(err) ? notFound(id) : err;
     });
     // The first page did not come in time: nothing was checked, and nothing may be shown.
     if (own.startedAs === undefined) throw new BatonError('Unavailable', `Temporal did not answer the read of task ${id} in time`);
-    const contextId = started().get(SA_SERVED_CONTEXT) ?? servedContextId(id);
-    return { id, contextId, startedAt: (own.startedAt ?? new Date()).toISOString() };
+    return followedFacts(own, servedContextId(id));
   }
 
   private isOwn(type: string | undefined, sa: TypedSearchAttributes, caller: Caller): boolean {

@@ -9,10 +9,8 @@
  */
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import type { Caller } from '../shared/delegation-types';
-import { decodeTypedSearchAttributes } from '@temporalio/common/lib/converter/payload-search-attributes';
 import { anyChange, HistoryFollower, type ChangeWaitOptions } from '../client/history-follower';
-import { SA_SERVED_CONTEXT } from '../shared/search-attributes';
-import type { ServedTaskFacts, ServedTaskReader } from './task-reader';
+import { followedFacts, type ServedTaskFacts, type ServedTaskReader } from './task-reader';
 import type { WireTask } from './task-view';
 
 /**
@@ -52,13 +50,9 @@ export class TaskWatch {
       const own = new HistoryFollower(this.reader.client, this.id);
       // Primed before the read: a change between the two wakes the next wait. A task not known to be
       // the caller's is checked on its history's first event as it is primed (no describe).
+      // Known: the context the task started in (a message sent again may name another).
       const facts = known
-        ? await own.prime().then(() => ({
-            id: this.id,
-            // The context the task started in (a message sent again may name another).
-            contextId: decodeTypedSearchAttributes(own.startedWith).get(SA_SERVED_CONTEXT) ?? known.contextId,
-            startedAt: (own.startedAt ?? new Date()).toISOString(),
-          }))
+        ? await own.prime().then(() => followedFacts(own, known.contextId))
         : await this.reader.followOwned(own, this.caller);
       [this.facts, this.own] = [facts, own];
     }
