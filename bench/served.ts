@@ -8,8 +8,14 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Message, type SendMessageRequest, type Task } from '@a2a-js/sdk';
-import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, type Client as A2AClient } from '@a2a-js/sdk/client';
+import { Message, TaskState, type SendMessageRequest, type Task } from '@a2a-js/sdk';
+import {
+  ClientFactory,
+  ClientFactoryOptions,
+  JsonRpcTransportFactory,
+  type Client as A2AClient,
+  type RequestOptions,
+} from '@a2a-js/sdk/client';
 import type { Client } from '@temporalio/client';
 import express from 'express';
 import pino from 'pino';
@@ -54,7 +60,14 @@ export interface ServedFigures {
     events: number;
     /** Ms from the change being visible (the task's workflow closed, as Temporal timed it) to the webhook's notification. */
     afterVisible?: { p50: number; p99: number };
+    /** Ms from the send to its answer (the task as it exists, the webhook kept), p50 and p99. */
+    answered?: { p50: number; p99: number };
   };
+  /**
+   * `returnImmediately` to a served agent whose agent works `workMs`: ms from the send to its
+   * answer, p50 and p99 over `samples`, and the states it answered with.
+   */
+  immediate?: { samples: number; workMs: number; p50: number; p99: number; states: string[] };
 }
 
 export interface ServedOptions {
@@ -67,6 +80,12 @@ export interface ServedOptions {
 
 const TEXT = 'Verify inspection-92 against order A1042, product SN-4471';
 const TOKEN = `bench-${randomUUID()}`;
+
+/** How long the agent behind service `slow-qa` works on a task. */
+const SLOW_WORK_MS = 3_000;
+
+/** Sends of `returnImmediately` tasks to `slow-qa`, one after another. */
+const IMMEDIATE_SAMPLES = 10;
 
 const percentile = (values: number[], p: number): number => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -88,11 +107,13 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
 
 export async function measureServed(o: ServedOptions): Promise<Omit<ServedFigures, 'date' | 'command'>> {
   const agent = await startAgentServer(supplierQa({ workMs: 0 }));
-  const entry = `  supplier-qa: { card: "${agent.url}", allowHttp: true, allowPrivateNetwork: true }`;
+  const slow = await startAgentServer(supplierQa({ workMs: SLOW_WORK_MS }));
+  const entry = (name: string, url: string) => `  ${name}: { card: "${url}", allowHttp: true, allowPrivateNetwork: true }`;
   // The webhook is on loopback: the worker may post there (never in production).
   const worker = await watchedWorker('bench-served', o.address, [
     'agents:',
-    entry,
+    entry('supplier-qa', agent.url),
+    entry('slow-qa', slow.url),
     'serve:',
     '  push: { allowHttp: true, allowPrivateNetwork: true }',
   ]);
@@ -100,10 +121,10 @@ export async function measureServed(o: ServedOptions): Promise<Omit<ServedFigure
   const caller = { tenant: 'bench', user: 'bench' };
   const opts = { namespace: o.namespace, taskQueue: worker.queue, caller };
   const baton = new BatonClient(o.client.connection, opts);
-  const gateway = await startGateway(baton, new GraphClient(o.client.connection, opts), caller, agent.url);
-  const connect = (transport: JsonRpcTransportFactory | GrpcTransportFactory): Promise<A2AClient> =>
+  const gateway = await startGateway(baton, new GraphClient(o.client.connection, opts), caller, { fast: agent.url, slow: slow.url });
+  const connect = (transport: JsonRpcTransportFactory | GrpcTransportFactory, service = 'checked-qa'): Promise<A2AClient> =>
     new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [transport] })).createFromUrl(
-      `http://127.0.0.1:${gateway.port}/a2a/checked-qa/`,
+      `http://127.0.0.1:${gateway.port}/a2a/${service}/`,
     );
   const auth = { serviceParameters: { Authorization: `Bearer ${TOKEN}` } };
   try {
@@ -150,6 +171,7 @@ export async function measureServed(o: ServedOptions): Promise<Omit<ServedFigure
           jsonRpc.sendMessage(pushedSendOf(messageId, `${hook.url}/${messageId}`), auth),
         );
         times.push.push(sample.ms);
+        times.answered.push(sample.answered);
         if (sample.taskId) pushedTasks.push({ taskId: sample.taskId });
         if (sample.afterVisible !== undefined) times.afterVisible.push(sample.afterVisible);
       }
@@ -164,6 +186,7 @@ export async function measureServed(o: ServedOptions): Promise<Omit<ServedFigure
       }),
     );
     const both = (v: number[]) => ({ p50: percentile(v, 50), p99: percentile(v, 99) });
+    const immediate = await immediateAnswers(await connect(new JsonRpcTransportFactory(), 'slow-qa'), auth, baton);
     return {
       samples: o.samples,
       direct: both(times.direct),
@@ -183,12 +206,15 @@ export async function measureServed(o: ServedOptions): Promise<Omit<ServedFigure
         notifications: hook.posts() / Math.max(1, times.push.length),
         events: percentile(events, 50),
         afterVisible: both(times.afterVisible),
+        answered: both(times.answered),
       },
+      immediate: { samples: immediate.ms.length, workMs: SLOW_WORK_MS, ...both(immediate.ms), states: immediate.states },
     };
   } finally {
     await gateway.close();
     await worker.stop();
     await agent.close();
+    await slow.close();
     await hook.close();
   }
 }
@@ -201,7 +227,7 @@ async function startGateway(
   baton: BatonClient,
   graphs: GraphClient,
   caller: { tenant: string; user: string },
-  agentUrl: string,
+  agentUrls: { fast: string; slow: string },
 ): Promise<{ port: number; last(): number; close(): Promise<void> }> {
   const serving = await prepareServing(
     {
@@ -216,10 +242,15 @@ async function startGateway(
               skills: [{ id: 'verify', name: 'Verify', description: 'Verifies a report' }],
               delegate: { agent: 'supplier-qa' },
             },
+            'slow-qa': {
+              description: 'a supplier-qa that works for seconds, behind Baton',
+              skills: [{ id: 'verify', name: 'Verify', description: 'Verifies a report' }],
+              delegate: { agent: 'slow-qa' },
+            },
           },
         },
       }),
-      agents: { 'supplier-qa': loopbackAgentEntry(agentUrl) },
+      agents: { 'supplier-qa': loopbackAgentEntry(agentUrls.fast), 'slow-qa': loopbackAgentEntry(agentUrls.slow) },
     },
     { baton, graphs, gate: CallerGate.withDefaults(new CallerTokens([{ token: TOKEN, caller }])), logger: pino({ level: 'error' }) },
   );
@@ -258,16 +289,42 @@ async function pushSample(
   client: Client,
   hook: { ended(path: string): Promise<number> },
   send: (messageId: string) => Promise<Message | Task>,
-): Promise<{ ms: number; taskId?: string; afterVisible?: number }> {
+): Promise<{ ms: number; answered: number; taskId?: string; afterVisible?: number }> {
   const messageId = randomUUID();
   const t0 = performance.now();
   const ended = hook.ended(messageId);
   const sent = await send(messageId);
+  const answered = performance.now() - t0;
   const receivedAt = await ended;
   const ms = performance.now() - t0;
-  if (!('id' in sent)) return { ms };
+  if (!('id' in sent)) return { ms, answered };
   const closed = (await client.workflow.getHandle(sent.id).describe()).closeTime;
-  return { ms, taskId: sent.id, ...(closed ? { afterVisible: receivedAt - closed.getTime() } : {}) };
+  return { ms, answered, taskId: sent.id, ...(closed ? { afterVisible: receivedAt - closed.getTime() } : {}) };
+}
+
+/**
+ * `returnImmediately` sends to a service whose agent works for seconds: ms to each answer and the
+ * state it gave; then waits for the tasks to end, so none is left running.
+ */
+async function immediateAnswers(client: A2AClient, auth: RequestOptions, baton: BatonClient): Promise<{ ms: number[]; states: string[] }> {
+  const ms: number[] = [];
+  const states = new Set<string>();
+  const ids: string[] = [];
+  for (let i = 0; i < IMMEDIATE_SAMPLES; i++) {
+    const send: SendMessageRequest = {
+      ...sendOf(randomUUID()),
+      configuration: { acceptedOutputModes: [], returnImmediately: true, historyLength: 0, taskPushNotificationConfig: undefined },
+    };
+    const t0 = performance.now();
+    const answer = await client.sendMessage(send, auth);
+    ms.push(performance.now() - t0);
+    if ('id' in answer) {
+      ids.push(answer.id);
+      states.add(TaskState[answer.status?.state ?? 0] ?? String(answer.status?.state));
+    }
+  }
+  await Promise.all(ids.map((id) => baton.result(id)));
+  return { ms, states: [...states] };
 }
 
 /** The timings of each way of running a task, in ms. */
@@ -282,6 +339,7 @@ const sampleSeries = () => ({
   retried: [] as number[],
   push: [] as number[],
   afterVisible: [] as number[],
+  answered: [] as number[],
 });
 
 const pushedSendOf = (messageId: string, url: string): SendMessageRequest => ({
@@ -347,6 +405,10 @@ const SECTION: ReportSection<ServedFigures> = {
     ],
     ['the same message again (lost response): p50, tasks it started', (f) => `${f.retried.p50.toFixed(0)} ms, ${f.retried.started}`],
     [
+      'with a webhook: send to its answer (`returnImmediately`, the webhook kept), p50 / p99',
+      (f) => (f.push?.answered ? `${f.push.answered.p50.toFixed(0)} / ${f.push.answered.p99.toFixed(0)} ms` : 'not measured'),
+    ],
+    [
       'with a webhook: send to the COMPLETED notification, p50 / p99 (samples)',
       (f) => (f.push ? `${f.push.p50.toFixed(0)} / ${f.push.p99.toFixed(0)} ms (${f.push.samples})` : 'not measured'),
     ],
@@ -361,6 +423,13 @@ const SECTION: ReportSection<ServedFigures> = {
     [
       'notifications per task; events in its push workflow',
       (f) => (f.push ? `${f.push.notifications.toFixed(1)}; ${f.push.events}` : 'not measured'),
+    ],
+    [
+      `\`returnImmediately\` to an agent that works ${SLOW_WORK_MS / 1000} s: send to its answer, p50 / p99 (samples); states answered`,
+      (f) =>
+        f.immediate
+          ? `${f.immediate.p50.toFixed(0)} / ${f.immediate.p99.toFixed(0)} ms (${f.immediate.samples}); ${f.immediate.states.join(', ')}`
+          : 'not measured',
     ],
   ],
 };

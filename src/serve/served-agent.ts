@@ -147,9 +147,14 @@ export class ServedAgent implements A2ARequestHandler {
       const caller = callerOf(context);
       const turn = await this.takeMessage(params, caller, context);
       const historyLength = params.configuration?.historyLength;
-      // Read as a watch reads: a Query now would wait for the task's first workflow task anyway.
-      if (params.configuration?.returnImmediately)
+      if (params.configuration?.returnImmediately) {
+        // A2A: answered as soon as the task exists. Its first workflow task sends the first turn and
+        // follows the agent's answer for up to `readAfterSendMs`: a read would wait for all of that.
+        if (turn.started) return SdkTask.fromJSON(this.o.tasks.submitted(turn.id, turn.contextId, turn.started));
+        // A turn on a task, or a message sent again: the task as it is (read as a watch reads: a
+        // Query now would wait for the workflow task under way anyway).
         return SdkTask.fromJSON(withHistoryLength(await this.o.tasks.watch(turn.id, caller, { known: turn }).read(), historyLength));
+      }
       const deadline = Date.now() + BLOCKING_WAIT_MS;
       let last: WireTask | undefined;
       for await (const task of this.watch(turn.id, caller, turn, goneOf(context))) {
@@ -347,9 +352,12 @@ export class ServedAgent implements A2ARequestHandler {
     const contextId = givenContext || servedContextId(id);
     // A contextId Baton cannot file is refused before anything starts (guard makes it RequestMalformed).
     quoted('contextId', contextId);
-    await this.o.tasks.start(caller, id, parts, contextId);
-    this.o.logger.info({ taskId: id, service: this.o.name, caller }, 'served task started (or found, for a retried message)');
-    return { id, contextId };
+    const started = await this.o.tasks.start(caller, id, parts, contextId);
+    this.o.logger.info(
+      { taskId: id, service: this.o.name, caller, started },
+      started ? 'served task started' : 'served task found (a retried message)',
+    );
+    return { id, contextId, ...(started ? { started: new Date() } : {}) };
   }
 
   /**
@@ -546,6 +554,8 @@ export interface Turn {
   contextId: string;
   /** The request the message answered, for a turn on an existing task. */
   answered?: string;
+  /** When this message started the task (absent: a turn on a task, or a message sent again). */
+  started?: Date;
 }
 
 /** Whether a task has answered the message just taken: ended, or waiting again for something new. */

@@ -14,7 +14,7 @@ import type { Caller } from '../shared/delegation-types';
 import { SA_SERVED_CONTEXT, SA_SERVICE, SA_TENANT } from '../shared/search-attributes';
 import { ServedTaskReader, type ServedTaskFactsRead } from './task-reader';
 import { authorizeDelegation, type TaskRequest, type TaskRunner } from './task-runners';
-import { visibilityClauseFor, type WireTask } from './task-view';
+import { visibilityClauseFor, wireTaskOf, type WireTask } from './task-view';
 import { TaskWatch, type TaskWatchOptions } from './task-watch';
 
 /** One page of a service's tasks, as visibility lists them (newest first). */
@@ -67,9 +67,20 @@ export class ServedTasks {
     return new TaskWatch(this.reader, id, caller, opts);
   }
 
-  /** Starts a task under `id` (a retried message finds the one it started). */
-  start(caller: Caller, id: string, parts: Part[], contextId: string): Promise<void> {
+  /** Starts a task under `id` (a retried message finds the one it started): true when this call started it. */
+  start(caller: Caller, id: string, parts: Part[], contextId: string): Promise<boolean> {
     return this.o.runner.start(caller, id, parts, { service: this.o.service, contextId });
+  }
+
+  /**
+   * Task `id` the moment this call started it, before its workflow has run: SUBMITTED, nothing sent
+   * yet (so no history), in context `contextId`. What a caller who asked not to wait is answered.
+   */
+  submitted(id: string, contextId: string, startedAt: Date): WireTask {
+    return wireTaskOf(
+      { state: 'TASK_STATE_SUBMITTED', status: this.o.runner.startedStatus },
+      { id, contextId, startedAt: startedAt.toISOString() },
+    );
   }
 
   /** Answers the input request `pending` of a task the caller just read. */

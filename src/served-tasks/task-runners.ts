@@ -11,7 +11,7 @@ import type { ServedAgentConfig, ServedNode } from '../config/schema';
 import type { Part } from '../shared/a2a-types';
 import { CredentialNameSchema, type Caller, type DelegationRecord, type Turn } from '../shared/delegation-types';
 import { InvalidRequestError } from '../client/errors';
-import type { GraphSpecInput } from '../shared/graph-types';
+import type { GraphRecord, GraphSpecInput } from '../shared/graph-types';
 import { readRecord } from '../shared/record-version';
 import {
   answerUpdate,
@@ -21,7 +21,8 @@ import {
   statusQuery,
   type DelegationWorkflow,
 } from '../../workflows/messages';
-import { WorkflowExecutionAlreadyStartedError, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import type { WorkflowStarter } from '../client/workflow-starter';
 import { sendUpdate } from '../client/send-update';
 import { temporalCall } from '../client/temporal-call';
 import { SA_SERVED_CONTEXT, SA_SERVICE, SA_TENANT } from '../shared/search-attributes';
@@ -45,8 +46,16 @@ export type TaskRequest = NonNullable<ServedStatus['pending']>;
 export interface TaskRunner {
   /** The workflow type a task of this service is. */
   readonly workflowType: string;
-  /** Starts the task's workflow under `id`; an id that exists already is the same task (a retried message). */
-  start(caller: Caller, id: string, parts: Part[], served: { service: string; contextId: string }): Promise<void>;
+  /**
+   * Baton's status of a task of this service the moment its workflow starts, before it has run
+   * (what a caller who asked not to wait is shown, in the task's metadata).
+   */
+  readonly startedStatus: string;
+  /**
+   * Starts the task's workflow under `id`; an id that exists already is the same task (a retried
+   * message). True when this call started it, false when it found the one started before.
+   */
+  start(caller: Caller, id: string, parts: Part[], served: { service: string; contextId: string }): Promise<boolean>;
   /**
    * The task, read; `status` is its workflow's execution status (RUNNING, COMPLETED, CANCELLED…),
    * `result` a COMPLETED run's result when the reader has it already (from the history it follows).
@@ -113,21 +122,25 @@ function callTemporal<T>(baton: BatonClient, fn: () => Promise<T>): Promise<T> {
 
 export class DelegationRunner implements TaskRunner {
   readonly workflowType = 'delegationWorkflow';
+  readonly startedStatus: DelegationRecord['status'] = 'STARTING';
 
   constructor(
     private readonly baton: BatonClient,
     private readonly delegate: NonNullable<ServedAgentConfig['delegate']>,
   ) {}
 
-  async start(caller: Caller, id: string, parts: Part[], served: { service: string; contextId: string }): Promise<void> {
+  async start(caller: Caller, id: string, parts: Part[], served: { service: string; contextId: string }): Promise<boolean> {
     const d = this.delegate;
+    const starting = findingStarter(this.baton.client);
     await this.baton.as(caller).start({
       agent: d.agent,
       parts,
       ...(d.policy ? { policy: d.policy } : {}),
       ...(d.contract ? { contract: d.contract } : {}),
       served: { taskId: id, ...served },
+      starter: starting.starter,
     });
+    return !starting.found();
   }
 
   read(_caller: Caller, id: string, status: string, result?: { value: unknown }): Promise<TaskRead> {
@@ -163,8 +176,25 @@ export function servedGraphSpec(graph: NonNullable<ServedAgentConfig['graph']>, 
 
 const WAITING = new Set(['WAITING_INPUT', 'WAITING_AUTH']);
 
+/**
+ * A starter that notes whether the workflow existed already: the clients find it (a retried message)
+ * without saying so, and the served agent answers a task it did not start by reading it.
+ */
+function findingStarter(client: Client): { starter: WorkflowStarter; found(): boolean } {
+  let found = false;
+  return {
+    starter: (type, options) =>
+      client.workflow.start(type, options).catch((err: unknown) => {
+        if (err instanceof WorkflowExecutionAlreadyStartedError) found = true;
+        throw err;
+      }),
+    found: () => found,
+  };
+}
+
 export class GraphRunner implements TaskRunner {
   readonly workflowType = 'taskGraphWorkflow';
+  readonly startedStatus: GraphRecord['status'] = 'RUNNING';
 
   constructor(
     private readonly baton: BatonClient,
@@ -172,8 +202,12 @@ export class GraphRunner implements TaskRunner {
     private readonly graph: NonNullable<ServedAgentConfig['graph']>,
   ) {}
 
-  async start(caller: Caller, id: string, parts: Part[], served: { service: string; contextId: string }): Promise<void> {
-    await this.graphs.as(caller).start(servedGraphSpec(this.graph, parts), { served: { taskId: id, ...served } });
+  async start(caller: Caller, id: string, parts: Part[], served: { service: string; contextId: string }): Promise<boolean> {
+    const starting = findingStarter(this.graphs.client);
+    await this.graphs
+      .as(caller)
+      .start(servedGraphSpec(this.graph, parts), { served: { taskId: id, ...served }, starter: starting.starter });
+    return !starting.found();
   }
 
   read(caller: Caller, id: string, status: string): Promise<TaskRead> {
@@ -221,6 +255,8 @@ async function readGraphTask(batonClient: BatonClient, graphs: GraphClient, call
  */
 export class WorkflowRunner implements TaskRunner {
   readonly workflowType: string;
+  /** The workflow's execution status, as its reads give it while it runs. */
+  readonly startedStatus = 'RUNNING';
 
   constructor(
     private readonly baton: BatonClient,
@@ -229,10 +265,10 @@ export class WorkflowRunner implements TaskRunner {
     this.workflowType = workflow.type;
   }
 
-  async start(caller: Caller, id: string, parts: Part[], served: { service: string; contextId: string }): Promise<void> {
+  async start(caller: Caller, id: string, parts: Part[], served: { service: string; contextId: string }): Promise<boolean> {
     const input: ServedTaskInput = { parts, caller, ...served };
     const client = this.baton.client;
-    await callTemporal(this.baton, () =>
+    return callTemporal(this.baton, () =>
       client.workflow
         .start(this.workflow.type, {
           workflowId: id,
@@ -245,12 +281,15 @@ export class WorkflowRunner implements TaskRunner {
           ],
           staticSummary: `A2A task of ${served.service}`,
           // A retried message finds the task its first send started, running or ended.
-          workflowIdConflictPolicy: 'USE_EXISTING',
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
         })
-        .catch((err: unknown) => {
-          if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-        }),
+        .then(
+          () => true,
+          (err: unknown) => {
+            if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+            return false;
+          },
+        ),
     );
   }
 

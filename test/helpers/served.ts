@@ -10,7 +10,9 @@ import { CallerGate } from '../../src/limits/caller-gate';
 import { CallerTokens } from '../../src/auth/caller-tokens';
 import { prepareServing } from '../../src/serve/serving';
 import type { Lookup } from '../../src/a2a/guarded-fetch';
-import { batonFor, type TestWorkerContext } from './temporal';
+import type { Connection } from '@temporalio/client';
+import { BatonClient } from '../../src/client/baton-client';
+import type { TestWorkerContext } from './temporal';
 
 /**
  * The services the served-agent tests share: a gateway in front of supplier-qa and a two-node
@@ -68,18 +70,19 @@ export interface ServedForTest {
 
 /**
  * Serves `config.serve` beside the HTTP API on a free port, on the test worker's queue, for the
- * callers `tokens` names (acme and globex).
+ * callers `tokens` names (acme and globex); through `opts.connection` when given (one that counts its calls).
  */
 export async function serveForTest(
   ctx: TestWorkerContext,
   config: BatonConfig,
   tokens: { acme: string; globex: string },
   port = 0,
-  opts: { lookup?: Lookup } = {},
+  opts: { lookup?: Lookup; connection?: Connection } = {},
 ): Promise<ServedForTest> {
   const logger = pino({ level: 'warn' });
-  const baton = batonFor(ctx);
-  const graphs = new GraphClient(ctx.client.connection, {
+  const { connection = ctx.client.connection, ...extra } = opts;
+  const baton = new BatonClient(connection, { namespace: ctx.client.options.namespace, taskQueue: ctx.taskQueue, caller: CALLERS.acme });
+  const graphs = new GraphClient(connection, {
     namespace: ctx.client.options.namespace,
     taskQueue: ctx.taskQueue,
     caller: CALLERS.acme,
@@ -89,7 +92,7 @@ export async function serveForTest(
     { token: tokens.globex, caller: CALLERS.globex },
   ]);
   const gate = CallerGate.withDefaults(callers, config.api?.rateLimit);
-  const serving = await prepareServing(config, { baton, graphs, gate, logger, ...opts });
+  const serving = await prepareServing(config, { baton, graphs, gate, logger, ...extra });
   assert.ok(serving, 'the config serves something');
   const api = await startApiServer({
     baton,

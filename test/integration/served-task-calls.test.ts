@@ -1,8 +1,9 @@
 /**
  * What one served task costs Temporal: a read is one describe (the ownership check) and one Query;
  * an answer to the task's question is the Update alone, with no second describe; a watch checks
- * ownership on the history it follows anyway, with no describe. Counted on the wire, by a gRPC
- * interceptor on the connection the service uses.
+ * ownership on the history it follows anyway, with no describe; a send that asks not to wait is
+ * answered from the start alone. Counted on the wire, by a gRPC interceptor on the connection the
+ * service uses.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -16,8 +17,13 @@ import { ServedTasks } from '../../src/served-tasks/served-tasks';
 import { DelegationRunner } from '../../src/served-tasks/task-runners';
 import type { WireTask } from '../../src/served-tasks/task-view';
 import { loopbackAgent, testServer, withWorker } from '../helpers/temporal';
+import { serveForTest, SUPPLIER_CHECK } from '../helpers/served';
+import { ConfigSchema } from '../../src/config/schema';
+import { Message, Task, type SendMessageRequest } from '@a2a-js/sdk';
 
 const caller = { tenant: 'acme', user: 'ops-1' };
+const ACME = 'acme-token-0123456789abcdef';
+const GLOBEX = 'globex-token-0123456789abcdef';
 
 describe('a served task, counted on the wire', () => {
   let agent: RunningAgent;
@@ -28,13 +34,7 @@ describe('a served task, counted on the wire', () => {
 
   it('reads with one describe and one Query, and answers with the Update alone', async () => {
     await withWorker({ 'supplier-qa': loopbackAgent(agent.cardUrl) }, async (ctx) => {
-      const calls: string[] = [];
-      const counting: Interceptor = (options, next) => {
-        calls.push(options.method_definition.path.split('/').pop() ?? '?');
-        return new InterceptingCall(next(options));
-      };
-      const { address } = await testServer();
-      const connection = await Connection.connect({ address, interceptors: [counting as never] });
+      const { connection, calls } = await countingConnection();
       try {
         const baton = new BatonClient(connection, { namespace: ctx.client.options.namespace, taskQueue: ctx.taskQueue, caller });
         const tasks = new ServedTasks({ service: 'qa', baton, runner: new DelegationRunner(baton, { agent: 'supplier-qa' }) });
@@ -164,6 +164,49 @@ describe('a served task, counted on the wire', () => {
         assert.equal(await refused(served('globex', 'qa'), globex, id), `no task ${id}`, "another tenant's: as if unknown");
         assert.equal(await refused(served('acme', 'other'), caller, id), `no task ${id}`, "another service's: as if unknown");
       } finally {
+        await connection.close();
+      }
+    });
+  });
+
+  it('is answered SUBMITTED from the start alone; the same message again, with the task as it is', async () => {
+    const agents = { 'supplier-qa': loopbackAgent(agent.cardUrl) };
+    await withWorker(agents, async (ctx) => {
+      const { connection, calls } = await countingConnection();
+      const config = ConfigSchema.parse({ agents, serve: { services: { 'supplier-check': SUPPLIER_CHECK } } });
+      const served = await serveForTest(ctx, config, { acme: ACME, globex: GLOBEX }, 0, { connection });
+      try {
+        const client = await served.connect('supplier-check', 'JSONRPC');
+        const auth = { serviceParameters: { Authorization: `Bearer ${ACME}` } };
+        const send: SendMessageRequest = {
+          tenant: '',
+          message: Message.fromJSON({
+            messageId: `now-${process.pid}-${Date.now()}`,
+            role: 'ROLE_USER',
+            parts: [{ text: 'Verify inspection-92 against order A1042 for SN-4471' }],
+          }),
+          configuration: { acceptedOutputModes: [], returnImmediately: true, historyLength: 5, taskPushNotificationConfig: undefined },
+          metadata: undefined,
+        };
+        calls.length = 0;
+        const first = Task.toJSON((await client.sendMessage(send, auth)) as Task) as WireTask;
+        assert.equal(first.status.state, 'TASK_STATE_SUBMITTED');
+        assert.match(first.id, /^a2a-supplier-check-[0-9a-f]{32}$/);
+        assert.deepEqual(first.history ?? [], [], 'nothing sent to the agent yet');
+        assert.equal((first.metadata as { batonStatus?: string }).batonStatus, 'STARTING');
+        assert.deepEqual(calls, ['StartWorkflowExecution'], `answered from the start alone: no read of the task, ${calls.join()}`);
+
+        // The task goes on without anyone waiting; sent again (a lost answer), it is read as it is.
+        const record = await ctx.client.workflow.getHandle(first.id).result();
+        assert.equal((record as { outcome?: { kind: string } }).outcome?.kind, 'ACCEPTED');
+        calls.length = 0;
+        const again = Task.toJSON((await client.sendMessage(send, auth)) as Task) as WireTask;
+        assert.equal(again.id, first.id);
+        assert.equal(again.status.state, 'TASK_STATE_COMPLETED');
+        assert.equal(calls[0], 'StartWorkflowExecution');
+        assert.ok(calls.includes('GetWorkflowExecutionHistory'), `a task found is read: ${calls.join()}`);
+      } finally {
+        await served.close();
         await connection.close();
       }
     });
