@@ -3,6 +3,13 @@ import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
+import { parse } from 'yaml';
+import {
+  HISTORY_QUEUE_READ_KEYS,
+  HISTORY_QUEUE_READS_PER_SECOND,
+  historyQueueReadArgs,
+  historyQueueReadConfig,
+} from '../../src/runtime/history-queue-reads';
 import { findTemporal, projectCliPaths, TemporalUnavailableError } from '../../src/runtime/temporal-server';
 
 const KEYS = ['TEMPORAL_ADDRESS', 'TEMPORAL_CLI_PATH', 'PATH'] as const;
@@ -75,5 +82,23 @@ describe('finding a Temporal server', () => {
     writeFileSync(installed, '#!/bin/sh\n');
     chmodSync(installed, 0o755);
     assert.deepEqual(findTemporal({ root }), { kind: 'cli', path: installed, from: 'project install' });
+  });
+});
+
+describe('how often the servers Baton starts read their history queues (decision 0046)', () => {
+  it('gives the dev server and the cluster the same four limits, as flags and as dynamic config', () => {
+    const args = historyQueueReadArgs();
+    const flags = args.filter((_, i) => i % 2 === 1);
+    assert.deepEqual(
+      args.filter((_, i) => i % 2 === 0),
+      HISTORY_QUEUE_READ_KEYS.map(() => '--dynamic-config-value'),
+    );
+    assert.deepEqual(
+      flags,
+      HISTORY_QUEUE_READ_KEYS.map((k) => `${k}=${HISTORY_QUEUE_READS_PER_SECOND}`),
+    );
+    const config = parse(historyQueueReadConfig()) as Record<string, { value: number }[]>;
+    assert.deepEqual(config, Object.fromEntries(HISTORY_QUEUE_READ_KEYS.map((k) => [k, [{ value: HISTORY_QUEUE_READS_PER_SECOND }]])));
+    assert.ok(HISTORY_QUEUE_READS_PER_SECOND > 20, "above Temporal's default of 20");
   });
 });
