@@ -15,7 +15,6 @@ import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { ensureNamespace, registerSearchAttributes } from '../../src/client/namespace-setup';
 import { freePort } from '../../src/runtime/free-port';
-import { historyQueueReadConfig } from '../../src/runtime/history-queue-reads';
 import { stopChild } from '../../src/runtime/temporal-server';
 import { makeCertificates, type ClusterCertificates } from './certs';
 import { startTokenIssuer, type TokenIssuer } from './jwks';
@@ -251,7 +250,7 @@ export async function startCluster(opts: ClusterOptions): Promise<RunningCluster
     const configDir = join(dir, 'config');
     mkdirSync(configDir, { recursive: true });
     const dynamic = join(configDir, 'dynamic.yaml');
-    writeFileSync(dynamic, DYNAMIC_CONFIG + historyQueueReadConfig() + nexusDynamicConfig(ports.http['internal-frontend']));
+    writeFileSync(dynamic, DYNAMIC_CONFIG + nexusDynamicConfig(ports.http['internal-frontend']));
     writeFileSync(join(configDir, 'cluster.yaml'), serverConfig(ports, certs, tokens.jwksUrl, dynamic));
   } catch (err) {
     await stopAll();
