@@ -2,8 +2,10 @@
  * What runs a served task: one delegation (`delegate`), a task graph (`graph`), or the application's
  * own workflow (`workflow`). Each starts the workflow under the task's id, reads it as a ServedStatus,
  * passes the caller's answer on, and cancels it; the served agent does the protocol around them.
- * Ownership is checked once, by the reader's describe (`ServedTaskReader.owned`); what a runner does
- * next relies on it, and the workflow's validators check the caller's tenant again.
+ * Ownership is checked once before a runner acts, by the reader (a describe in `ServedTaskReader.owned`,
+ * or the first event of the history a watch follows), or holds by construction for an id derived from
+ * the caller; what a runner does next relies on it, and the workflow's validators check the caller's
+ * tenant again.
  */
 import type { BatonClient } from '../client/baton-client';
 import type { GraphClient } from '../client/graph-client';
