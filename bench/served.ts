@@ -28,7 +28,7 @@ import { supplierQa } from '../src/demo/supplier-qa';
 import { CallerGate } from '../src/limits/caller-gate';
 import { configuredBudget } from '../src/limits/configured-budget';
 import { CallerTokens } from '../src/auth/caller-tokens';
-import { listen } from '../src/runtime/listen';
+import { closeServer, listen } from '../src/runtime/listen';
 import { prepareServing } from '../src/serve/serving';
 import { watchedWorker } from './parked';
 import { withSection, writeSection, type ReportSection, type ServerKind } from './report-section';
@@ -277,10 +277,7 @@ async function startGateway(
     last: () => last,
     close: async () => {
       await serving.close();
-      await new Promise<void>((r) => {
-        http.server.closeAllConnections();
-        http.server.close(() => r());
-      });
+      await closeServer(http.server);
     },
   };
 }

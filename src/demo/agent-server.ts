@@ -4,7 +4,7 @@
  */
 import { traceRequests } from '../telemetry/http-server-span';
 import { serviceTracer } from '../telemetry/tracing';
-import { listen } from '../runtime/listen';
+import { closeServer, listen } from '../runtime/listen';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -190,11 +190,7 @@ export async function startAgentServer(def: DemoAgentDefinition, opts: AgentServ
     name: def.name,
     url: baseUrl,
     cardUrl: `${baseUrl}/${AGENT_CARD_PATH}`,
-    close: () =>
-      new Promise<void>((resolveClose) => {
-        server.closeAllConnections();
-        server.close(() => resolveClose());
-      }),
+    close: () => closeServer(server),
   };
 }
 

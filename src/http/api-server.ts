@@ -7,7 +7,7 @@ import { DEFAULT_RIDE_OUT, type RideOut } from '../shared/ride-out';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { serverSpan } from '../telemetry/http-server-span';
 import { recordApiRequest } from '../telemetry/metrics';
-import { listen } from '../runtime/listen';
+import { closeServer, listen } from '../runtime/listen';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -208,11 +208,9 @@ export async function startApiServer(opts: ApiServerOptions & { host: string; po
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   return {
     url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        void app.closeSessions();
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => {
+      void app.closeSessions();
+      return closeServer(server);
+    },
   };
 }

@@ -5,7 +5,7 @@
  * database: the token is an HMAC of delegation and task id under the shared secret.
  */
 import { recordPushReceived } from '../telemetry/metrics';
-import { listen } from '../runtime/listen';
+import { closeServer, listen } from '../runtime/listen';
 import { RateLimiter, retryAfterSeconds } from '../limits/rate-limit';
 import { createHash } from 'node:crypto';
 import express from 'express';
@@ -119,10 +119,6 @@ export async function startWebhook(opts: WebhookOptions): Promise<RunningWebhook
   return {
     url: `http://${host}:${port}`,
     stats,
-    close: () =>
-      new Promise<void>((resolveClose) => {
-        server.closeAllConnections();
-        server.close(() => resolveClose());
-      }),
+    close: () => closeServer(server),
   };
 }

@@ -23,3 +23,14 @@ export function listen(app: Express, host: string, port: number, choose: string)
     server.once('error', refuse);
   });
 }
+
+/**
+ * Stops `server` now: the connections it holds open (keep-alive, streams, long polls) are cut rather
+ * than waited for, and it resolves once the server has closed.
+ */
+export function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
+}

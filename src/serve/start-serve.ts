@@ -10,7 +10,7 @@ import type { BatonConfig } from '../config/schema';
 import { callerTokensFor } from '../auth/listeners';
 import { publicJwks } from './signing-key';
 import { connectTemporalClient } from '../runtime/connect';
-import { listen } from '../runtime/listen';
+import { closeServer, listen } from '../runtime/listen';
 import type { TemporalSection } from '../config/temporal-target';
 import { prepareServing } from './serving';
 import { CallerGate } from '../limits/caller-gate';
@@ -74,10 +74,7 @@ export async function startServe(
       ...(generated ? { generatedToken: generated } : {}),
       close: async () => {
         await serving.close();
-        await new Promise<void>((resolveClose) => {
-          started.server.closeAllConnections();
-          started.server.close(() => resolveClose());
-        });
+        await closeServer(started.server);
         await connection.close();
         await gate.budget.close();
       },

@@ -27,6 +27,7 @@ import { answerSignal, authorizeSignal, authorizeUpdate } from '../../workflows/
 import { echoGate } from '../helpers/echo-gate';
 import { RawAgent } from '../helpers/raw-agent';
 import type { DelegationRecord } from '../../src/shared/delegation-types';
+import { closeServer } from '../../src/runtime/listen';
 import { fakeLookup } from '../helpers/lookup';
 import { batonFor, historyText, loopbackAgent, withWorker } from '../helpers/temporal';
 
@@ -135,8 +136,7 @@ export async function ssrfMatrix(): Promise<MatrixReport> {
   try {
     for (const [i, target] of targets.entries()) await check(`redirect to ${target}`, loopbackOk, `http://127.0.0.1:${port}/${i}`);
   } finally {
-    server.closeAllConnections();
-    server.close();
+    await closeServer(server);
   }
   await dnsRebinding(report);
   await downloadRedirects(report);
@@ -165,8 +165,7 @@ async function downloadRedirects(report: MatrixReport): Promise<void> {
     if (!got.ok && got.reason === 'host-not-allowed') report.refused += 1;
     else report.let_through.push('download redirected to an unlisted host');
   } finally {
-    server.closeAllConnections();
-    server.close();
+    await closeServer(server);
   }
 }
 
@@ -201,8 +200,7 @@ async function dnsRebinding(report: MatrixReport): Promise<void> {
     if (second && hits === 0 && answers >= 2) report.refused += 1;
     else report.let_through.push(`DNS rebinding (refused the loopback answer: ${second}, requests inside: ${hits})`);
   } finally {
-    inside.closeAllConnections();
-    inside.close();
+    await closeServer(inside);
   }
 }
 

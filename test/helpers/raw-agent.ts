@@ -4,6 +4,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import express from 'express';
+import { closeServer } from '../../src/runtime/listen';
 
 export interface RawAnswer {
   status?: number;
@@ -60,7 +61,6 @@ export class RawAgent {
   }
 
   async close(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise<void>((r) => this.server?.close(() => r()));
+    if (this.server) await closeServer(this.server);
   }
 }

@@ -20,6 +20,7 @@ import { executor, openTask, skill } from '../../src/demo/kit';
 import { makeCertificates } from '../../infra/cluster/certs';
 import { AgentTokens } from '../../src/a2a/agent-tokens';
 import { AgentEntrySchema } from '../../src/config/schema';
+import { closeServer } from '../../src/runtime/listen';
 import { AGENT_RESOURCE, startOidcProvider, type RunningOidcProvider } from '../../infra/oidc-provider';
 import { batonFor, historyText, loopbackAgent, withWorker } from '../helpers/temporal';
 
@@ -364,8 +365,7 @@ describe('calling agents that require OAuth 2.0', () => {
       await agent.close();
       await keyAgent.close();
       await tlsAgent.close();
-      html.closeAllConnections();
-      html.close();
+      await closeServer(html);
     }
   });
 });

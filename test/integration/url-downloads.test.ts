@@ -18,6 +18,7 @@ import { downloadUrlPart } from '../../src/artifacts/url-download';
 import { DownloadPolicySchema } from '../../src/config/schema';
 import { startAgentServer } from '../../src/demo/agent-server';
 import { artifactEvent, statusEvent } from '../../src/demo/events';
+import { closeServer } from '../../src/runtime/listen';
 import { executor, openTask, skill } from '../../src/demo/kit';
 import { batonFor, loopbackAgent, withWorker } from '../helpers/temporal';
 
@@ -53,10 +54,7 @@ describe('URL part downloads', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     port = (server.address() as { port: number }).port;
   });
-  after(() => {
-    server.closeAllConnections();
-    server.close();
-  });
+  after(() => closeServer(server));
 
   const open = DownloadPolicySchema.parse({
     allowedHosts: ['files.test', '127.0.0.1'],
