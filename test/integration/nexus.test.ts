@@ -194,6 +194,9 @@ describe('Baton as a Nexus service', () => {
     const described = await stack.baton.client.workflow.getHandle(record.id).describe();
     assert.equal(described.status.name, 'COMPLETED');
     assert.ok((described.raw.callbacks ?? []).length >= 1, 'the delegation holds the Nexus completion callback');
+    // Started eagerly: its first workflow task came back to the worker in the start's answer.
+    const start = (await stack.baton.client.workflow.getHandle(record.id).fetchHistory()).events?.[0];
+    assert.equal(start?.workflowExecutionStartedEventAttributes?.eagerExecutionAccepted, true, 'the server accepted an eager start');
   });
 
   /** Runs a caller workflow in `namespace` to its end. */
