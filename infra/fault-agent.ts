@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import express from 'express';
+import { closeServer } from '../src/runtime/listen';
 
 export interface FaultPlan {
   /** Probability that SendMessage creates the task, then drops the connection without an answer. */
@@ -332,7 +333,6 @@ export class FaultAgent {
   }
 
   async close(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
+    if (this.server) await closeServer(this.server);
   }
 }

@@ -7,6 +7,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { closeServer } from '../src/runtime/listen';
 
 /** Resource indicators (RFC 8707) the provider issues access tokens for. */
 export const AGENT_RESOURCE = 'urn:baton-test:agent';
@@ -164,10 +165,6 @@ export async function startOidcProvider(opts: OidcProviderOptions = {}): Promise
     sign: (claims) => new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'provider-1', typ: 'at+jwt' }).sign(privateKey),
     publicKeyPem: await exportSPKI(publicKey),
     downHits: (n) => (hits >= n ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ n, resolve }))),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }
