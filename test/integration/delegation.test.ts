@@ -276,6 +276,8 @@ async function assertLeanHistory(ctx: TestWorkerContext, id: string, record: Del
   assert.ok((await store.holders(ref)).includes(id), "the store's reference index names the delegation");
 
   const events = (await ctx.client.workflow.getHandle(id).fetchHistory()).events ?? [];
+  const header = events[0]?.workflowExecutionStartedEventAttributes?.header?.fields ?? {};
+  assert.deepEqual(Object.keys(header), [], 'no trace header when there is no trace to carry');
   const upserts = events.flatMap((e) => {
     const fields = e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields;
     return fields && !('TemporalChangeVersion' in fields) ? [Object.keys(fields).sort()] : [];

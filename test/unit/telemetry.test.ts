@@ -9,7 +9,9 @@ import { context, trace } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
+import { TRACE_HEADER } from '@temporalio/interceptors-opentelemetry/lib/instrumentation';
+import { withoutEmptyTraceHeader } from '../../src/client/empty-trace-header';
 import { ConfigSchema } from '../../src/config/schema';
 import { instrumentCall, instrumentStream } from '../../src/telemetry/a2a-call';
 import { tracesEndpoint } from '../../src/telemetry/tracing';
@@ -120,5 +122,21 @@ describe('an A2A call as a span', () => {
     assert.deepEqual(seen, ['task-7', 'task-7']);
     assert.equal(call?.parentSpanId, parent.spanContext().spanId);
     assert.equal(call?.attributes['a2a.task_id'], 'task-7');
+  });
+});
+
+describe("the client's trace header", () => {
+  const converter = defaultPayloadConverter;
+  it('is dropped when it carries no trace, and kept with one or when it is not JSON', () => {
+    const other = { 'x-app': converter.toPayload('kept') };
+    const empty = { [TRACE_HEADER]: converter.toPayload({}), ...other };
+    assert.deepEqual(Object.keys(withoutEmptyTraceHeader(empty)), ['x-app']);
+    assert.equal(Object.keys(empty).length, 2, "the caller's headers are not changed");
+
+    const traced = { [TRACE_HEADER]: converter.toPayload({ traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' }) };
+    assert.equal(withoutEmptyTraceHeader(traced), traced);
+    const opaque = { [TRACE_HEADER]: { metadata: { encoding: new TextEncoder().encode('binary/encrypted') }, data: new Uint8Array([1]) } };
+    assert.equal(withoutEmptyTraceHeader(opaque), opaque);
+    assert.equal(withoutEmptyTraceHeader(other), other);
   });
 });
