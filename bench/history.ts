@@ -75,7 +75,7 @@ export function reportHistory(report: Report, h: HistorySizes, samples: PollSamp
     '',
     '## History per delegation',
     '',
-    'Billable actions as Temporal Cloud counts them from history (bench/billable-actions.ts: the start, activity attempts, the local activities of one workflow task as one, timers, signals, accepted updates, search-attribute upserts; heartbeats and queries leave no event).',
+    'Billable actions as Temporal Cloud counts them from history (bench/billable-actions.ts: the start, activity attempts, the local activities of one workflow task as one, timers, signals, accepted updates, search-attribute upserts except the one of a patch (`TemporalChangeVersion`), which Temporal Cloud exempts; heartbeats and queries leave no event).',
     '',
     '| Delegation | Events | Bytes | Billable actions |',
     '|---|---|---|---|',
